@@ -1,0 +1,66 @@
+/*
+ * cli.h - what the subcommand files of cli/ share: the context main() prepares,
+ * the command table, and the entry point of each subcommand.
+ *
+ * One file per subcommand (cli/probe.c holds cmd_probe()), listed in the table of
+ * cli/commands.c with the flags that tell main() what to set up first (git's
+ * builtin/ and git.c). Only cli/ calls exit(); a cmd_* returns an enum rk_err,
+ * which becomes the exit code. Adding a subcommand: see cli/README.md.
+ */
+#ifndef RK_CLI_H
+#define RK_CLI_H
+
+#include <stdio.h>
+
+struct db;
+
+/* Set up by main() according to the command's flags before cmd_*() runs. */
+struct rk_ctx {
+    const char *db_path; /* --db, default "./roofkit.db" */
+    int device;          /* --device N, default 0 */
+    int quiet;           /* --quiet */
+    struct db *db;       /* open when the command has NEED_DB, else NULL */
+    const char *cmdline; /* the whole command line, for capture.cmdline */
+    const char *argv0;   /* how roofkit was invoked (to find its injection library) */
+};
+
+enum rk_cmd_flags {
+    RK_NEED_DB = 1 << 0,    /* open (creating if missing) ctx->db read-write */
+    RK_NEED_DB_RO = 1 << 1, /* open an existing database without creating or writing it */
+};
+
+struct rk_cmd {
+    const char *name;
+    int (*fn)(int argc, char **argv, struct rk_ctx *ctx);
+    int flags;
+    const char *summary; /* one line for `roofkit --help` */
+    const char *usage;   /* full text for `roofkit help NAME` and `NAME --help` */
+};
+
+extern const struct rk_cmd rk_commands[];
+const struct rk_cmd *rk_find_command(const char *name);
+
+/*
+ * Subcommand helpers for their own option parsing: argv[0] is the subcommand's
+ * name. rk_wants_help() is true when argv holds -h or --help (before any "--");
+ * rk_print_usage() prints cmd->usage on stdout.
+ */
+int rk_wants_help(int argc, char **argv);
+void rk_print_usage(const struct rk_cmd *cmd, FILE *to);
+
+/* Parses a comma-separated list of numbers ("1024,2048,1e4"); malloc'd array. */
+int rk_parse_long_list(const char *s, long **out /* OUT */, int *n /* OUT */);
+int rk_parse_name_list(const char *s, char ***out /* OUT */, int *n /* OUT */);
+void rk_free_name_list(char **names, int n);
+
+int cmd_probe(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_run(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_profile(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_model(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_report(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_tune(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_list(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_export(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_all(int argc, char **argv, struct rk_ctx *ctx);
+
+#endif /* RK_CLI_H */

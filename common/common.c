@@ -1,0 +1,174 @@
+/*
+ * common.c - error printing, progress and number parsing shared by all modules.
+ * Assumes one thread prints at a time (roofkit's host code is single-threaded
+ * apart from CUPTI callbacks, which never print progress).
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile int rk_interrupted;
+static int quiet;
+static int progress_open;
+
+const char *rk_strerror(int err)
+{
+    switch (err) {
+    case RK_OK:
+        return "success";
+    case RK_EFAIL:
+        return "internal error";
+    case RK_EUSAGE:
+        return "bad command line";
+    case RK_ENOTYET:
+        return "not available yet in this version";
+    case RK_ENOGPU:
+        return "no usable CUDA GPU";
+    case RK_ECUDA:
+        return "CUDA, cuBLAS or NVML call failed";
+    case RK_ECUPTI:
+        return "CUPTI call failed";
+    case RK_EDB:
+        return "database error";
+    case RK_EIO:
+        return "file input/output error";
+    case RK_EVERIFY:
+        return "verification failed";
+    case RK_ENOMEM:
+        return "not enough memory";
+    case RK_ENOTOOL:
+        return "external program missing";
+    case RK_ENODATA:
+        return "nothing to work on in the database";
+    case RK_EINTR:
+        return "interrupted";
+    default:
+        return "unknown error";
+    }
+}
+
+void rk_set_quiet(int q)
+{
+    quiet = q;
+}
+
+int rk_is_quiet(void)
+{
+    return quiet;
+}
+
+static void end_progress_line(void)
+{
+    if (progress_open) {
+        fputc('\n', stderr);
+        progress_open = 0;
+    }
+}
+
+static void vprint(const char *prefix, const char *fmt, va_list ap)
+{
+    end_progress_line();
+    fputs(prefix, stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int rk_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint("roofkit: error: ", fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void rk_warn(const char *fmt, ...)
+{
+    va_list ap;
+    if (quiet)
+        return;
+    va_start(ap, fmt);
+    vprint("roofkit: warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void rk_info(const char *fmt, ...)
+{
+    va_list ap;
+    if (quiet)
+        return;
+    va_start(ap, fmt);
+    vprint("roofkit: ", fmt, ap);
+    va_end(ap);
+}
+
+void rk_progress(const char *label, long done, long total)
+{
+    if (quiet || !isatty(STDERR_FILENO))
+        return;
+    if (total > 0)
+        fprintf(stderr, "\r\033[K%s [%ld/%ld] %3.0f%%", label, done, total,
+                100.0 * (double)done / (double)total);
+    else
+        fprintf(stderr, "\r\033[K%s [%ld]", label, done);
+    fflush(stderr);
+    progress_open = 1;
+}
+
+void rk_progress_end(void)
+{
+    if (progress_open) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        progress_open = 0;
+    }
+}
+
+int rk_parse_double(const char *s, double *out)
+{
+    char *end;
+    double v;
+    if (!s || !*s)
+        return RK_EUSAGE;
+    /* strtod accepts hex floats, "inf" and "nan": a size or a rate is none of these. */
+    for (const char *p = s; *p; p++)
+        if (strchr("0123456789.eE+-", *p) == NULL)
+            return RK_EUSAGE;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno != 0 || end == s || *end != '\0' || !isfinite(v))
+        return RK_EUSAGE;
+    *out = v;
+    return RK_OK;
+}
+
+int rk_parse_long(const char *s, long *out)
+{
+    double d;
+    long v;
+    char *end;
+    if (!s || !*s)
+        return RK_EUSAGE;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno == 0 && end != s && *end == '\0') {
+        *out = v;
+        return RK_OK;
+    }
+    /* Accept integral values written in floating notation, e.g. "1e7" for 10^7. */
+    if (rk_parse_double(s, &d) != RK_OK || d != floor(d) || fabs(d) > 9.0e18)
+        return RK_EUSAGE;
+    *out = (long)d;
+    return RK_OK;
+}
+
+void rk_bug(const char *file, int line, const char *msg)
+{
+    fprintf(stderr, "roofkit: BUG at %s:%d: %s; please report it\n", file, line, msg);
+    abort();
+}

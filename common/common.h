@@ -1,0 +1,104 @@
+/*
+ * common.h - the few helpers that more than one roofkit module needs: the error
+ * codes (which are also the command's exit codes), error and warning printing,
+ * and terminal progress.
+ *
+ * Invariants:
+ *   - Library code never calls exit(); it returns an enum rk_err. Only cli/ exits.
+ *   - Diagnostics and progress go to stderr; data goes to stdout.
+ *   - Messages are lowercase, say what failed, then what to do.
+ */
+#ifndef RK_COMMON_H
+#define RK_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Error codes. The numeric values are roofkit's exit codes: a contract documented
+ * in `roofkit --help` and docs/exit-codes.md. Never renumber; append.
+ */
+enum rk_err {
+    RK_OK = 0,        /* success */
+    RK_EFAIL = 1,     /* internal error (a bug): please report it */
+    RK_EUSAGE = 2,    /* bad command line: unknown option, malformed number, ... */
+    RK_ENOTYET = 3,   /* the capability is not built yet */
+    RK_ENOGPU = 4,    /* no usable CUDA GPU */
+    RK_ECUDA = 5,     /* a CUDA, cuBLAS or NVML call failed */
+    RK_ECUPTI = 6,    /* a CUPTI call failed */
+    RK_EDB = 7,       /* database: cannot open, not roofkit's, corrupt, newer schema, busy */
+    RK_EIO = 8,       /* a file or directory could not be read or written */
+    RK_EVERIFY = 9,   /* a kernel's result failed verification */
+    RK_ENOMEM = 10,   /* not enough GPU or host memory for the request */
+    RK_ENOTOOL = 11,  /* an external program (gnuplot) is missing */
+    RK_ENODATA = 12,  /* the database holds nothing to work on */
+    RK_EINTR = 130,   /* interrupted by SIGINT/SIGTERM; stored rows are complete */
+};
+
+/* Short description of an error code, e.g. "bad command line". Never NULL. */
+const char *rk_strerror(int err);
+
+/* Verbosity shared by all modules: 0 = quiet (errors only), 1 = normal. */
+void rk_set_quiet(int quiet);
+int rk_is_quiet(void);
+
+/*
+ * rk_error(code, fmt, ...) prints "roofkit: error: <message>" on stderr and
+ * returns code, so callers write `return rk_error(RK_EUSAGE, "...")`.
+ */
+int rk_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* rk_warn prints "roofkit: warning: <message>" unless quiet. */
+void rk_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* rk_info prints "roofkit: <message>" unless quiet. */
+void rk_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Progress on a terminal: rk_progress(label, done, total) redraws one stderr line
+ * when stderr is a terminal and not quiet; rk_progress_end() finishes the line.
+ */
+void rk_progress(const char *label, long done, long total);
+void rk_progress_end(void);
+
+/*
+ * Set by the SIGINT/SIGTERM handler that cli/ installs; long loops poll it and
+ * stop between complete rows, returning RK_EINTR.
+ */
+extern volatile int rk_interrupted;
+
+/*
+ * Number parsing for every command-line and list parser: whole string must be a
+ * finite number ("1430e9", "0x10" not accepted for doubles). Returns RK_OK or
+ * RK_EUSAGE without printing.
+ */
+int rk_parse_double(const char *s, double *out /* OUT */);
+int rk_parse_long(const char *s, long *out /* OUT */);
+
+/* Programmer errors only (never bad input): prints file:line and aborts. */
+#define RK_BUG(msg) rk_bug(__FILE__, __LINE__, (msg))
+void rk_bug(const char *file, int line, const char *msg) __attribute__((noreturn));
+
+/*
+ * RK_CUDA(call): for CUDA runtime calls in code compiled by nvcc or linked to
+ * cudart. On failure prints the call text, CUDA's error string and file:line, and
+ * returns RK_ECUDA (or RK_ENOMEM for cudaErrorMemoryAllocation) from the enclosing
+ * function, which must return int.
+ */
+#if defined(__CUDACC__) || defined(CUDART_VERSION)
+#define RK_CUDA(call)                                                                      \
+    do {                                                                                   \
+        cudaError_t rk_cuda_rc_ = (call);                                                  \
+        if (rk_cuda_rc_ != cudaSuccess)                                                    \
+            return rk_error(rk_cuda_rc_ == cudaErrorMemoryAllocation ? RK_ENOMEM : RK_ECUDA, \
+                            "%s failed: %s (%s:%d)", #call, cudaGetErrorString(rk_cuda_rc_), \
+                            __FILE__, __LINE__);                                           \
+    } while (0)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RK_COMMON_H */
