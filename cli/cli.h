@@ -53,6 +53,27 @@ int rk_parse_long_list(const char *s, long **out /* OUT */, int *n /* OUT */);
 int rk_parse_name_list(const char *s, char ***out /* OUT */, int *n /* OUT */);
 void rk_free_name_list(char **names, int n);
 
+/*
+ * Opens ctx->db if it is not open yet: rw != 0 creates the file if missing and may
+ * write; rw == 0 opens an existing roofkit database read-only. Returns RK_OK or
+ * RK_EDB (message already printed).
+ */
+int rk_ctx_open_db(struct rk_ctx *ctx, int rw);
+
+/*
+ * getopt_long for subcommands, with roofkit's messages: argv[0] is the
+ * subcommand's name, optstring must start with ':'. Returns the option's value as
+ * getopt_long does, -1 at the end of options, or -2 after printing "unknown
+ * option" / "option needs a value" (the caller returns RK_EUSAGE).
+ */
+struct option;
+int rk_getopt(int argc, char **argv, const char *optstring, const struct option *longopts);
+/* Resets rk_getopt for a new argv. */
+void rk_getopt_reset(void);
+/* Parses a number option: prints "option '--name' needs ..." and returns RK_EUSAGE on error. */
+int rk_opt_double(const char *name, const char *val, double *out /* OUT */);
+int rk_opt_long(const char *name, const char *val, long min, long max, long *out /* OUT */);
+
 int cmd_probe(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_run(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_profile(int argc, char **argv, struct rk_ctx *ctx);

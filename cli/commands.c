@@ -1,0 +1,89 @@
+/*
+ * commands.c - the table of roofkit's subcommands: name, entry point, what main()
+ * must set up first, a one-line summary and the full usage text. Adding a
+ * subcommand: see cli/README.md.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+#define COMMON_OPTS                                                                                \
+    "\ncommon options: --db FILE (default ./roofkit.db), --device N, --quiet, --help\n"            \
+    "exit codes: see 'roofkit --help'\n"
+
+const struct rk_cmd rk_commands[] = {
+    {"probe", cmd_probe, RK_NEED_DB, "measure the GPU's ceilings: bandwidth, latency, FLOP/s, launch",
+     "usage: roofkit probe [--only GROUPS|PROBES] [--quick]\n\n"
+     "Measures the GPU's ceilings and stores them in the database as one capture.\n\n"
+     "  --only LIST   comma-separated groups (bandwidth, latency, flops, launch) or probe-name\n"
+     "                prefixes (bw_dram, bw_l2, lat_chase, peak_fp64, ...); default: all\n"
+     "  --quick       fewer repetitions and a coarser latency curve (under 10 s on an H100)\n"
+     "  --list        list the probes and exit\n" COMMON_OPTS},
+    {"run", cmd_run, RK_NEED_DB, "run, verify and time kernels of the suite",
+     "usage: roofkit run [--suite NAME | --kernel NAME] [--sizes LIST] [--precision fp32,fp64]\n"
+     "                   [--param NAME=V1,V2 ...] [--reps N] [--warm] [--metrics LIST|none]\n\n"
+     "Runs each kernel on random inputs, verifies it against a float64 cuBLAS result, times it\n"
+     "with CUDA events (median of --reps repetitions, L2 flushed between them unless --warm)\n"
+     "and stores one measurement per kernel, shape and parameter set.\n\n"
+     "  --suite NAME       seeds, tsm2, ism2 or default (see 'roofkit list suites')\n"
+     "  --kernel NAME      one kernel (see 'roofkit list kernels')\n"
+     "  --sizes LIST       square sizes N, or MxNxK shapes, comma-separated\n"
+     "  --precision LIST   fp32, fp64 or both (default: both)\n"
+     "  --param N=V,...    kernel parameter values; repeatable, all combinations are run\n"
+     "  --reps N           timed repetitions (default 10, at least 3)\n"
+     "  --warm             keep the L2 warm between repetitions\n"
+     "  --metrics LIST     CUPTI counters to collect, or none (default: none)\n" COMMON_OPTS},
+    {"profile", cmd_profile, 0, "record every kernel launch of any CUDA program, with counters",
+     "usage: roofkit profile [--metrics LIST] [--kernel REGEX] [--launch-skip N] [--launch-count N]\n"
+     "                       -- PROGRAM [ARGS...]\n\n"
+     "Runs PROGRAM with roofkit's CUPTI injection library and stores each kernel launch as a\n"
+     "measurement with its counters. PROGRAM's output and exit status pass through unchanged.\n\n"
+     "  --metrics LIST     metric aliases or raw CUPTI names (default set: 'roofkit list metrics')\n"
+     "  --kernel REGEX     only kernels whose name matches\n"
+     "  --launch-skip N    skip the first N matching launches\n"
+     "  --launch-count N   record at most N launches\n" COMMON_OPTS},
+    {"model", cmd_model, 0, "predict kernel times from the ceilings; 'model explain' for the equations",
+     "usage: roofkit model [--capture ID] [--model roofline,hierarchical,tsm2]\n"
+     "       roofkit model explain [--json] --peak-flops F --bandwidth B [--sms N] [--clock HZ]\n"
+     "              [--regs-per-sm N] [--smem-per-sm BYTES] [--max-threads-per-sm N]\n"
+     "              [--mem-latency CYCLES] [--comp-latency CYCLES] [--elem-bytes 4|8]\n"
+     "              --m M --n N --k K [--t1 T1] [--t2 T2] [--t3 T3]\n\n"
+     "'model' writes predictions for the measurements of a capture from the device's measured\n"
+     "ceilings. 'model explain' evaluates the TSM2 model of 004 section 3.6 with no GPU and no\n"
+     "database: it prints every intermediate quantity with its unit (one JSON object with\n"
+     "--json), and the t2, t3 that the parameter search (Alg. 5 and an exhaustive search)\n"
+     "chooses. Numbers may be written as 1430e9. Defaults describe an H100 SXM where not given.\n"
+     COMMON_OPTS},
+    {"report", cmd_report, 0, "write the roofline report: HTML, Markdown, CSV, gnuplot scripts",
+     "usage: roofkit report [--out DIR] [--format html,md,csv]\n\n"
+     "Reads the database and writes a report directory (default ./roofkit-report).\n" COMMON_OPTS},
+    {"tune", cmd_tune, 0, "compare the model's TSM2/ISM2 parameter choice with a sweep",
+     "usage: roofkit tune tsm2|ism2 --m M --n N --k K [--precision fp32|fp64]\n\n"
+     "Chooses parameters with the model (Alg. 5 and the exhaustive search), sweeps the same\n"
+     "space on the GPU, stores both and reports the regret time(model) / time(best).\n"
+     COMMON_OPTS},
+    {"list", cmd_list, 0, "list kernels, suites, metrics, captures or devices",
+     "usage: roofkit list kernels|suites|metrics|captures|devices\n\n"
+     "  kernels    the kernel registry: family, layout, parameters, cost formula\n"
+     "  suites     the kernel suites and their shapes\n"
+     "  metrics    the metric aliases and CUPTI metrics the GPU supports\n"
+     "  captures   the captures stored in the database\n"
+     "  devices    the devices stored in the database\n" COMMON_OPTS},
+    {"export", cmd_export, 0, "export database tables as CSV or JSON",
+     "usage: roofkit export --format csv|json [--table NAME]\n\n"
+     "Writes a table (device, capture, ceiling, latency_point, measurement, metric,\n"
+     "prediction; default: measurement) to standard output.\n" COMMON_OPTS},
+    {"all", cmd_all, 0, "the main job: probe, the default suite, model, report",
+     "usage: roofkit all [--out DIR]\n\n"
+     "Probes the GPU, runs the default suite, writes predictions and the report. Without a\n"
+     "GPU, makes the report from the example database recorded on an H100.\n" COMMON_OPTS},
+    {NULL, NULL, 0, NULL, NULL},
+};
+
+const struct rk_cmd *rk_find_command(const char *name)
+{
+    for (const struct rk_cmd *c = rk_commands; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}

@@ -1,0 +1,155 @@
+/*
+ * options.c - option and list parsing shared by the subcommand files: getopt_long
+ * with roofkit's own error messages, number options, comma-separated lists, and
+ * opening the database on demand. Uses getopt_long (glibc) rather than a parser
+ * of our own; each subcommand keeps its own option table.
+ */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "common.h"
+#include "db.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rk_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+void rk_print_usage(const struct rk_cmd *cmd, FILE *to)
+{
+    fprintf(to, "%s", cmd->usage);
+}
+
+int rk_ctx_open_db(struct rk_ctx *ctx, int rw)
+{
+    if (ctx->db)
+        return RK_OK;
+    return db_open(ctx->db_path, rw ? DB_RW : DB_RO, &ctx->db);
+}
+
+void rk_getopt_reset(void)
+{
+    optind = 0; /* glibc: 0 re-initialises the scanner */
+}
+
+int rk_getopt(int argc, char **argv, const char *optstring, const struct option *longopts)
+{
+    int prev = optind ? optind : 1;
+    int c;
+    opterr = 0;
+    c = getopt_long(argc, argv, optstring, longopts, NULL);
+    if (c == '?') {
+        const char *bad = (prev < argc) ? argv[prev] : "?";
+        if (optopt && !(bad[0] == '-' && bad[1] == '-'))
+            rk_error(RK_EUSAGE, "unknown option '-%c' for '%s'; see 'roofkit help %s'", optopt,
+                     argv[0], argv[0]);
+        else
+            rk_error(RK_EUSAGE, "unknown option '%s' for '%s'; see 'roofkit help %s'", bad, argv[0],
+                     argv[0]);
+        return -2;
+    }
+    if (c == ':') {
+        rk_error(RK_EUSAGE, "option '%s' needs a value; see 'roofkit help %s'",
+                 (prev < argc) ? argv[prev] : "?", argv[0]);
+        return -2;
+    }
+    return c;
+}
+
+int rk_opt_double(const char *name, const char *val, double *out)
+{
+    if (rk_parse_double(val, out) != RK_OK)
+        return rk_error(RK_EUSAGE, "option '--%s' needs a number such as 1430e9, not '%s'", name,
+                        val ? val : "");
+    return RK_OK;
+}
+
+int rk_opt_long(const char *name, const char *val, long min, long max, long *out)
+{
+    long v;
+    if (rk_parse_long(val, &v) != RK_OK)
+        return rk_error(RK_EUSAGE, "option '--%s' needs a whole number, not '%s'", name,
+                        val ? val : "");
+    if (v < min || v > max)
+        return rk_error(RK_EUSAGE, "option '--%s' must be between %ld and %ld, not %ld", name, min,
+                        max, v);
+    *out = v;
+    return RK_OK;
+}
+
+int rk_parse_name_list(const char *s, char ***out, int *n)
+{
+    char **names = NULL;
+    int count = 0;
+    const char *p = s;
+    if (!s || !*s)
+        return RK_EUSAGE;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char **grown;
+        if (len == 0)
+            goto bad;
+        grown = realloc(names, sizeof *names * (size_t)(count + 1));
+        if (!grown)
+            goto bad;
+        names = grown;
+        names[count] = strndup(p, len);
+        if (!names[count])
+            goto bad;
+        count++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *out = names;
+    *n = count;
+    return RK_OK;
+bad:
+    rk_free_name_list(names, count);
+    return RK_EUSAGE;
+}
+
+void rk_free_name_list(char **names, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+int rk_parse_long_list(const char *s, long **out, int *n)
+{
+    char **names = NULL;
+    int count = 0, rc;
+    long *vals = NULL;
+    rc = rk_parse_name_list(s, &names, &count);
+    if (rc != RK_OK)
+        return rc;
+    vals = malloc(sizeof *vals * (size_t)count);
+    if (!vals) {
+        rc = RK_EUSAGE;
+        goto out;
+    }
+    for (int i = 0; i < count; i++) {
+        if (rk_parse_long(names[i], &vals[i]) != RK_OK) {
+            rc = RK_EUSAGE;
+            goto out;
+        }
+    }
+    *out = vals;
+    *n = count;
+    vals = NULL;
+out:
+    free(vals);
+    rk_free_name_list(names, count);
+    return rc;
+}
