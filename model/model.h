@@ -1,0 +1,443 @@
+/*
+ * model.h - roofkit's analytic model: the whole public interface of model/.
+ *
+ * What it answers: "what should this kernel have done?" From a kernel's shape and
+ * parameters it counts flops and bytes at each memory level (the seeds' cost
+ * formulas), bounds its time with a roofline or a hierarchical roofline, evaluates
+ * the TSM2 performance model of 004 §3.6 with its parameter search (Alg. 5), and
+ * compares predictions with measurements (error statistics).
+ *
+ * Invariants:
+ *   - Pure C11 + libm: no CUDA, no SQLite, no I/O, no global state. Every function
+ *     is reentrant; only the percentile/median helpers allocate (a sorted copy,
+ *     freed before they return).
+ *   - Functions that can fail return an enum rk_err (RK_OK, RK_EUSAGE for invalid
+ *     input, RK_ENOMEM) and print nothing; the model_check_*() helpers give the
+ *     caller a one-line lowercase reason to print.
+ *   - Each formula cites its seed (shared/seeds/, e.g. "004_dab40fe45003313a.txt
+ *     §3.6.2"). Where roofkit adds something (L2-aware bytes, latency floor,
+ *     unit-consistent utilisation) it is marked "extension" and sits beside the
+ *     seed's version, never replacing it.
+ *
+ * Units: FLOP (a fused multiply-add counts 2), bytes, seconds, FLOP/s, B/s, cycles.
+ * Shapes follow the BLAS convention C (m x n) = A (m x k) * B (k x n); for TSM2 and
+ * ISM2 (004) A is the large m x k matrix and B the tall-and-skinny k x n one.
+ */
+#ifndef RK_MODEL_H
+#define RK_MODEL_H
+
+#include <stddef.h>
+
+#include "common.h" /* enum rk_err: the return codes */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------
+ * Bounds and roofline
+ * ------------------------------------------------------------------------------ */
+
+/* What limits a predicted time. Stored as text in prediction.bound (DESIGN.md). */
+enum model_bound {
+    MODEL_BOUND_COMPUTE = 0,
+    MODEL_BOUND_DRAM,
+    MODEL_BOUND_L2,
+    MODEL_BOUND_L1,
+    MODEL_BOUND_SHARED,
+    MODEL_BOUND_LATENCY,
+    MODEL_BOUND_COUNT
+};
+
+/* "compute", "dram", "l2", "l1", "shared", "latency"; "?" for an invalid value. */
+const char *model_bound_name(enum model_bound b);
+/* Inverse of model_bound_name(). Returns RK_OK or RK_EUSAGE for an unknown name. */
+int model_bound_from_name(const char *name, enum model_bound *out /* OUT */);
+
+/* Memory levels of the hierarchical roofline. */
+enum model_level_id {
+    MODEL_LEVEL_DRAM = 0,
+    MODEL_LEVEL_L2,
+    MODEL_LEVEL_L1,
+    MODEL_LEVEL_SHARED,
+    MODEL_LEVEL_COUNT
+};
+
+/* "dram", "l2", "l1", "shared"; "?" for an invalid value. */
+const char *model_level_name(enum model_level_id id);
+/* The bound a level stands for (MODEL_LEVEL_L2 -> MODEL_BOUND_L2, ...). */
+enum model_bound model_level_bound(enum model_level_id id);
+
+/* One level's traffic and ceiling: bytes moved at that level, its bandwidth in B/s. */
+struct model_level {
+    enum model_level_id id;
+    double bytes;
+    double bandwidth;
+};
+
+/*
+ * Roofline (DESIGN.md "The model"; 003_d5ffc223df97ef85.txt Q5.A):
+ *   attainable = min(peak_flops, intensity * bandwidth)  [FLOP/s]
+ *   ridge      = peak_flops / bandwidth                    [FLOP/B]
+ * intensity in FLOP/B. Both return NAN when an argument is not finite and
+ * positive (intensity may be 0 for the attainable rate).
+ */
+double model_roofline_attainable(double peak_flops, double bandwidth, double intensity);
+double model_ridge_point(double peak_flops, double bandwidth);
+
+/* A predicted time and what bounds it. */
+struct model_time {
+    double time_s;                          /* predicted time: the largest term below */
+    enum model_bound bound;                 /* which term it is */
+    double time_compute_s;                  /* flops / peak_flops */
+    double time_memory_s;                   /* largest level term (0 if no level) */
+    double time_level_s[MODEL_LEVEL_COUNT]; /* bytes_i / bandwidth_i; 0 for absent levels */
+    double intensity;        /* flops / bytes of the bounding level, or of DRAM when compute-bound
+                                and DRAM is given; 0 if no level [FLOP/B] */
+    double attainable_flops; /* flops / time_s [FLOP/s] */
+};
+
+/*
+ * Classic roofline time: max(flops / peak_flops, bytes / bandwidth); the memory
+ * term is reported as MODEL_BOUND_DRAM. Ties go to compute (at the ridge point the
+ * roof is the peak). flops >= 0, bytes >= 0, peak_flops and bandwidth > 0, all
+ * finite, else RK_EUSAGE.
+ */
+int model_roofline_time(double flops, double peak_flops, double bytes, double bandwidth,
+                        struct model_time *out /* OUT */);
+
+/*
+ * Hierarchical roofline: one term per memory level, each with its own traffic and
+ * bandwidth; time = max(flops / peak, max_i bytes_i / bw_i, latency_s).
+ * latency_s (extension) is a floor such as the launch cost or a dependent-latency
+ * chain; pass 0 for none; it wins only when strictly larger than every other term.
+ * Ties among the rest go to compute, then to the first level in array order.
+ * nlevels may be 0 (pure compute bound). A level id may appear once. Every value
+ * must be finite, bytes >= 0, bandwidth > 0, else RK_EUSAGE.
+ */
+int model_hierarchical_time(double flops, double peak_flops, const struct model_level *levels,
+                            int nlevels, double latency_s, struct model_time *out /* OUT */);
+
+/* ------------------------------------------------------------------------------
+ * The seeds' own closed forms (used by the tests to check the general formulas)
+ * ------------------------------------------------------------------------------ */
+
+/* 000_51b464feae8766fa.txt §6: q = n / (2n/(pb) + 1) [multiply-adds per element
+ * moved to or from global memory] for STMVB; b = BLOCK_SIZE, p = PARALLEL. Its limit
+ * for large n is pb/2. NAN unless n, b, p > 0. */
+double model_q_stmvb(double n, double b, double p);
+/* 003_d5ffc223df97ef85.txt Q5.B: q = (TM*TN*N) / (N*(TM+TN) + TM*TN) [multiply-adds
+ * per element] for one TILEDIM_M x TILEDIM_N tile with inner dimension N. NAN unless
+ * all > 0. */
+double model_q_tiled(double tile_m, double tile_n, double n);
+/* 003_d5ffc223df97ef85.txt Q5.A: peak = SMs * cores/SM * FLOP/cycle/core * clock
+ * [FLOP/s], e.g. 40 * 64 * 2 * 1.5e9 = 7.68e12 for a T4. NAN unless all > 0. */
+double model_peak_flops(int sms, int cores_per_sm, double flops_per_cycle, double clock_hz);
+
+/* ------------------------------------------------------------------------------
+ * Kernel cost formulas
+ * ------------------------------------------------------------------------------ */
+
+enum model_kernel_family {
+    MODEL_FAM_NAIVE = 0,    /* one thread per C element, operands from global memory */
+    MODEL_FAM_STSO,         /* 000 §1.1: shared-memory tiles, one output per thread */
+    MODEL_FAM_STMO,         /* 000 §1.2: OP_PER_THREAD outputs per thread, one block */
+    MODEL_FAM_STMVB,        /* 000 §1.3: PARALLEL x PARALLEL blocks per thread */
+    MODEL_FAM_SMEM_TILED,   /* 001: shared-memory SGEMM, one output per thread */
+    MODEL_FAM_BLOCKTILE_1D, /* 001: 1D block tiling, n_entries outputs per thread */
+    MODEL_FAM_TILED,        /* 003 Q1-Q2: TILEDIM_M/N/K tiles, TILESCALE_M/N per thread */
+    MODEL_FAM_RECT_PADDED,  /* 002 §III Listing 1: operands padded to the block size */
+    MODEL_FAM_RECT_BORDER,  /* 002 §III Algorithm 2: border checks in the kernel */
+    MODEL_FAM_TSM2_V0,      /* 004 §4.2 V0 = Alg. 1, inner product */
+    MODEL_FAM_TSM2_V1,      /* 004 §4.2 V1 = Alg. 2, outer product */
+    MODEL_FAM_TSM2_V2,      /* 004 §4.2 V2 = Alg. 3, + shared memory for B */
+    MODEL_FAM_TSM2_V3,      /* 004 §4.2 V3 = Alg. 4, + prefetching */
+    MODEL_FAM_ISM2,         /* 004 §5.2 optimisation 1 (Alg. 6) */
+    MODEL_FAM_ISM2_OPT2,    /* 004 §5.2 optimisation 2 (Alg. 7) */
+    MODEL_FAM_CUBLAS,       /* reference library: minimal (compulsory) traffic */
+    MODEL_FAM_REGTILE,      /* 2D register-tiled GEMM, counted like MODEL_FAM_TILED */
+    MODEL_FAM_COUNT
+};
+
+/* "naive", "stso", "stmo", "stmvb", "smem_tiled", "blocktile_1d", "tiled",
+ * "rect_padded", "rect_border", "tsm2_v0".."tsm2_v3", "ism2", "ism2_opt2", "cublas",
+ * "regtile"; "?" for an invalid value. */
+const char *model_family_name(enum model_kernel_family fam);
+/* Inverse of model_family_name(). Returns RK_OK or RK_EUSAGE for an unknown name. */
+int model_family_from_name(const char *name, enum model_kernel_family *out /* OUT */);
+
+struct model_shape {
+    long m, n, k;   /* C is m x n, A is m x k, B is k x n; all > 0 */
+    int elem_bytes; /* 2, 4 or 8 */
+};
+
+/*
+ * The named integer parameters of the seeds' kernels. A family reads only the ones
+ * model_family_needs() lists; the others are ignored (leave them 0).
+ */
+struct model_params {
+    int block;      /* b: BLOCK_SIZE (000 §1, 002 §III), BlockSize (001) */
+    int per_thread; /* p: OP_PER_THREAD (000 §1.2), PARALLEL (000 §1.3), n_entries (001) */
+    int tile_m;     /* TILEDIM_M (003 Q1.A) / BM of regtile and blocktile_1d */
+    int tile_n;     /* TILEDIM_N / BN */
+    int tile_k;     /* TILEDIM_K / BK */
+    int scale_m;    /* TILESCALE_M (003 Q2.A): outputs per thread along m (TM of regtile) */
+    int scale_n;    /* TILESCALE_N: outputs per thread along n (TN of regtile) */
+    int t1, t2, t3; /* TSM2/ISM2 tile sizes of B, C, A (004 §3.6.1) */
+    int tcf;        /* ISM2 thread count factor (004 §5.2) */
+};
+
+/* Bits of model_family_needs(): which struct model_params fields a family reads. */
+enum {
+    MODEL_P_BLOCK = 1 << 0,
+    MODEL_P_PER_THREAD = 1 << 1,
+    MODEL_P_TILE_M = 1 << 2,
+    MODEL_P_TILE_N = 1 << 3,
+    MODEL_P_TILE_K = 1 << 4,
+    MODEL_P_SCALE_M = 1 << 5,
+    MODEL_P_SCALE_N = 1 << 6,
+    MODEL_P_T1 = 1 << 7,
+    MODEL_P_T2 = 1 << 8,
+    MODEL_P_T3 = 1 << 9,
+    MODEL_P_TCF = 1 << 10,
+};
+/* The MODEL_P_* bits of the parameters a family needs (0 for naive and cublas). */
+unsigned model_family_needs(enum model_kernel_family fam);
+
+/*
+ * Work and traffic of one kernel launch. Conventions (docs/model.md "Cost formulas"):
+ *   flops          useful work, 2mnk (an FMA is 2 FLOP): what GFLOP/s is quoted against.
+ *   flops_exec     executed work including padded or out-of-range tiles that still
+ *                  compute (what CUPTI's FMA counters see).
+ *   bytes_dram     the seed's count of global-memory traffic: every element a thread
+ *                  loads from or stores to global memory, times elem_bytes, with no
+ *                  reuse through caches (the denominators of the seeds' q: 000 §6,
+ *                  003 Q5.B, 004 §3.6.3 Total_memory). For cublas: bytes_dram_min.
+ *   bytes_dram_min extension: compulsory traffic, each operand read once and C
+ *                  written once (read too when the kernel reads C): what a DRAM
+ *                  behind a perfect L2 would see. A lower bound.
+ *   bytes_l2       extension: traffic between the SMs and L2 = every global request
+ *                  (no L1 reuse): equal to bytes_dram for the seeds' kernels.
+ *   bytes_l1       extension: global requests through L1TEX; equal to bytes_l2.
+ *   bytes_shared   shared-memory loads plus stores by threads, times elem_bytes.
+ * The seed's roofline uses bytes_dram at DRAM bandwidth; the L2-aware hierarchical
+ * roofline (extension) uses bytes_dram_min at DRAM, bytes_l2 at L2, bytes_shared at
+ * shared memory.
+ */
+struct model_cost {
+    double flops;
+    double flops_exec;
+    double bytes_dram;
+    double bytes_dram_min;
+    double bytes_l2;
+    double bytes_l1;
+    double bytes_shared;
+    const char *seed; /* the seed sections the formula comes from (static string) */
+};
+
+/*
+ * NULL if shape and params are valid for fam, else a static lowercase reason
+ * ("m must be positive", "tile_m must be a multiple of scale_m", ...).
+ */
+const char *model_check_cost(enum model_kernel_family fam, const struct model_shape *shape,
+                             const struct model_params *params);
+
+/*
+ * Fills *out for one launch of fam on shape with params. Returns RK_OK, or
+ * RK_EUSAGE when model_check_cost() gives a reason (out is then zeroed) or an
+ * argument is NULL.
+ */
+int model_cost(enum model_kernel_family fam, const struct model_shape *shape,
+               const struct model_params *params, struct model_cost *out /* OUT */);
+
+/* ------------------------------------------------------------------------------
+ * TSM2 performance model (004_dab40fe45003313a.txt §3.6)
+ * ------------------------------------------------------------------------------ */
+
+/* The GPU as the TSM2 model sees it. */
+struct model_gpu {
+    double peak_flops;          /* Peak Perf. [FLOP/s] of the precision used */
+    double bandwidth;           /* Peak Band. [B/s] */
+    double clock_hz;            /* core_clock [Hz] */
+    int sms;                    /* #_of_SM */
+    int regs_per_sm;            /* R_SM [32-bit registers] */
+    double smem_per_sm;         /* S_SM [bytes] */
+    int max_threads_per_sm;     /* HW_MAX [threads] */
+    double mem_latency_cycles;  /* latency_mem [cycles], from the latency probe */
+    double comp_latency_cycles; /* latency_comp [cycles], from the probes */
+    double regs_fixed;          /* C of §3.6.2: registers for "CUDA initial setup", found by
+                                   offline profiling (numRegs of a compiled TSM2 kernel minus
+                                   its (3t2+2t3)*elem_bytes/4); 0 when not profiled */
+};
+
+/* NULL if gpu is valid, else a static lowercase reason naming the field. */
+const char *model_check_gpu(const struct model_gpu *gpu);
+
+struct model_tsm2_problem {
+    long m, n, k;   /* A m x k (large), B k x n (tall and skinny), C m x n */
+    int elem_bytes; /* bytes_per_element: 4 or 8 (2 accepted) */
+    int t1, t2, t3; /* 004 §3.6.1; t1 is not in the model's equations (only in the
+                       search's default t3 bound), t2 and t3 must be >= 1 */
+};
+
+/* NULL if prob is valid (t2, t3 checked only when check_tiles), else a reason. */
+const char *model_check_tsm2(const struct model_tsm2_problem *prob, int check_tiles);
+
+/*
+ * Every quantity of 004 §3.6.2 for one (t2, t3), plus the times of Alg. 5 (§3.6.3).
+ * model_tsm2_fields[] describes each field (key, unit, help) for printers.
+ */
+struct model_tsm2_eval {
+    double regs_per_thread;         /* R_thread = (3 t2 + 2 t3) * bytes/4 + C [registers] */
+    double smem_per_thread;         /* S_thread = t2 * bytes [B] */
+    double occ_hw;                  /* HW_MAX [threads/SM] */
+    double occ_regs;                /* R_SM / R_thread [threads/SM] */
+    double occ_smem;                /* S_SM / S_thread [threads/SM] */
+    double max_occupancy;           /* MaxOccup_SM = min of the three [threads/SM] */
+    double concurrent_mem;          /* MaxOccup * t3 [loads in flight/SM] */
+    double throughput_max_mem;      /* Peak Band. / (#SM * clock) [B/cycle/SM] */
+    double concurrent_max_mem;      /* latency_mem * throughput_max_mem [B/SM] */
+    double util_mem;                /* concurrent_mem / concurrent_max_mem, as written (may
+                                       exceed 1) [1] */
+    double util_mem_bytes;          /* extension: concurrent_mem * bytes / concurrent_max_mem,
+                                       same unit on both sides; not used for times [1] */
+    double concurrent_comp;         /* MaxOccup * t3 * t2 [FMA in flight/SM] */
+    double throughput_max_comp;     /* Peak Perf. / (#SM * clock) [FLOP/cycle/SM] */
+    double concurrent_max_comp;     /* latency_comp * throughput_max_comp [FLOP/SM] */
+    double util_comp;               /* concurrent_comp / concurrent_max_comp (may exceed 1) [1] */
+    double time_comp;               /* t3 t2 / (Peak Perf. * #SM * MaxOccup) [s] */
+    double time_mem;                /* t3 bytes / (Peak Band. * #SM * MaxOccup) [s] */
+    double r;                       /* time_comp / time_mem = t2/bytes * Band/Perf [1] */
+    double t2_threshold;            /* Peak Perf. / Peak Band. * bytes [elements] */
+    enum model_bound bound;         /* this (t2, t3): compute if r > 1, else dram */
+    enum model_bound problem_bound; /* original problem: compute if n > t2_threshold */
+    double total_memory;            /* Alg. 5: m k n / t2 * bytes [B] */
+    double total_flops;             /* Alg. 5: 2 m k n [FLOP] */
+    double bandwidth_eff;           /* Peak Band. * min(1, util_mem) [B/s] */
+    double compute_eff;             /* Peak Perf. * min(1, util_comp) [FLOP/s] */
+    double time_mem_total_s;        /* total_memory / bandwidth_eff [s] */
+    double time_comp_total_s;       /* total_flops / compute_eff [s] */
+    double predicted_time_s;        /* time_mem_total_s if r <= 1, else time_comp_total_s [s] */
+};
+
+/* Which C type a descriptor's field has. */
+enum model_field_type { MODEL_F_DOUBLE, MODEL_F_INT, MODEL_F_BOUND };
+
+/* Describes one field of a result struct, for printers that do not know the struct. */
+struct model_field {
+    const char *key;  /* JSON key and label, e.g. "max_occupancy" */
+    const char *unit; /* e.g. "threads/SM", "s", "1" for a ratio */
+    const char *help; /* one line: the formula and its seed section */
+    size_t offset;    /* offsetof() in the described struct */
+    enum model_field_type type;
+};
+
+/* Every field of struct model_tsm2_eval, in printing order. */
+extern const struct model_field model_tsm2_fields[];
+extern const int model_tsm2_nfields;
+
+/* A field's value as a double (a bound gives its enum value); base points at the
+ * described struct. */
+double model_field_double(const struct model_field *f, const void *base);
+
+/*
+ * Evaluates 004 §3.6.2 (and the times of §3.6.3) for prob's t2 and t3. Returns
+ * RK_OK, or RK_EUSAGE when model_check_gpu() or model_check_tsm2(prob, 1) gives a
+ * reason.
+ */
+int model_tsm2_evaluate(const struct model_gpu *gpu, const struct model_tsm2_problem *prob,
+                        struct model_tsm2_eval *out /* OUT */);
+
+/* 004 §3.6.2: t2_threshold = Peak Perf. / Peak Band. * bytes_per_elem [elements];
+ * NAN unless all > 0. */
+double model_tsm2_t2_threshold(double peak_flops, double bandwidth, int elem_bytes);
+
+/*
+ * The box both searches work in: t2_min <= t2 <= t2_max, t3_min <= t3 <= t3_max.
+ * Alg. 5 gives 1 <= t2 <= n and 1 <= t3 with no upper bound for t3; roofkit bounds
+ * t3 by t1 (Alg. 4 line 26 steps through a t1-row tile t3 rows at a time) or by k
+ * when t1 is 0, and applies the same box to both searches.
+ */
+struct model_tsm2_bounds {
+    int t2_min, t2_max;
+    int t3_min, t3_max;
+};
+/* Fills the default box above. RK_EUSAGE if prob is invalid (tiles unchecked). */
+int model_tsm2_default_bounds(const struct model_tsm2_problem *prob,
+                              struct model_tsm2_bounds *out /* OUT */);
+
+/* Alg. 5's gradient descent, as written in 004 §3.6.3. */
+#define MODEL_GD_START    1.0      /* initial t2 and t3 */
+#define MODEL_GD_STEP     0.1      /* step size */
+#define MODEL_GD_STOP     1e-4     /* stop threshold */
+#define MODEL_GD_MAX_ITER 1000000L /* safety cap (not in the seed) */
+
+/* The parameters a search chose. */
+struct model_tsm2_choice {
+    int t1;                  /* prob->t1, unchanged: Alg. 5 leaves t1 to offline profiling */
+    int t2, t3;              /* the choice (integers) */
+    double t2_raw, t3_raw;   /* gradient descent before rounding; = t2, t3 for exhaustive */
+    double predicted_time_s; /* model_tsm2_evaluate() at (t2, t3) */
+    enum model_bound bound;  /* its bound at (t2, t3) */
+    int alg5_branch;         /* 1: lines 1-5 (problem memory-bound); 2: lines 7-11 (Time_1,
+                                compute); 3: lines 12-16 (Time_2, memory) */
+    long iterations;         /* GD steps over all runs, or points evaluated */
+    int converged;           /* GD: every run stopped at the threshold, not the cap */
+};
+
+/*
+ * Alg. 5 (004 §3.6.3) with gradient descent exactly as the seed states it: start at
+ * t2 = t3 = 1, step 0.1, stop when a step moves (t2, t3) by less than 1e-4, round
+ * to the nearest integers. Readings roofkit had to make are documented in
+ * model/tsm2.c and docs/model.md (objective normalised by its value at the start
+ * point, finite-difference gradient, projection onto the box). bounds may be NULL
+ * for model_tsm2_default_bounds(). prob's t2 and t3 are ignored. Returns RK_OK or
+ * RK_EUSAGE.
+ */
+int model_tsm2_search_gd(const struct model_gpu *gpu, const struct model_tsm2_problem *prob,
+                         const struct model_tsm2_bounds *bounds,
+                         struct model_tsm2_choice *out /* OUT */);
+
+/*
+ * Every integer (t2, t3) in the same box, each scored by model_tsm2_evaluate()'s
+ * predicted_time_s: never slower than model_tsm2_search_gd()'s choice. Ties go to
+ * the smaller t2, then the smaller t3. Returns RK_OK or RK_EUSAGE.
+ */
+int model_tsm2_search_exhaustive(const struct model_gpu *gpu, const struct model_tsm2_problem *prob,
+                                 const struct model_tsm2_bounds *bounds,
+                                 struct model_tsm2_choice *out /* OUT */);
+
+/* ------------------------------------------------------------------------------
+ * Error statistics (predicted against measured)
+ * ------------------------------------------------------------------------------ */
+
+/* (predicted - measured) / measured, signed; NAN if measured is 0 or either is not
+ * finite. */
+double model_rel_error(double predicted, double measured);
+
+/*
+ * Over n pairs, absolute percentage error APE_i = 100 * |pred_i - meas_i| / |meas_i|
+ * [percent]:
+ *   model_mape            mean APE
+ *   model_median_ape      median APE (sorts a malloc'd copy; inputs untouched)
+ *   model_ape_percentile  pct-th percentile of APE, pct in [0, 100], linear
+ *                         interpolation between order statistics
+ * Return RK_OK, RK_EUSAGE (n == 0, NULL, a measured value of 0, a non-finite value,
+ * pct out of range) or RK_ENOMEM.
+ */
+int model_mape(const double *pred, const double *meas, size_t n, double *out /* OUT */);
+int model_median_ape(const double *pred, const double *meas, size_t n, double *out /* OUT */);
+int model_ape_percentile(const double *pred, const double *meas, size_t n, double pct,
+                         double *out /* OUT */);
+
+/* pct-th percentile of x (linear interpolation; sorts a copy). RK_OK, RK_EUSAGE
+ * (n == 0, non-finite value, pct outside [0, 100]) or RK_ENOMEM. */
+int model_percentile(const double *x, size_t n, double pct, double *out /* OUT */);
+
+/* Geometric mean exp(mean(log x_i)); every x_i must be finite and > 0, else RK_EUSAGE. */
+int model_geomean(const double *x, size_t n, double *out /* OUT */);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RK_MODEL_H */
