@@ -1,0 +1,382 @@
+/*
+ * db.h - roofkit's storage: one SQLite file holding devices, captures, measured
+ * ceilings, the latency curve, kernel measurements with their counters, and model
+ * predictions (DESIGN.md "The database"). This header is the whole public
+ * interface of db/; no other module speaks SQL.
+ *
+ * Invariants:
+ *   - The file is marked as roofkit's with PRAGMA application_id (DB_APPLICATION_ID)
+ *     and carries its schema version in PRAGMA user_version. A build of roofkit
+ *     migrates older schemas forward, one transaction per step, and refuses newer
+ *     ones.
+ *   - db_open() validates a file before anything writes to it. A file it refuses
+ *     (not SQLite, not roofkit's, truncated or corrupt, newer schema, read-only when
+ *     writing was asked for) is left byte-for-byte unchanged.
+ *   - Every row is written inside a transaction together with everything it needs:
+ *     a measurement and its metrics commit together or not at all, a latency curve
+ *     commits whole. An interrupted run leaves complete rows and a capture marked
+ *     `interrupted`.
+ *   - WAL journal, foreign keys on, synchronous=NORMAL and a busy timeout, so that
+ *     two roofkit processes can write one file; each write transaction starts with
+ *     BEGIN IMMEDIATE, so a writer waits for the lock instead of failing on upgrade.
+ *
+ * Errors: every function returns an enum rk_err (common.h). On failure the message
+ * has been printed with rk_error(), naming the file and SQLite's message:
+ *   RK_OK      success
+ *   RK_EDB     SQLite failed, the file was refused, or it stayed locked past the
+ *              busy timeout ("database 'x' is locked by another process; ...")
+ *   RK_ENODATA (queries that look for one row only) nothing matched; NOT printed,
+ *              the caller says what the user should do
+ *   RK_EUSAGE  a bad argument that came from the user (unknown table name in
+ *              db_dump_table)
+ *
+ * Strings: the structs passed to inserts are borrowed for the duration of the
+ * call. The structs that queries return own their strings; release them with the
+ * matching db_free_* / db_*_release function, which frees the strings too.
+ *
+ * Numbers: a double field that is NaN is stored as SQL NULL and read back as NaN
+ * ("unknown"); an int64 id of 0 means "none" (stored as NULL).
+ *
+ * Units: clocks in MHz, sizes in bytes, times in nanoseconds, timestamps are UTC
+ * text "YYYY-MM-DDTHH:MM:SSZ".
+ */
+#ifndef RK_DB_H
+#define RK_DB_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* PRAGMA application_id of a roofkit database: 'Roof'. */
+#define DB_APPLICATION_ID 0x526f6f66
+/* Busy timeout used by db_open, in milliseconds (db_set_busy_timeout changes it). */
+#define DB_BUSY_TIMEOUT_MS 5000
+
+struct db; /* opaque: one open database file (one SQLite connection) */
+
+enum db_mode {
+    DB_RO = 0, /* existing roofkit database only; never creates, migrates or writes */
+    DB_RW = 1, /* creates the file when missing, migrates an older schema */
+};
+
+/* The schema version this build writes (the highest PRAGMA user_version it knows). */
+int db_schema_version(void);
+
+/*
+ * Opens (DB_RW: creating if missing) the roofkit database at `path`.
+ * Refuses, with one message and RK_EDB, leaving the file unchanged:
+ *   - DB_RO and the file does not exist (nothing is created);
+ *   - a file that is not SQLite ("'x' is not a SQLite database");
+ *   - an SQLite file of another application (application_id not roofkit's, or 0
+ *     with tables in it); an SQLite file with no tables at all is initialised;
+ *   - a truncated or corrupt file (header checks and PRAGMA quick_check);
+ *   - a schema newer than db_schema_version() ("written by a newer roofkit");
+ *   - DB_RW on a file or directory that cannot be written.
+ * On success *out owns the connection; close it with db_close().
+ */
+int db_open(const char *path, enum db_mode mode, struct db **out /* OUT */);
+
+/* Closes the connection (rolling back an open transaction). NULL is a no-op. */
+void db_close(struct db *db);
+
+/* The path given to db_open (owned by db; valid until db_close). */
+const char *db_path(const struct db *db);
+
+/* Changes the busy timeout (milliseconds, >= 0). RK_OK or RK_EDB. */
+int db_set_busy_timeout(struct db *db, int ms);
+
+/*
+ * Runs PRAGMA integrity_check (slow on big files: reads every page). RK_OK, or
+ * RK_EDB after printing the first problem found.
+ */
+int db_check(struct db *db);
+
+/*
+ * Explicit transactions, to group several inserts into one unit (all ceilings of a
+ * probe). db_begin starts BEGIN IMMEDIATE (waiting up to the busy timeout for other
+ * writers); inserts called inside it join it (as savepoints). Transactions do not
+ * nest: db_begin inside a transaction is a programmer error (RK_BUG).
+ * db_rollback is safe to call with no transaction open (it does nothing).
+ */
+int db_begin(struct db *db);
+int db_commit(struct db *db);
+int db_rollback(struct db *db);
+
+/* ---------------------------------------------------------------- devices */
+
+/* One GPU. Strings may be NULL unless marked NOT NULL; 0 = unknown for numbers. */
+struct db_device {
+    int64_t id;             /* set by queries; ignored by db_device_upsert */
+    const char *name;       /* NOT NULL: "NVIDIA H100 80GB HBM3" */
+    const char *uuid;       /* NOT NULL, unique: "GPU-xxxxxxxx-..." */
+    const char *pci_bus_id; /* "0000:19:00.0" */
+    int cc_major, cc_minor;
+    int sm_count;
+    int sm_clock_mhz;  /* peak SM clock, MHz */
+    int mem_clock_mhz; /* peak memory clock, MHz */
+    int bus_width_bits;
+    int64_t l2_bytes;
+    int64_t memory_bytes; /* global memory */
+    int smem_per_sm_bytes;
+    int smem_per_block_optin_bytes;
+    int regs_per_sm;
+    int max_threads_per_sm;
+    int driver_version, runtime_version; /* CUDA encoding: 13000 = 13.0 */
+    const char *host;                    /* host name */
+    const char *first_seen, *last_seen;  /* set by queries */
+};
+
+/*
+ * Inserts the device, or updates every field of the row with the same uuid.
+ * *id (may be NULL) receives the row's id. RK_OK or RK_EDB.
+ */
+int db_device_upsert(struct db *db, const struct db_device *dev, int64_t *id /* OUT */);
+
+/* Reads device `id` into *out (release with db_device_release). RK_ENODATA if absent. */
+int db_get_device(struct db *db, int64_t id, struct db_device *out /* OUT */);
+void db_device_release(struct db_device *dev);
+
+/* All devices, by id. *out is malloc'd (NULL when *n == 0); free with db_free_devices. */
+int db_list_devices(struct db *db, struct db_device **out /* OUT */, int *n /* OUT */);
+void db_free_devices(struct db_device *devs, int n);
+
+/* --------------------------------------------------------------- captures */
+
+/* What a capture was: one roofkit invocation that stored something. */
+enum db_capture_kind {
+    DB_CAPTURE_ANY = 0, /* queries only: any kind */
+    DB_CAPTURE_PROBE,
+    DB_CAPTURE_RUN,
+    DB_CAPTURE_PROFILE,
+    DB_CAPTURE_MODEL,
+    DB_CAPTURE_TUNE,
+    DB_CAPTURE_IMPORT,
+};
+
+enum db_status {
+    DB_RUNNING = 0, /* begun, not ended: in progress, or the process died */
+    DB_DONE,
+    DB_FAILED,
+    DB_INTERRUPTED, /* stopped by SIGINT/SIGTERM: its rows are complete */
+};
+
+/* "probe", "run", ...; "any" for DB_CAPTURE_ANY; "?" for bad values. */
+const char *db_capture_kind_name(enum db_capture_kind kind);
+/* "running", "done", "failed", "interrupted"; "?" for bad values. */
+const char *db_status_name(enum db_status status);
+
+/*
+ * Starts a capture with status `running`. device_id 0 = no device (model, import).
+ * cmdline and tool_version may be NULL. *id receives the capture's id.
+ */
+int db_capture_begin(struct db *db, int64_t device_id, enum db_capture_kind kind,
+                     const char *cmdline, const char *tool_version, int64_t *id /* OUT */);
+
+/* Sets the capture's status and end time. */
+int db_capture_end(struct db *db, int64_t id, enum db_status status);
+
+/*
+ * For an interrupted run: rolls back a transaction left open on this connection
+ * (nothing half-written stays), then marks the capture `interrupted` with its end
+ * time. Rows committed before stay.
+ */
+int db_capture_mark_interrupted(struct db *db, int64_t id);
+
+/* Sets (replaces) the capture's free-text note; NULL clears it. */
+int db_capture_note(struct db *db, int64_t id, const char *note);
+
+/* A capture as listed by `roofkit list captures`. */
+struct db_capture {
+    int64_t id;
+    int64_t device_id;       /* 0 = none */
+    const char *device_name; /* NULL when no device */
+    enum db_capture_kind kind;
+    enum db_status status;
+    const char *cmdline, *tool_version, *note;
+    const char *started_at, *ended_at; /* ended_at NULL while running */
+    int64_t n_ceilings, n_latency_points, n_measurements, n_predictions;
+};
+
+/* All captures, by id. Free with db_free_captures. */
+int db_list_captures(struct db *db, struct db_capture **out /* OUT */, int *n /* OUT */);
+void db_free_captures(struct db_capture *caps, int n);
+/* One capture (release with db_capture_release). RK_ENODATA if absent. */
+int db_get_capture(struct db *db, int64_t id, struct db_capture *out /* OUT */);
+void db_capture_release(struct db_capture *cap);
+
+/*
+ * The newest capture (highest id) of `kind` (DB_CAPTURE_ANY: any kind) whose status
+ * is `done` or `interrupted` (complete rows), and, when device_id != 0, of that
+ * device. RK_ENODATA (not printed) when there is none.
+ */
+int db_latest_capture(struct db *db, enum db_capture_kind kind, int64_t device_id,
+                      int64_t *id /* OUT */);
+
+/* --------------------------------------------------------------- ceilings */
+
+/* One measured ceiling (probes/ fills them). NaN doubles are stored as NULL. */
+struct db_ceiling {
+    int64_t id, capture_id; /* set by queries; ignored by db_insert_ceiling */
+    const char *name;       /* NOT NULL: "bw_dram_read", "peak_fp64_fma" */
+    const char *kind;       /* NOT NULL: "bandwidth", "compute", "latency", "launch" */
+    const char *level;      /* "dram", "l2", "l1", "shared", "host", "register" or NULL */
+    const char *precision;  /* "fp32", "bf16", ... or NULL */
+    double value;           /* the ceiling, in `unit` */
+    const char *unit;       /* NOT NULL: "GB/s", "TFLOP/s", "cycles", "ns", "us" */
+    const char *method;     /* how it was measured, in words */
+    const char *params;     /* JSON object text, or NULL */
+    int reps;
+    double min, median, max;
+    double theoretical; /* datasheet formula at the clock seen; NaN if none */
+    double sm_clock_mhz, power_w, temp_c;
+};
+
+/* Inserts one ceiling of capture `capture_id`; *id may be NULL. */
+int db_insert_ceiling(struct db *db, int64_t capture_id, const struct db_ceiling *c,
+                      int64_t *id /* OUT */);
+
+/*
+ * Ceilings, by id:
+ *   capture_id != 0: the rows of that capture;
+ *   else device_id != 0: for each ceiling name, the row from the newest `done` or
+ *     `interrupted` capture of that device that measured it (the device's current
+ *     ceilings, even when probes were run in several invocations);
+ *   else every row.
+ * Free with db_free_ceilings.
+ */
+int db_query_ceilings(struct db *db, int64_t device_id, int64_t capture_id,
+                      struct db_ceiling **out /* OUT */, int *n /* OUT */);
+void db_free_ceilings(struct db_ceiling *c, int n);
+
+/* ----------------------------------------------------------- latency curve */
+
+struct db_latency_point {
+    int64_t footprint_bytes;
+    int64_t stride_bytes;
+    double cycles; /* per dependent load */
+    double ns;     /* per dependent load */
+};
+
+/* Inserts the n points of one curve in one transaction (all or none). */
+int db_insert_latency_points(struct db *db, int64_t capture_id, const struct db_latency_point *p,
+                             int n);
+
+/*
+ * The curve, by footprint then stride: capture_id != 0: that capture's points;
+ * else device_id != 0: the points of the newest done/interrupted capture of that
+ * device that has any; else every point. *out is malloc'd; free() it.
+ */
+int db_query_latency_points(struct db *db, int64_t device_id, int64_t capture_id,
+                            struct db_latency_point **out /* OUT */, int *n /* OUT */);
+
+/* ----------------------------------------------------- measurements, metrics */
+
+/* One kernel launch configuration, timed (suite) or profiled (profile). */
+struct db_measurement {
+    int64_t id, capture_id; /* set by queries; ignored by db_insert_measurement */
+    const char *kernel;     /* NOT NULL: "tsm2_v3", or the profiled kernel's name */
+    const char *family;     /* "tsm2", "stmvb", ... or NULL */
+    const char *precision;  /* "fp32", "fp64" or NULL */
+    int64_t m, n, k;        /* 0 when not a GEMM */
+    const char *params;     /* JSON object of the kernel's parameters, or NULL */
+    int grid[3], block[3];
+    int registers;    /* per thread */
+    int smem_static;  /* bytes per block */
+    int smem_dynamic; /* bytes per block */
+    int reps;
+    double time_min_ns, time_median_ns, time_max_ns;
+    double flops;                                        /* analytic (model/), NaN if unknown */
+    double bytes_dram, bytes_l2, bytes_l1, bytes_shared; /* analytic, NaN if unknown */
+    int verified;            /* 1 passed, 0 failed, -1 not checked (NULL) */
+    double rel_error;        /* ||out - ref|| / ||ref||, NaN if not checked */
+    const char *cache_state; /* NOT NULL: "cold" or "warm" */
+    const char *source;      /* NOT NULL: "suite" or "profile" */
+    int64_t launch_index;    /* profile: n-th launch of the program; -1 = none */
+    int64_t correlation_id;  /* profile: CUPTI correlation id; -1 = none */
+};
+
+/* One counter value of a measurement. */
+struct db_metric {
+    int64_t id, measurement_id; /* set by queries */
+    const char *name;           /* NOT NULL: the alias ("gld_throughput") or the raw name */
+    const char *raw_name;       /* the CUPTI metric, or NULL */
+    double value;               /* NaN (not collected / not applicable) is stored as NULL */
+    const char *unit;           /* "bytes/second", "%", ... or NULL */
+};
+
+/*
+ * Inserts one measurement and its nmetrics metrics (metrics may be NULL when
+ * nmetrics == 0) in ONE transaction: on any failure nothing of it is stored.
+ * *id (may be NULL) receives the measurement's id.
+ */
+int db_insert_measurement(struct db *db, int64_t capture_id, const struct db_measurement *m,
+                          const struct db_metric *metrics, int nmetrics, int64_t *id /* OUT */);
+
+/* ------------------------------------------------------------ predictions */
+
+struct db_prediction {
+    int64_t id;             /* set by queries */
+    int64_t measurement_id; /* NOT NULL */
+    int64_t capture_id;     /* the model capture that produced it; 0 = none */
+    const char *model;      /* NOT NULL: "roofline", "hierarchical", "tsm2" */
+    double predicted_time_ns;
+    const char *bound;   /* "compute", "dram", "l2", "l1", "shared", "latency" or NULL */
+    const char *details; /* JSON object of intermediate quantities, or NULL */
+};
+
+/*
+ * Stores a prediction. There is one prediction per (measurement, model): a newer
+ * one replaces the older. *id may be NULL.
+ */
+int db_insert_prediction(struct db *db, const struct db_prediction *p, int64_t *id /* OUT */);
+
+/*
+ * Predictions of the measurements of capture `capture_id` (0 = all), by
+ * measurement id then model. Free with db_free_predictions.
+ */
+int db_query_predictions(struct db *db, int64_t capture_id, struct db_prediction **out /* OUT */,
+                         int *n /* OUT */);
+void db_free_predictions(struct db_prediction *p, int n);
+
+/* A measurement with everything stored about it. */
+struct db_measurement_row {
+    struct db_measurement m;
+    struct db_metric *metrics; /* by id */
+    int n_metrics;
+    struct db_prediction *predictions; /* by model */
+    int n_predictions;
+};
+
+/*
+ * Measurements of capture `capture_id` (0 = all), by id, each with its metrics and
+ * predictions. Free with db_free_measurements.
+ */
+int db_query_measurements(struct db *db, int64_t capture_id,
+                          struct db_measurement_row **out /* OUT */, int *n /* OUT */);
+void db_free_measurements(struct db_measurement_row *rows, int n);
+
+/* --------------------------------------------------------------- export */
+
+/* Storage class of a dumped value. */
+enum db_type { DB_NULL = 0, DB_INTEGER, DB_REAL, DB_TEXT };
+
+/* The i-th table name ("device", "capture", ...) for i >= 0; NULL past the end. */
+const char *db_table_name(int i);
+
+/*
+ * Streams every row of `table` (one of db_table_name(), else RK_EUSAGE with a message
+ * listing them), by rowid, to cb: ncols columns with their names, values as text
+ * (NULL for SQL NULL; REAL with 17 significant digits) and storage classes. cb
+ * returns 0 to continue; a non-zero value stops the dump and db_dump_table returns
+ * it. The arrays are valid only during the call.
+ */
+typedef int (*db_row_fn)(int ncols, const char *const *names, const char *const *values,
+                         const enum db_type *types, void *user);
+int db_dump_table(struct db *db, const char *table, db_row_fn cb, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RK_DB_H */
