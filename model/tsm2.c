@@ -28,6 +28,9 @@
  *      cycles), takes the gradient by central differences, projects each step onto the
  *      box, and stops when a step moves (t2, t3) by less than 1e-4 (or after
  *      MODEL_GD_MAX_ITER steps). Time_1 and Time_2 are compared before rounding.
+ *   7. Kept as written although inconsistent: r counts t3 x t2 multiply-adds against
+ *      Peak Perf. (FLOP/s) while Alg. 5's Total_flops counts 2 FLOP per multiply-add,
+ *      so at t2 = t2_threshold Time_2 is half of Time_1 (both at full utilisation).
  * Assumes a valid struct model_gpu (model_check_gpu); no allocation, no I/O.
  */
 #include <limits.h>
