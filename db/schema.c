@@ -1,0 +1,164 @@
+/*
+ * schema.c - roofkit's database schema, as migration steps: step i takes
+ * PRAGMA user_version i to i + 1 and runs in one transaction (open.c). A released
+ * step is never edited; a change to the schema is a new step appended here, with
+ * a test that migrates a file of the previous version.
+ *
+ * Assumes SQLite >= 3.24 (UPSERT) with the JSON functions (json_valid in CHECK
+ * constraints): the CHECKs keep params/details exportable as JSON.
+ *
+ * Conventions of the tables (DESIGN.md "The database"):
+ *   - every table has `id INTEGER PRIMARY KEY`; foreign keys cascade on delete and
+ *     are indexed;
+ *   - enumerations are TEXT with a CHECK, so the file reads well in `sqlite3`;
+ *   - clocks in MHz, sizes in bytes, times in ns, timestamps UTC ISO 8601 text;
+ *   - NULL means unknown or not applicable, never zero.
+ */
+#include "internal.h"
+
+#include <stddef.h>
+
+#define NOW "(strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
+
+static const char schema_v1[] =
+    /* One GPU, as the CUDA runtime describes it (001_7cc6b74500dcf7c8.txt, the
+       device-property query). */
+    "CREATE TABLE device (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  name TEXT NOT NULL,\n"
+    "  uuid TEXT NOT NULL UNIQUE,\n"
+    "  pci_bus_id TEXT,\n"
+    "  cc_major INTEGER, cc_minor INTEGER,\n"
+    "  sm_count INTEGER,\n"
+    "  sm_clock_mhz INTEGER,\n"
+    "  mem_clock_mhz INTEGER,\n"
+    "  bus_width_bits INTEGER,\n"
+    "  l2_bytes INTEGER,\n"
+    "  memory_bytes INTEGER,\n"
+    "  smem_per_sm_bytes INTEGER,\n"
+    "  smem_per_block_optin_bytes INTEGER,\n"
+    "  regs_per_sm INTEGER,\n"
+    "  max_threads_per_sm INTEGER,\n"
+    "  driver_version INTEGER,\n"
+    "  runtime_version INTEGER,\n"
+    "  host TEXT,\n"
+    "  first_seen TEXT NOT NULL DEFAULT " NOW ",\n"
+    "  last_seen TEXT NOT NULL DEFAULT " NOW "\n"
+    ");\n"
+    /* One roofkit invocation that stored something. */
+    "CREATE TABLE capture (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  device_id INTEGER REFERENCES device(id) ON DELETE CASCADE,\n"
+    "  kind TEXT NOT NULL\n"
+    "    CHECK (kind IN ('probe', 'run', 'profile', 'model', 'tune', 'import')),\n"
+    "  status TEXT NOT NULL DEFAULT 'running'\n"
+    "    CHECK (status IN ('running', 'done', 'failed', 'interrupted')),\n"
+    "  cmdline TEXT,\n"
+    "  tool_version TEXT,\n"
+    "  started_at TEXT NOT NULL DEFAULT " NOW ",\n"
+    "  ended_at TEXT,\n"
+    "  note TEXT\n"
+    ");\n"
+    "CREATE INDEX capture_device ON capture(device_id);\n"
+    /* A measured ceiling: the roofline's roofs and the model's latencies. */
+    "CREATE TABLE ceiling (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  capture_id INTEGER NOT NULL REFERENCES capture(id) ON DELETE CASCADE,\n"
+    "  name TEXT NOT NULL,\n"
+    "  kind TEXT NOT NULL CHECK (kind IN ('bandwidth', 'compute', 'latency', 'launch')),\n"
+    "  level TEXT,\n"
+    "  precision TEXT,\n"
+    "  value REAL NOT NULL,\n"
+    "  unit TEXT NOT NULL,\n"
+    "  method TEXT,\n"
+    "  params TEXT CHECK (params IS NULL OR json_valid(params)),\n"
+    "  reps INTEGER,\n"
+    "  min REAL, median REAL, max REAL,\n"
+    "  theoretical REAL,\n"
+    "  sm_clock_mhz REAL,\n"
+    "  power_w REAL,\n"
+    "  temp_c REAL\n"
+    ");\n"
+    "CREATE INDEX ceiling_capture ON ceiling(capture_id);\n"
+    "CREATE INDEX ceiling_name ON ceiling(name);\n"
+    /* The pointer-chase latency curve. */
+    "CREATE TABLE latency_point (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  capture_id INTEGER NOT NULL REFERENCES capture(id) ON DELETE CASCADE,\n"
+    "  footprint_bytes INTEGER NOT NULL CHECK (footprint_bytes > 0),\n"
+    "  stride_bytes INTEGER NOT NULL CHECK (stride_bytes > 0),\n"
+    "  cycles REAL,\n"
+    "  ns REAL\n"
+    ");\n"
+    "CREATE INDEX latency_point_capture ON latency_point(capture_id);\n"
+    /* One timed or profiled kernel launch configuration. */
+    "CREATE TABLE measurement (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  capture_id INTEGER NOT NULL REFERENCES capture(id) ON DELETE CASCADE,\n"
+    "  kernel TEXT NOT NULL,\n"
+    "  family TEXT,\n"
+    "  precision TEXT,\n"
+    "  m INTEGER, n INTEGER, k INTEGER,\n"
+    "  params TEXT CHECK (params IS NULL OR json_valid(params)),\n"
+    "  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n"
+    "  block_x INTEGER, block_y INTEGER, block_z INTEGER,\n"
+    "  registers INTEGER,\n"
+    "  smem_static INTEGER,\n"
+    "  smem_dynamic INTEGER,\n"
+    "  reps INTEGER,\n"
+    "  time_min_ns REAL, time_median_ns REAL, time_max_ns REAL,\n"
+    "  flops REAL,\n"
+    "  bytes_dram REAL, bytes_l2 REAL, bytes_l1 REAL, bytes_shared REAL,\n"
+    "  verified INTEGER CHECK (verified IS NULL OR verified IN (0, 1)),\n"
+    "  rel_error REAL,\n"
+    "  cache_state TEXT NOT NULL CHECK (cache_state IN ('cold', 'warm')),\n"
+    "  source TEXT NOT NULL CHECK (source IN ('suite', 'profile')),\n"
+    "  launch_index INTEGER,\n"
+    "  correlation_id INTEGER\n"
+    ");\n"
+    "CREATE INDEX measurement_capture ON measurement(capture_id);\n"
+    /* A counter of a measurement: the alias (gld_throughput) and the CUPTI name. */
+    "CREATE TABLE metric (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  measurement_id INTEGER NOT NULL REFERENCES measurement(id) ON DELETE CASCADE,\n"
+    "  name TEXT NOT NULL,\n"
+    "  raw_name TEXT,\n"
+    "  value REAL,\n"
+    "  unit TEXT,\n"
+    "  UNIQUE (measurement_id, name)\n"
+    ");\n"
+    /* What a model predicted for a measurement; one row per (measurement, model). */
+    "CREATE TABLE prediction (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  measurement_id INTEGER NOT NULL REFERENCES measurement(id) ON DELETE CASCADE,\n"
+    "  capture_id INTEGER REFERENCES capture(id) ON DELETE CASCADE,\n"
+    "  model TEXT NOT NULL,\n"
+    "  predicted_time_ns REAL,\n"
+    "  bound TEXT,\n"
+    "  details TEXT CHECK (details IS NULL OR json_valid(details)),\n"
+    "  created_at TEXT NOT NULL DEFAULT " NOW ",\n"
+    "  UNIQUE (measurement_id, model)\n"
+    ");\n"
+    "CREATE INDEX prediction_capture ON prediction(capture_id);\n";
+
+const char *const dbi_migrations[] = {
+    schema_v1, /* 0 -> 1: the first schema */
+};
+const int dbi_nmigrations = (int)(sizeof dbi_migrations / sizeof dbi_migrations[0]);
+
+int db_schema_version(void)
+{
+    return dbi_nmigrations;
+}
+
+/* The tables db_dump_table accepts, in an order where parents come first. */
+static const char *const tables[] = {
+    "device", "capture", "ceiling", "latency_point", "measurement", "metric", "prediction",
+};
+
+const char *db_table_name(int i)
+{
+    if (i < 0 || i >= (int)(sizeof tables / sizeof tables[0]))
+        return NULL;
+    return tables[i];
+}
