@@ -1,0 +1,560 @@
+/*
+ * latency.cu - the latency probes: the pointer-chase curve over footprints from
+ * 4 KB to 2 GB with its plateaus (L1, L2, H100's far L2, DRAM), shared-memory
+ * latency, and dependent-FMA latency for fp32, fp64 and fp16 (the model's
+ * latency_comp, 004_dab40fe45003313a.txt §3.6).
+ *
+ * Pointer chase (issue 3; REFERENCE.md's method): one thread follows 64-bit
+ * pointers, p = *p, through a random cyclic order of 128-byte lines, so neither a
+ * prefetcher nor a fixed stride helps; clock64 around the timed steps gives cycles
+ * per load. The cyclic order is built on the GPU in O(n) with no host work and no
+ * sort: sigma is a keyed bijection of [0, n) (multiply-xorshift rounds on the next
+ * power of two, cycle-walked into range), and line sigma(i) points to line
+ * sigma(i + 1 mod n) - one cycle through every line. One 2 GB buffer serves every
+ * footprint (its first F bytes), so a full curve costs a few hundred milliseconds.
+ *
+ * Warm-up: before the chase, the 1024 threads of the chasing block read every line
+ * of footprints up to 2x the L2 from the same SM (so L1- and L2-sized footprints
+ * are resident where the chase looks for them); then the thread chases 256 steps
+ * before timing. Footprints past 2x the L2 are measured cold: that is DRAM.
+ *
+ * Checks: sigma is verified to be a bijection (counts), and the pointer the chase
+ * ends on must be line sigma(start + steps), computed on the host.
+ */
+#include "device.cuh"
+#include "internal.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_fp16.h>
+
+#define LINE          128 /* bytes between chased pointers: one L1/L2 line */
+#define LINE_WORDS    (LINE / 8)
+#define CHASE_THREADS 1024
+#define CHASE_UNROLL  16
+
+/* ---- the clock ---- */
+
+__global__ void k_clock(double ns, long long *out)
+{
+    unsigned long long t0, t1;
+    long long c0, c1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    c0 = clock64();
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    while ((double)(t1 - t0) < ns);
+    c1 = clock64();
+    out[0] = c1 - c0;
+    out[1] = (long long)(t1 - t0);
+}
+
+int pt_measure_clock(struct probes *s, double ms, double *mhz)
+{
+    long long *d = NULL, h[2] = {0, 0};
+    int rc = RK_OK;
+    PT_CUDA(cudaMalloc(&d, sizeof h));
+    k_clock<<<1, 1, 0, s->stream>>>(ms * 1e6, d);
+    PT_CUDA(cudaGetLastError());
+    pt_sample(s);
+    PT_CUDA(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s->stream));
+    PT_CUDA(cudaStreamSynchronize(s->stream));
+    if (h[1] <= 0) {
+        rc =
+            rk_error(RK_ECUDA, "the GPU's %%globaltimer did not advance; cannot measure the clock");
+        goto out;
+    }
+    *mhz = (double)h[0] / (double)h[1] * 1e3;
+    s->measured_clock_mhz = *mhz;
+out:
+    cudaFree(d);
+    return rc;
+}
+
+/* ---- the cyclic order ---- */
+
+struct perm {
+    uint64_t n, mask;
+    int shift;
+    uint64_t mul[4], add[4];
+};
+
+static __host__ __device__ uint64_t perm_apply(const struct perm &p, uint64_t i)
+{
+    do {
+        for (int r = 0; r < 4; r++) {
+            i = (i * p.mul[r]) & p.mask;
+            i ^= i >> p.shift;
+            i = (i + p.add[r]) & p.mask;
+        }
+    } while (i >= p.n); /* cycle-walking: a bijection of [0, 2^bits) restricted to [0, n) */
+    return i;
+}
+
+static struct perm perm_make(uint64_t n, uint64_t seed)
+{
+    struct perm p;
+    int bits = 1;
+    while (((uint64_t)1 << bits) < n)
+        bits++;
+    p.n = n;
+    p.mask = ((uint64_t)1 << bits) - 1;
+    p.shift = bits / 2 + 1;
+    for (int r = 0; r < 4; r++) {
+        p.mul[r] = (pt_hash(seed + 2 * r) | 1) & p.mask; /* odd: invertible mod 2^bits */
+        if (p.mul[r] == 1 && bits > 2)
+            p.mul[r] = 5;
+        p.add[r] = pt_hash(seed + 2 * r + 1) & p.mask;
+    }
+    return p;
+}
+
+__global__ void k_chase_build(uint64_t *buf, struct perm p)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < p.n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        uint64_t a = perm_apply(p, i), b = perm_apply(p, i + 1 == p.n ? 0 : i + 1);
+        buf[a * LINE_WORDS] = (uint64_t)(uintptr_t)(buf + b * LINE_WORDS);
+    }
+}
+
+__global__ void k_perm_count(struct perm p, unsigned *count)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < p.n;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        atomicAdd(&count[perm_apply(p, i)], 1u);
+}
+
+__global__ void k_count_bad(const unsigned *count, uint64_t n, unsigned long long *bad)
+{
+    unsigned long long mine = 0;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        mine += count[i] != 1u;
+    if (mine)
+        atomicAdd(bad, mine);
+}
+
+static __device__ __forceinline__ uint64_t ld_ca_u64(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.global.ca.u64 %0, [%1];" : "=l"(v) : "l"(p));
+    return v;
+}
+
+/*
+ * One block of CHASE_THREADS: all threads touch every line when prewarm is set,
+ * then thread 0 chases `warm` untimed and `steps` timed loads from `start`.
+ */
+__global__ void __launch_bounds__(CHASE_THREADS)
+    k_chase(const uint64_t *buf, uint64_t n_lines, int prewarm, const uint64_t *start, long warm,
+            long steps, long long *cycles, uint64_t *end)
+{
+    uint64_t acc = 0;
+    if (prewarm)
+        for (uint64_t l = threadIdx.x; l < n_lines; l += CHASE_THREADS)
+            acc ^= ld_ca_u64(buf + l * LINE_WORDS);
+    __syncthreads();
+    if (threadIdx.x != 0) {
+        if (acc == 1) /* never taken (pointers are 8-byte aligned): keeps the warm-up loads */
+            end[1] = acc;
+        return;
+    }
+    const uint64_t *p = start;
+    for (long i = 0; i < warm; i++)
+        p = (const uint64_t *)ld_ca_u64(p);
+    long long t0 = clock64();
+    for (long i = 0; i < steps; i += CHASE_UNROLL) {
+#pragma unroll
+        for (int u = 0; u < CHASE_UNROLL; u++)
+            p = (const uint64_t *)ld_ca_u64(p);
+    }
+    long long t1 = clock64();
+    cycles[0] = t1 - t0;
+    end[0] = (uint64_t)(uintptr_t)p;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* Checks that sigma is a bijection of [0, n): every line gets exactly one pointer. */
+static int check_perm(struct probes *s, const struct perm &p, unsigned *d_count,
+                      unsigned long long *d_bad)
+{
+    unsigned long long bad = 0;
+    RK_CUDA(cudaMemsetAsync(d_count, 0, p.n * sizeof *d_count, s->stream));
+    RK_CUDA(cudaMemsetAsync(d_bad, 0, sizeof *d_bad, s->stream));
+    k_perm_count<<<s->dev.sm_count * 8, 256, 0, s->stream>>>(p, d_count);
+    k_count_bad<<<s->dev.sm_count * 8, 256, 0, s->stream>>>(d_count, p.n, d_bad);
+    RK_CUDA(cudaGetLastError());
+    RK_CUDA(cudaMemcpyAsync(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost, s->stream));
+    RK_CUDA(cudaStreamSynchronize(s->stream));
+    if (bad)
+        return rk_error(RK_EVERIFY,
+                        "the pointer-chase order over %llu lines is not a permutation "
+                        "(%llu lines wrong); please report this",
+                        (unsigned long long)p.n, bad);
+    return RK_OK;
+}
+
+static const char *level_name(const char *level)
+{
+    if (strcmp(level, "l1") == 0)
+        return "L1";
+    if (strcmp(level, "l2") == 0)
+        return "L2 (near partition)";
+    if (strcmp(level, "l2_far") == 0)
+        return "L2 (far partition)";
+    return "DRAM";
+}
+
+static int store_plateaus(struct probes *s, struct probes_output *out, int first_pt, double mhz)
+{
+    struct probes_plateau pl[32];
+    const struct probes_point *pts = out->points + first_pt;
+    int n = out->n_points - first_pt;
+    int k = probes_find_plateaus(pts, n, s->dev.l2_bytes, 0.08, pl, 32);
+
+    for (int i = 0; i < k; i++) {
+        if (!pl[i].level)
+            continue;
+        for (int unit = 0; unit < 2; unit++) {
+            char name[48];
+            double v[64];
+            int m = 0;
+            snprintf(name, sizeof name, "lat_chase_%s%s", pl[i].level, unit ? "_ns" : "");
+            struct probes_result *r = pt_add_result(out, name);
+            if (!r)
+                return rk_error(RK_ENOMEM, "out of host memory");
+            for (int q = pl[i].first; q <= pl[i].last && m < 64; q++)
+                v[m++] = unit ? pts[q].ns : pts[q].cycles;
+            pt_stats(v, m, &r->min, &r->median, &r->max);
+            r->kind = "latency";
+            r->level = strcmp(pl[i].level, "l2_far") == 0 ? "l2" : pl[i].level;
+            r->precision = NULL;
+            r->unit = unit ? "ns" : "cycles";
+            r->value = unit ? pl[i].ns : pl[i].cycles;
+            r->reps = m;
+            snprintf(r->method, sizeof r->method,
+                     "%s plateau of the 64-bit pointer chase (one thread, p = *p, random cyclic "
+                     "order of %d-byte lines, clock64), median of its %d points",
+                     level_name(pl[i].level), LINE, m);
+            snprintf(r->params, sizeof r->params,
+                     "{\"plateau\":\"%s\",\"from_bytes\":%lld,\"to_bytes\":%lld,\"points\":%d,"
+                     "\"line_bytes\":%d,\"tolerance\":0.08,\"clock_measured_mhz\":%.1f}",
+                     pl[i].level, (long long)pl[i].from_bytes, (long long)pl[i].to_bytes, m, LINE,
+                     mhz);
+        }
+    }
+    return RK_OK;
+}
+
+int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
+{
+    const int per_octave = s->quick ? 2 : 3, reps = s->quick ? 1 : 3;
+    const int64_t min_fp = 4096, max_fp = (int64_t)2 << 30;
+    const int64_t l2 = s->dev.l2_bytes;
+    unsigned *d_count = NULL;
+    unsigned long long *d_bad = NULL;
+    long long *d_cycles = NULL;
+    uint64_t *d_end = NULL, *buf;
+    int rc = RK_OK, first_pt = out->n_points, n_fp = 0;
+    double mhz = 0;
+    (void)arg;
+
+    if ((size_t)s->dev.global_mem_bytes < (size_t)max_fp + ((size_t)512 << 20))
+        return rk_error(RK_ENOMEM, "the pointer chase needs a 2 GiB buffer; the GPU has %lld MiB",
+                        (long long)(s->dev.global_mem_bytes >> 20));
+    if (!s->chase) {
+        PT_CUDA(cudaMalloc(&s->chase, (size_t)max_fp));
+        s->chase_bytes = (size_t)max_fp;
+    }
+    buf = (uint64_t *)s->chase;
+    PT_CUDA(cudaMalloc(&d_count, (size_t)(max_fp / LINE) * sizeof *d_count));
+    PT_CUDA(cudaMalloc(&d_bad, sizeof *d_bad));
+    PT_CUDA(cudaMalloc(&d_cycles, sizeof *d_cycles));
+    PT_CUDA(cudaMalloc(&d_end, 2 * sizeof *d_end));
+    if ((rc = pt_measure_clock(s, 5.0, &mhz)) != RK_OK)
+        goto out;
+
+    n_fp = (int)lround(log2((double)max_fp / min_fp) * per_octave) + 1;
+    for (int f = 0; f < n_fp && !rk_interrupted; f++) {
+        int64_t fp = (int64_t)llround(min_fp * pow(2.0, (double)f / per_octave));
+        fp = (fp + LINE - 1) / LINE * LINE;
+        uint64_t n = (uint64_t)(fp / LINE);
+        struct perm p = perm_make(n, 0x5EED0000u + (uint64_t)f);
+        int prewarm = fp <= 2 * l2;
+        long steps = fp <= 2 * l2 ? (s->quick ? 4096 : 8192) : (s->quick ? 2048 : 4096);
+        long warm = 256;
+        long long cyc[8];
+        struct probes_point pt;
+
+        k_chase_build<<<s->dev.sm_count * 8, 256, 0, s->stream>>>(buf, p);
+        PT_CUDA(cudaGetLastError());
+        if ((rc = check_perm(s, p, d_count, d_bad)) != RK_OK)
+            goto out;
+        for (int r = 0; r < reps; r++) {
+            uint64_t pos = (uint64_t)r * (n / (uint64_t)reps);
+            uint64_t want, got = 0;
+            const uint64_t *start = buf + perm_apply(p, pos) * LINE_WORDS;
+            k_chase<<<1, CHASE_THREADS, 0, s->stream>>>(buf, n, prewarm, start, warm, steps,
+                                                        d_cycles, d_end);
+            PT_CUDA(cudaGetLastError());
+            pt_sample(s);
+            PT_CUDA(cudaMemcpyAsync(&cyc[r], d_cycles, sizeof cyc[r], cudaMemcpyDeviceToHost,
+                                    s->stream));
+            PT_CUDA(cudaMemcpyAsync(&got, d_end, sizeof got, cudaMemcpyDeviceToHost, s->stream));
+            PT_CUDA(cudaStreamSynchronize(s->stream));
+            want = (uint64_t)(uintptr_t)(buf + perm_apply(p, (pos + (uint64_t)(warm + steps)) % n) *
+                                                   LINE_WORDS);
+            if (got != want) {
+                rc = rk_error(RK_EVERIFY,
+                              "the pointer chase over %lld bytes ended on the wrong "
+                              "line; please report this",
+                              (long long)fp);
+                goto out;
+            }
+        }
+        qsort(cyc, (size_t)reps, sizeof cyc[0], cmp_ll);
+        pt.footprint_bytes = fp;
+        pt.stride_bytes = LINE;
+        pt.cycles = (double)cyc[reps / 2] / (double)steps;
+        pt.ns = pt.cycles / mhz * 1e3;
+        if ((rc = pt_add_point(out, &pt)) != RK_OK)
+            goto out;
+        rk_progress("lat_chase", f + 1, n_fp);
+    }
+    rk_progress_end();
+    if (rk_interrupted)
+        goto out;
+    rc = store_plateaus(s, out, first_pt, mhz);
+out:
+    cudaFree(d_count);
+    cudaFree(d_bad);
+    cudaFree(d_cycles);
+    cudaFree(d_end);
+    return rc;
+}
+
+/* ---- shared memory ---- */
+
+#define SH_ENTRIES 1024
+
+__global__ void k_lat_shared(const uint32_t *order, long warm, long steps, long long *cycles,
+                             uint32_t *end)
+{
+    __shared__ uint32_t sm[SH_ENTRIES];
+    for (int i = threadIdx.x; i < SH_ENTRIES; i += blockDim.x)
+        sm[i] = order[i];
+    __syncthreads();
+    if (threadIdx.x != 0)
+        return;
+    uint32_t j = 0;
+    for (long i = 0; i < warm; i++)
+        j = sm[j];
+    long long t0 = clock64();
+    for (long i = 0; i < steps; i += CHASE_UNROLL) {
+#pragma unroll
+        for (int u = 0; u < CHASE_UNROLL; u++)
+            j = sm[j]; /* REFERENCE.md's 32-bit index chase: one LDS per step */
+    }
+    long long t1 = clock64();
+    cycles[0] = t1 - t0;
+    end[0] = j;
+}
+
+int pt_lat_shared(struct probes *s, int arg, struct probes_output *out)
+{
+    const int reps = s->quick ? 3 : 9;
+    const long warm = SH_ENTRIES, steps = 16384;
+    uint32_t order[SH_ENTRIES], *d_order = NULL, *d_end = NULL, got, want = 0;
+    long long *d_cycles = NULL, cyc;
+    double v[16], mhz = 0;
+    int idx[SH_ENTRIES], rc = RK_OK;
+    struct probes_result *r;
+    (void)arg;
+
+    /* Sattolo's algorithm: a random single cycle through all entries. */
+    for (int i = 0; i < SH_ENTRIES; i++)
+        idx[i] = i;
+    for (int i = SH_ENTRIES - 1; i > 0; i--) {
+        int k = (int)(pt_hash(0xC0FFEEu + (uint64_t)i) % (uint64_t)i), t = idx[i];
+        idx[i] = idx[k];
+        idx[k] = t;
+    }
+    for (int i = 0; i < SH_ENTRIES; i++)
+        order[idx[i]] = (uint32_t)idx[(i + 1) % SH_ENTRIES];
+    for (long i = 0; i < warm + steps; i++)
+        want = order[want];
+
+    PT_CUDA(cudaMalloc(&d_order, sizeof order));
+    PT_CUDA(cudaMalloc(&d_end, sizeof *d_end));
+    PT_CUDA(cudaMalloc(&d_cycles, sizeof *d_cycles));
+    PT_CUDA(cudaMemcpyAsync(d_order, order, sizeof order, cudaMemcpyHostToDevice, s->stream));
+    if (s->measured_clock_mhz <= 0 && (rc = pt_measure_clock(s, 2.0, &mhz)) != RK_OK)
+        goto out;
+    mhz = s->measured_clock_mhz;
+    for (int rep = 0; rep < reps; rep++) {
+        k_lat_shared<<<1, 256, 0, s->stream>>>(d_order, warm, steps, d_cycles, d_end);
+        PT_CUDA(cudaGetLastError());
+        pt_sample(s);
+        PT_CUDA(cudaMemcpyAsync(&cyc, d_cycles, sizeof cyc, cudaMemcpyDeviceToHost, s->stream));
+        PT_CUDA(cudaMemcpyAsync(&got, d_end, sizeof got, cudaMemcpyDeviceToHost, s->stream));
+        PT_CUDA(cudaStreamSynchronize(s->stream));
+        if (got != want) {
+            rc = rk_error(RK_EVERIFY,
+                          "the shared-memory chase ended on entry %u, not %u; please "
+                          "report this",
+                          got, want);
+            goto out;
+        }
+        v[rep] = (double)cyc / (double)steps;
+    }
+    for (int unit = 0; unit < 2; unit++) {
+        r = pt_add_result(out, unit ? "lat_shared_ns" : "lat_shared");
+        if (!r) {
+            rc = rk_error(RK_ENOMEM, "out of host memory");
+            goto out;
+        }
+        pt_stats(v, reps, &r->min, &r->median, &r->max);
+        if (unit) {
+            r->min = r->min / mhz * 1e3;
+            r->median = r->median / mhz * 1e3;
+            r->max = r->max / mhz * 1e3;
+        }
+        r->value = r->median;
+        r->reps = reps;
+        r->kind = "latency";
+        r->level = "shared";
+        r->unit = unit ? "ns" : "cycles";
+        snprintf(r->method, sizeof r->method,
+                 "one thread chases a random cycle of %d 32-bit indices in shared memory, "
+                 "j = s[j], clock64 over %ld steps",
+                 SH_ENTRIES, steps);
+        snprintf(r->params, sizeof r->params,
+                 "{\"entries\":%d,\"steps\":%ld,\"clock_measured_mhz\":%.1f}", SH_ENTRIES, steps,
+                 mhz);
+    }
+out:
+    cudaFree(d_order);
+    cudaFree(d_end);
+    cudaFree(d_cycles);
+    return rc;
+}
+
+/* ---- dependent FMA ---- */
+
+#define FMA_UNROLL 256
+
+static __device__ __forceinline__ float fma_of(float x, float y, float z)
+{
+    return fmaf(x, y, z);
+}
+static __device__ __forceinline__ double fma_of(double x, double y, double z)
+{
+    return fma(x, y, z);
+}
+static __device__ __forceinline__ __half fma_of(__half x, __half y, __half z)
+{
+    return __hfma(x, y, z);
+}
+
+template <typename T> __global__ void k_lat_fma(T x, T y, T z, int outer, long long *cycles, T *out)
+{
+    long long t0 = clock64();
+    for (int o = 0; o < outer; o++) {
+#pragma unroll
+        for (int u = 0; u < FMA_UNROLL; u++)
+            x = fma_of(x, y, z); /* each FMA waits for the one before */
+    }
+    long long t1 = clock64();
+    cycles[0] = t1 - t0;
+    out[0] = x;
+}
+
+template <typename T> static double to_double(T v)
+{
+    return (double)v;
+}
+template <> double to_double<__half>(__half v)
+{
+    return (double)__half2float(v);
+}
+
+template <typename T>
+static int run_lat_fma(struct probes *s, T x, T y, T z, double tol, int reps, double *v)
+{
+    const int outer = 16;
+    long long *d_cycles = NULL, cyc;
+    T *d_out = NULL, got;
+    double want = to_double(x);
+    int rc = RK_OK;
+
+    for (int i = 0; i < outer * FMA_UNROLL; i++)
+        want = want * to_double(y) + to_double(z);
+    PT_CUDA(cudaMalloc(&d_cycles, sizeof *d_cycles));
+    PT_CUDA(cudaMalloc(&d_out, sizeof *d_out));
+    for (int rep = 0; rep < reps; rep++) {
+        k_lat_fma<T><<<1, 1, 0, s->stream>>>(x, y, z, outer, d_cycles, d_out);
+        PT_CUDA(cudaGetLastError());
+        PT_CUDA(cudaMemcpyAsync(&cyc, d_cycles, sizeof cyc, cudaMemcpyDeviceToHost, s->stream));
+        PT_CUDA(cudaMemcpyAsync(&got, d_out, sizeof got, cudaMemcpyDeviceToHost, s->stream));
+        PT_CUDA(cudaStreamSynchronize(s->stream));
+        if (!(fabs(to_double(got) - want) <= tol * fabs(want))) {
+            rc = rk_error(RK_EVERIFY,
+                          "the dependent-FMA chain computed %g, not %g; please "
+                          "report this",
+                          to_double(got), want);
+            goto out;
+        }
+        v[rep] = (double)cyc / (outer * FMA_UNROLL);
+    }
+out:
+    cudaFree(d_cycles);
+    cudaFree(d_out);
+    return rc;
+}
+
+int pt_lat_fma(struct probes *s, int prec, struct probes_output *out)
+{
+    const int reps = s->quick ? 3 : 9;
+    double v[16];
+    int rc;
+    const char *pname = prec == PT_FP32 ? "fp32" : prec == PT_FP64 ? "fp64" : "fp16";
+    char name[48];
+    struct probes_result *r;
+
+    /* x <- 0.99 x + 0.01 converges to 1 and stays finite in every precision. */
+    if (prec == PT_FP32)
+        rc = run_lat_fma<float>(s, 0.5f, 0.99f, 0.01f, 1e-4, reps, v);
+    else if (prec == PT_FP64)
+        rc = run_lat_fma<double>(s, 0.5, 0.99, 0.01, 1e-12, reps, v);
+    else
+        rc = run_lat_fma<__half>(s, __float2half(0.5f), __float2half(0.99f), __float2half(0.01f),
+                                 2e-2, reps, v);
+    if (rc != RK_OK)
+        return rc;
+    snprintf(name, sizeof name, "lat_fma_%s", pname);
+    r = pt_add_result(out, name);
+    if (!r)
+        return rk_error(RK_ENOMEM, "out of host memory");
+    pt_stats(v, reps, &r->min, &r->median, &r->max);
+    r->value = r->median;
+    r->reps = reps;
+    r->kind = "latency";
+    r->level = "register";
+    r->precision = pname;
+    r->unit = "cycles";
+    snprintf(r->method, sizeof r->method,
+             "one thread, a chain of %d dependent %s FMAs x = x*y + z, clock64", 16 * FMA_UNROLL,
+             prec == PT_FP32   ? "FFMA"
+             : prec == PT_FP64 ? "DFMA"
+                               : "HFMA");
+    snprintf(r->params, sizeof r->params, "{\"chain\":%d}", 16 * FMA_UNROLL);
+    return RK_OK;
+}

@@ -1,0 +1,90 @@
+/*
+ * nvml.c - reads the SM clock, memory clock, power draw and temperature through
+ * NVML while probes run (CUDA 13 removed the clock fields from cudaDeviceProp, and
+ * the clock seen under load is what the theoretical ceilings need).
+ *
+ * NVML ships with the driver, not the toolkit: the build machines have neither
+ * nvml.h nor libnvidia-ml, so the library is opened with dlopen() at run time and
+ * the few functions used are declared here with the types of NVML's public ABI
+ * (nvmlReturn_t and the enums are ints, nvmlDevice_t is a pointer). Without NVML
+ * every sampled value stays NaN and the caller says so once.
+ *
+ * The device is found by PCI bus id, which survives CUDA_VISIBLE_DEVICES
+ * renumbering (NVML and CUDA index devices differently).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <string.h>
+
+/* NVML's ABI, as published in nvml.h (not available at build time). */
+#define NVML_SUCCESS 0
+typedef int (*nvml_init_fn)(void);                                /* nvmlInit_v2 */
+typedef int (*nvml_by_pci_fn)(const char *bus_id, void **device); /* ..ByPciBusId_v2 */
+
+#define SYM(fp, name)                                                                              \
+    do {                                                                                           \
+        void *sym_ = dlsym(n->lib, name);                                                          \
+        memcpy(&(fp), &sym_, sizeof sym_);                                                         \
+    } while (0)
+
+int pt_nvml_open(struct pt_nvml *n, const char *pci_bus_id)
+{
+    nvml_init_fn init;
+    nvml_by_pci_fn by_pci;
+    void *dev = NULL;
+
+    memset(n, 0, sizeof *n);
+    n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!n->lib)
+        return -1;
+    /* dlsym returns void *; ISO C has no cast to a function pointer, POSIX a copy. */
+    SYM(init, "nvmlInit_v2");
+    SYM(by_pci, "nvmlDeviceGetHandleByPciBusId_v2");
+    SYM(n->get_clock, "nvmlDeviceGetClockInfo");
+    SYM(n->get_power, "nvmlDeviceGetPowerUsage");
+    SYM(n->get_temp, "nvmlDeviceGetTemperature");
+    SYM(n->shutdown, "nvmlShutdown");
+    if (!init || !by_pci || !n->get_clock || !n->get_power || !n->get_temp || !n->shutdown)
+        goto fail;
+    if (init() != NVML_SUCCESS)
+        goto fail;
+    if (by_pci(pci_bus_id, &dev) != NVML_SUCCESS) {
+        n->shutdown();
+        goto fail;
+    }
+    n->device = dev;
+    return 0;
+fail:
+    dlclose(n->lib);
+    memset(n, 0, sizeof *n);
+    return -1;
+}
+
+void pt_nvml_close(struct pt_nvml *n)
+{
+    if (n->lib) {
+        n->shutdown();
+        dlclose(n->lib);
+    }
+    memset(n, 0, sizeof *n);
+}
+
+void pt_sample(struct probes *s)
+{
+    enum { CLOCK_SM = 1, CLOCK_MEM = 2, TEMPERATURE_GPU = 0 }; /* nvmlClockType_t, ... */
+    struct pt_samples *t = s->samples;
+    unsigned v;
+    int i;
+
+    if (!s->nvml.lib || !t || t->n >= PT_MAX_SAMPLES)
+        return;
+    i = t->n++;
+    t->clock_mhz[i] = s->nvml.get_clock(s->nvml.device, CLOCK_SM, &v) == NVML_SUCCESS ? v : NAN;
+    t->mem_clock_mhz[i] =
+        s->nvml.get_clock(s->nvml.device, CLOCK_MEM, &v) == NVML_SUCCESS ? v : NAN;
+    t->power_w[i] = s->nvml.get_power(s->nvml.device, &v) == NVML_SUCCESS ? v / 1000.0 : NAN;
+    t->temp_c[i] = s->nvml.get_temp(s->nvml.device, TEMPERATURE_GPU, &v) == NVML_SUCCESS ? v : NAN;
+}

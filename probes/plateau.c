@@ -1,0 +1,117 @@
+/*
+ * plateau.c - finds the flat stretches ("plateaus") of a pointer-chase latency
+ * curve and says which level of the memory hierarchy each one is.
+ *
+ * Plain C with no CUDA, so the unit test runs on any machine. Assumes the points
+ * are sorted by footprint and spaced geometrically (several per octave), as
+ * lat_chase produces them.
+ *
+ * Segmentation: a run grows from its first point while each next point lies
+ * within `tol` of the run's median; a run of two or more points is a plateau, a
+ * lone point is a transition. A gradual transition can leave a short plateau of
+ * its own; labelling is what keeps it out of the answer:
+ *
+ *   l1      the first plateau (the curve starts inside L1)
+ *   l2      of the plateaus after l1 whose geometric middle lies within the L2,
+ *           the one with the most points (the L2 spans many octaves; a short run
+ *           in the L1-to-L2 transition does not)
+ *   l2_far  the highest plateau after l2 within the L2, when it is >= 25% above l2: H100's
+ *           L2 is two partitions, and lines homed in the far one cost more
+ *           (REFERENCE.md: 293 cycles near, 472 far)
+ *   dram    past the L2 the curve keeps rising slowly with TLB reach; the DRAM
+ *           plateau is the one whose range holds 8x the L2 (the size the DRAM
+ *           bandwidth probes use), else the last one past the L2
+ */
+#include "probes.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of the cycles (or ns) of points first..last, sorted in a scratch copy. */
+static double run_median(const struct probes_point *pts, int first, int last, int want_ns)
+{
+    int n = last - first + 1;
+    double stack[64];
+    double *v = n <= 64 ? stack : malloc((size_t)n * sizeof *v);
+    double m;
+    if (!v || n < 1)
+        return NAN;
+    for (int i = 0; i < n; i++)
+        v[i] = want_ns ? pts[first + i].ns : pts[first + i].cycles;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    m = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    if (v != stack)
+        free(v);
+    return m;
+}
+
+static double geo_middle(const struct probes_plateau *p)
+{
+    return sqrt((double)p->from_bytes * (double)p->to_bytes);
+}
+
+int probes_find_plateaus(const struct probes_point *pts, int n, int64_t l2_bytes, double tol,
+                         struct probes_plateau *out, int max)
+{
+    int k = 0, i = 0;
+    int near = -1, far = -1, dram = -1, dram_8x = -1;
+
+    if (!pts || !out || max <= 0 || n < 2 || !(tol > 0))
+        return 0;
+    while (i < n && k < max) {
+        int j = i + 1;
+        while (j < n) {
+            double med = run_median(pts, i, j - 1, 0);
+            if (!(fabs(pts[j].cycles - med) <= tol * med))
+                break;
+            j++;
+        }
+        if (j - i >= 2) {
+            struct probes_plateau *p = &out[k++];
+            p->first = i;
+            p->last = j - 1;
+            p->from_bytes = pts[i].footprint_bytes;
+            p->to_bytes = pts[j - 1].footprint_bytes;
+            p->cycles = run_median(pts, i, j - 1, 0);
+            p->ns = run_median(pts, i, j - 1, 1);
+            p->level = NULL;
+            i = j;
+        } else {
+            i++;
+        }
+    }
+    if (k == 0)
+        return 0;
+
+    out[0].level = "l1";
+    for (int p = 1; p < k; p++)
+        if (geo_middle(&out[p]) <= (double)l2_bytes &&
+            (near < 0 || out[p].last - out[p].first > out[near].last - out[near].first))
+            near = p;
+    for (int p = 1; p < k; p++) {
+        if (geo_middle(&out[p]) <= (double)l2_bytes) {
+            if (near >= 0 && p > near && (far < 0 || out[p].cycles > out[far].cycles))
+                far = p;
+        } else {
+            dram = p;
+            if (out[p].from_bytes <= 8 * l2_bytes && 8 * l2_bytes <= out[p].to_bytes)
+                dram_8x = p;
+        }
+    }
+    if (dram_8x >= 0)
+        dram = dram_8x;
+    if (near >= 0)
+        out[near].level = "l2";
+    if (near >= 0 && far >= 0 && out[far].cycles >= 1.25 * out[near].cycles)
+        out[far].level = "l2_far";
+    if (dram >= 0)
+        out[dram].level = "dram";
+    return k;
+}

@@ -1,0 +1,179 @@
+/*
+ * probes.h - roofkit's microbenchmarks of a GPU's ceilings: the whole public
+ * interface of probes/.
+ *
+ * A probe is a row of a registry (nvbandwidth style): a greppable name selected
+ * by prefix (bw_dram_read, lat_chase, peak_fp32_fma, ...), a group (bandwidth,
+ * latency, flops, launch), a filter that WAIVES a probe the GPU cannot run (fp8
+ * before sm_89), and a run function. Running a probe fills a struct
+ * probes_output: one struct probes_result per ceiling, and for the pointer chase
+ * the latency curve. Probes return structs and never write SQL; cli/probe.c stores
+ * them through db/.
+ *
+ * Invariants:
+ *   - One session (struct probes) per process and device; it owns the CUDA stream,
+ *     the large buffers reused across probes, the cuBLASLt handle and NVML.
+ *   - Every value is measured on the GPU at hand: nothing is a constant of a GPU
+ *     model except the per-architecture lane counts used for the theoretical column
+ *     (probes_lanes_per_sm), which is NaN where roofkit does not know the GPU.
+ *   - Each timed kernel is verified on random data before it is timed; a probe whose
+ *     check fails returns RK_EVERIFY and produces no result.
+ *   - Clocks, power and temperature come from NVML, loaded at run time; without it
+ *     they are NaN (stored as NULL) and theoretical values use the SM clock measured
+ *     with clock64 over %globaltimer.
+ *
+ * This header is plain C11 with no CUDA types, so CPU-only code (the plateau
+ * detector's unit test, cli/) includes it without the CUDA toolkit's headers.
+ */
+#ifndef RK_PROBES_H
+#define RK_PROBES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the session read off the device when it opened it. */
+struct probes_device {
+    int index;           /* CUDA device index */
+    char name[256];      /* "NVIDIA H100 80GB HBM3" */
+    char uuid[48];       /* "GPU-xxxxxxxx-xxxx-..." */
+    char pci_bus_id[32]; /* "0000:19:00.0" */
+    int cc_major, cc_minor;
+    int sm_count;
+    int max_sm_clock_mhz; /* peak SM clock (cudaDevAttrClockRate) */
+    int mem_clock_mhz;    /* peak memory clock (cudaDevAttrMemoryClockRate) */
+    int bus_width_bits;
+    int64_t l2_bytes;
+    int64_t global_mem_bytes;
+    int smem_per_sm_bytes;
+    int smem_per_block_optin_bytes;
+    int regs_per_sm;
+    int max_threads_per_sm;
+    int driver_version, runtime_version; /* 13000 = 13.0 */
+    int nvml_ok;                         /* 1 when NVML was loaded and found this device */
+};
+
+enum probes_group {
+    PROBES_BANDWIDTH = 1 << 0,
+    PROBES_LATENCY = 1 << 1,
+    PROBES_FLOPS = 1 << 2,
+    PROBES_LAUNCH = 1 << 3,
+};
+
+/* One measured ceiling. Strings that are pointers are static. NaN = unknown. */
+struct probes_result {
+    char name[48];           /* the ceiling's name: "bw_dram_read", "lat_chase_l2_far" */
+    const char *kind;        /* "bandwidth", "compute", "latency" or "launch" */
+    const char *level;       /* "dram", "l2", "l1", "shared", "host", "register", or NULL */
+    const char *precision;   /* "fp32", "bf16", ... or NULL */
+    double value;            /* the ceiling: the median of the best configuration */
+    const char *unit;        /* "GB/s", "TFLOP/s", "TOP/s", "cycles", "ns", "us" */
+    double min, median, max; /* over the repetitions of the best configuration */
+    int reps;
+    char method[256];    /* how it was measured, in words */
+    char params[1024];   /* JSON object: configuration, sizes, references */
+    double theoretical;  /* datasheet formula at the clock seen, in `unit`; NaN if none */
+    double sm_clock_mhz; /* median NVML SM clock during the probe; NaN without NVML */
+    double power_w;      /* median NVML power during the probe; NaN without NVML */
+    double temp_c;       /* median NVML temperature during the probe; NaN without NVML */
+};
+
+/* One point of the pointer-chase latency curve. */
+struct probes_point {
+    int64_t footprint_bytes;
+    int stride_bytes; /* the line size the chase steps through: 128 */
+    double cycles;    /* per dependent load, median over repetitions */
+    double ns;        /* cycles / SM clock measured with clock64 over %globaltimer */
+};
+
+/* What one probe produced. Owned by the caller; release with probes_output_release. */
+struct probes_output {
+    struct probes_result *results;
+    int n_results;
+    struct probes_point *points;
+    int n_points;
+    int cap_results, cap_points; /* private */
+};
+
+/* A probe of the registry, as listed by `roofkit probe --list`. */
+struct probes_info {
+    const char *name; /* "bw_dram_read" */
+    enum probes_group group;
+    const char *summary; /* one line */
+};
+
+/* Number of probes in the registry and the i-th one (0 <= i < probes_count()). */
+int probes_count(void);
+const struct probes_info *probes_get(int i);
+/* "bandwidth", "latency", "flops" or "launch". */
+const char *probes_group_name(enum probes_group g);
+
+/*
+ * Parses an --only list: comma-separated group names (bandwidth, latency, flops,
+ * launch) and probe-name prefixes (bw_dram, lat_, peak_tensor_bf16). list NULL or
+ * empty selects every probe. selected must hold probes_count() entries; each is set
+ * to 1 or 0. Returns RK_OK, or RK_EUSAGE after printing which name matched nothing.
+ */
+int probes_select(const char *list, unsigned char *selected /* OUT */);
+
+struct probes;
+
+/*
+ * Opens device `index` for probing. quick != 0 trades repetitions and curve points
+ * for time. Returns RK_OK, RK_ENOGPU (no GPU, no driver, index out of range; the
+ * message is printed), RK_ECUDA. Prints one warning when NVML is missing.
+ * On success *out owns the session; close it with probes_close.
+ */
+int probes_open(int index, int quick, struct probes **out /* OUT */);
+void probes_close(struct probes *s);
+const struct probes_device *probes_device(const struct probes *s);
+
+/*
+ * NULL when the session's GPU can run probe i; otherwise why it is waived
+ * ("fp8 tensor cores need compute capability 8.9"). A waived probe is not a failure.
+ */
+const char *probes_waived(const struct probes *s, int i);
+
+/*
+ * Runs probe i and appends its results (and curve points) to *out, which starts
+ * zeroed ({0}) or holds earlier output. Returns RK_OK, RK_ECUDA, RK_ENOMEM,
+ * RK_EVERIFY, RK_EINTR (rk_interrupted was set: nothing of this probe is appended).
+ */
+int probes_run(struct probes *s, int i, struct probes_output *out /* IN/OUT */);
+void probes_output_release(struct probes_output *out);
+
+/*
+ * Lanes per SM of the CUDA cores for an FMA of `precision` ("fp64", "fp32",
+ * "fp16x2", "bf16x2": one lane does one (packed) FMA per clock), from NVIDIA's
+ * architecture tables; 0 for a GPU or precision roofkit has no figure for.
+ */
+int probes_lanes_per_sm(int cc_major, int cc_minor, const char *precision);
+
+/* ---- the plateau detector (plain C; unit-tested on synthetic curves) ---- */
+
+struct probes_plateau {
+    int first, last; /* indices into the points, inclusive */
+    int64_t from_bytes, to_bytes;
+    double cycles, ns; /* medians over the plateau's points */
+    const char *level; /* "l1", "l2", "l2_far", "dram", or NULL (unlabelled) */
+};
+
+/*
+ * Finds the flat stretches of a latency curve sorted by footprint and labels them:
+ * the first plateau is L1; of those after it within the L2, the longest is "l2",
+ * and the highest after that is "l2_far" when it lies at least 25% above "l2"
+ * (H100's far partition); past the L2, the plateau whose range holds 8x the
+ * L2 is DRAM (else the last one). A plateau is a run of >= 2 consecutive points each within
+ * `tol` (relative, e.g. 0.08) of the run's median. Writes at most max plateaus.
+ * Returns the number found (>= 0).
+ */
+int probes_find_plateaus(const struct probes_point *pts, int n, int64_t l2_bytes, double tol,
+                         struct probes_plateau *out /* OUT */, int max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RK_PROBES_H */
