@@ -103,8 +103,21 @@ void dbi_need_rw(const struct db *db, const char *fn)
 
 int dbi_tx_begin(struct db *db, int *nested, const char *what)
 {
+    int rc;
+
     dbi_need_rw(db, what);
-    *nested = !sqlite3_get_autocommit(db->h);
+    if (db->in_tx && sqlite3_get_autocommit(db->h))
+        return rk_error(RK_EDB,
+                        "cannot %s in database '%s': an earlier error rolled the transaction "
+                        "back; run the command again",
+                        what, db->path);
+    if (!db->in_tx && !sqlite3_get_autocommit(db->h)) {
+        /* A rollback that failed earlier (out of memory) left a transaction open. */
+        rc = dbi_exec(db, "ROLLBACK", what);
+        if (rc != RK_OK)
+            return rc;
+    }
+    *nested = db->in_tx;
     return dbi_exec(db, *nested ? "SAVEPOINT rk_row" : "BEGIN IMMEDIATE", what);
 }
 
@@ -114,10 +127,12 @@ int dbi_tx_end(struct db *db, int nested, int rc, const char *what)
         rc = dbi_exec(db, nested ? "RELEASE rk_row" : "COMMIT", what);
     if (rc == RK_OK)
         return RK_OK;
-    /* Some errors (disk full, I/O) already rolled the whole transaction back. */
-    if (!sqlite3_get_autocommit(db->h))
+    /* Some errors (disk full, I/O, out of memory) already rolled everything back. */
+    if (!sqlite3_get_autocommit(db->h) &&
         sqlite3_exec(db->h, nested ? "ROLLBACK TO rk_row; RELEASE rk_row" : "ROLLBACK", NULL, NULL,
-                     NULL);
+                     NULL) != SQLITE_OK &&
+        nested)
+        db->broken = 1; /* half a row may stay in the caller's transaction */
     return rc;
 }
 
@@ -194,6 +209,11 @@ static int check_header(const char *path, long long size, int *wal)
 static int open_connection(struct db *db, int flags)
 {
     int src = sqlite3_open_v2(db->path, &db->h, flags, NULL);
+    if (src != SQLITE_OK && (src & 0xff) == SQLITE_CANTOPEN)
+        return rk_error(RK_EDB,
+                        "cannot open database '%s': %s; check that its folder exists and is "
+                        "writable, or pass --db",
+                        db->path, db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(src));
     if (src != SQLITE_OK)
         return dbi_error(db, src, "open the file");
     sqlite3_extended_result_codes(db->h, 1);
@@ -209,6 +229,25 @@ static void close_connection(struct db *db)
         sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close_v2(db->h);
     db->h = NULL;
+}
+
+/*
+ * The first row of quick_check/integrity_check: "ok", or the first problem,
+ * which may span lines; it is printed on one line, shortened.
+ */
+static int check_result(const struct db *db, const char *text)
+{
+    char line[160];
+    size_t i;
+
+    if (text && strcmp(text, "ok") == 0)
+        return RK_OK;
+    snprintf(line, sizeof line, "%s", text ? text : "no answer");
+    for (i = 0; line[i]; i++)
+        if (line[i] == '\n' || line[i] == '\r')
+            line[i] = ' ';
+    return rk_error(RK_EDB, "database '%s' is corrupt (%s); restore it from a copy or pass --db",
+                    db->path, line);
 }
 
 /* What VALIDATE found. */
@@ -243,9 +282,8 @@ static int validate(struct db *db, long long size, struct found *f)
     src = sqlite3_step(st);
     if (src != SQLITE_ROW)
         rc = dbi_error(db, src == SQLITE_DONE ? SQLITE_CORRUPT : src, "check the file");
-    else if (strcmp((const char *)sqlite3_column_text(st, 0), "ok") != 0)
-        rc = rk_error(RK_EDB, "database '%s' is corrupt (%s); restore it from a copy or pass --db",
-                      db->path, (const char *)sqlite3_column_text(st, 0));
+    else
+        rc = check_result(db, (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     return rc;
 }
@@ -493,33 +531,63 @@ int db_check(struct db *db)
     src = sqlite3_step(st);
     if (src != SQLITE_ROW)
         rc = dbi_error(db, src == SQLITE_DONE ? SQLITE_CORRUPT : src, "check the file");
-    else if (strcmp((const char *)sqlite3_column_text(st, 0), "ok") != 0)
-        rc = rk_error(RK_EDB, "database '%s' is corrupt (%s); restore it from a copy or pass --db",
-                      db->path, (const char *)sqlite3_column_text(st, 0));
+    else
+        rc = check_result(db, (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     return rc;
 }
 
 int db_begin(struct db *db)
 {
+    int rc;
+
     dbi_need_rw(db, "db_begin");
-    if (!sqlite3_get_autocommit(db->h))
+    if (db->in_tx)
         RK_BUG("db_begin inside a transaction (transactions do not nest)");
-    return dbi_exec(db, "BEGIN IMMEDIATE", "start a transaction");
+    if (!sqlite3_get_autocommit(db->h)) {
+        /* A rollback that failed earlier (out of memory) left a transaction open. */
+        rc = dbi_exec(db, "ROLLBACK", "start a transaction");
+        if (rc != RK_OK)
+            return rc;
+    }
+    rc = dbi_exec(db, "BEGIN IMMEDIATE", "start a transaction");
+    if (rc == RK_OK) {
+        db->in_tx = 1;
+        db->broken = 0;
+    }
+    return rc;
 }
 
 int db_commit(struct db *db)
 {
+    int rc;
+
+    if (!db->in_tx)
+        RK_BUG("db_commit without db_begin");
+    db->in_tx = 0;
     if (sqlite3_get_autocommit(db->h))
         return rk_error(RK_EDB,
                         "cannot commit to database '%s': an earlier error rolled the transaction "
                         "back; run the command again",
                         db->path);
-    return dbi_tx_end(db, 0, RK_OK, "commit");
+    if (db->broken) {
+        db->broken = 0;
+        sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+        return rk_error(RK_EDB,
+                        "cannot commit to database '%s': a failed row could not be undone, so "
+                        "nothing of this transaction was stored; run the command again",
+                        db->path);
+    }
+    rc = dbi_exec(db, "COMMIT", "commit");
+    if (rc != RK_OK && !sqlite3_get_autocommit(db->h))
+        sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
 }
 
 int db_rollback(struct db *db)
 {
+    db->in_tx = 0;
+    db->broken = 0;
     if (sqlite3_get_autocommit(db->h))
         return RK_OK;
     return dbi_exec(db, "ROLLBACK", "roll back");
