@@ -1,10 +1,12 @@
 /*
- * report.c - `roofkit report`: parses and checks the command line; the report
- * itself comes with the reports issue.
+ * report.c - `roofkit report`: checks the command line, opens the database
+ * read-only and writes the report directory through report/ (report_write).
+ * Bad input is refused before the database is opened: nothing is read or written.
  */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "common.h"
+#include "report.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -16,33 +18,28 @@ int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
         {"format", required_argument, NULL, 'f'},
         {NULL, 0, NULL, 0},
     };
-    int c;
-    (void)ctx;
+    struct report_opts ro = {"roofkit-report", REPORT_ALL, NULL, NULL, NULL};
+    int c, rc;
     rk_getopt_reset();
     while ((c = rk_getopt(argc, argv, ":", opts)) != -1) {
         switch (c) {
         case 'o':
             if (!*optarg)
                 return rk_error(RK_EUSAGE, "option '--out' needs a directory name");
+            ro.out_dir = optarg;
             break;
-        case 'f': {
-            char **names;
-            int n, bad = 0;
-            if (rk_parse_name_list(optarg, &names, &n) != RK_OK)
-                return rk_error(RK_EUSAGE, "option '--format' takes html,md,csv, not '%s'", optarg);
-            for (int i = 0; i < n; i++)
-                if (strcmp(names[i], "html") && strcmp(names[i], "md") && strcmp(names[i], "csv"))
-                    bad = 1;
-            rk_free_name_list(names, n);
-            if (bad)
+        case 'f':
+            if (report_parse_formats(optarg, &ro.formats) != RK_OK)
                 return rk_error(RK_EUSAGE, "option '--format' takes html,md,csv, not '%s'", optarg);
             break;
-        }
         default:
             return RK_EUSAGE;
         }
     }
     if (optind < argc)
-        return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help report'", argv[optind]);
-    return rk_error(RK_ENOTYET, "'report' is not available in this version yet (reports issue)");
+        return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help report'",
+                        argv[optind]);
+    if ((rc = rk_ctx_open_db(ctx, 0)) != RK_OK)
+        return rc;
+    return report_write(ctx->db, &ro);
 }

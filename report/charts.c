@@ -1,0 +1,859 @@
+/*
+ * charts.c - the report's charts: one gnuplot script and one data file per chart
+ * in plots/, written so that a user can edit a script and re-plot it alone
+ * (`gnuplot NAME.gp` in plots/), and plots/all.gp that loads them all, which the
+ * report runs in ONE gnuplot process (starting gnuplot costs more than drawing).
+ *
+ *   roofline-d<ID>         log-log roofline of each device: measured ceilings of
+ *                          DRAM, L2, L1, shared and each precision, datasheet ones
+ *                          dashed; each measurement at its measured intensity and its
+ *                          predicted point beside it, joined (003 Q5.A, 000 §6)
+ *   predmeas-<model>       predicted against measured time, log-log, y = x and +-10%
+ *   latency-d<ID>          the pointer-chase curve with the plateaus marked
+ *   gflops-d<ID>-<family>  GFLOP/s against N, cuBLAS beside (003 Fig. 2)
+ *   speedup-d<ID>-<family> speedup over cuBLAS against N (000 Fig. 10)
+ *   bw-d<ID>-<family>-<p>  TSM2 / ISM2 memory-bandwidth utilisation against cuBLAS
+ *                          (004 Fig. 5, Fig. 14)
+ *
+ * Assumes: only measurements that passed verification (or were not checked) are
+ * drawn (STYLE.md: unverified rows are never charted). Data files use '?' for a
+ * missing value. Text is drawn with the svg terminal's noenhanced mode, so names
+ * with '_' print as they are.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "model.h"
+
+struct charts {
+    struct rp_chart *c;
+    int n, cap;
+    struct rp_buf all; /* all.gp */
+    int rc;
+};
+
+/* Appends s as a gnuplot single-quoted string. */
+static void gp_str(struct rp_buf *b, const char *s)
+{
+    rp_buf_puts(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'')
+            rp_buf_puts(b, "''");
+        else if (*s == '\n')
+            rp_buf_puts(b, " ");
+        else
+            rp_buf_add(b, s, 1);
+    }
+    rp_buf_puts(b, "'");
+}
+
+/* A data value: "?" for a missing one. */
+static void dat_num(struct rp_buf *b, double v)
+{
+    if (isfinite(v))
+        rp_buf_printf(b, " %.9g", v);
+    else
+        rp_buf_puts(b, " ?");
+}
+
+static void file_safe(char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
+            *s = '_';
+}
+
+static void gp_head(struct rp_buf *s, const struct rp_chart *c, const char *what)
+{
+    rp_buf_printf(s,
+                  "# %s.gp - %s\n"
+                  "# Written by `roofkit report`. Edit it and run `gnuplot %s.gp` in this folder\n"
+                  "# to re-plot %s.svg; the data are in %s.dat ('?' = missing value).\n",
+                  c->name, what, c->name, c->name, c->name);
+    rp_buf_puts(s, "reset\nset terminal svg size 960,600 noenhanced font 'Helvetica,12' "
+                   "background rgb 'white'\n");
+    rp_buf_printf(s, "set output '%s.svg'\nset datafile missing '?'\nset title ", c->name);
+    gp_str(s, c->title);
+    rp_buf_puts(s, "\nset grid\nset key outside right top spacing 1.1\n"
+                   "set border lc rgb '#444444'\n");
+}
+
+/* Adds chart c with script and data; takes ownership of nothing. */
+static void add_chart(struct charts *cs, struct rp_out *o, const struct rp_chart *c,
+                      struct rp_buf *script, struct rp_buf *data)
+{
+    char rel[160];
+    if (cs->rc != RK_OK)
+        return;
+    if (script->oom || data->oom) {
+        cs->rc = rk_error(RK_ENOMEM, "out of memory writing chart %s", c->name);
+        return;
+    }
+    rp_buf_puts(script, "unset output\n");
+    if (cs->n == cs->cap) {
+        int cap = cs->cap ? 2 * cs->cap : 16;
+        struct rp_chart *p = realloc(cs->c, (size_t)cap * sizeof *p);
+        if (!p) {
+            cs->rc = rk_error(RK_ENOMEM, "out of memory writing chart %s", c->name);
+            return;
+        }
+        cs->c = p;
+        cs->cap = cap;
+    }
+    snprintf(rel, sizeof rel, "plots/%s.dat", c->name);
+    cs->rc = rp_out_write(o, rel, data->p ? data->p : "", data->len);
+    snprintf(rel, sizeof rel, "plots/%s.gp", c->name);
+    if (cs->rc == RK_OK)
+        cs->rc = rp_out_write(o, rel, script->p, script->len);
+    if (cs->rc != RK_OK)
+        return;
+    cs->c[cs->n++] = *c;
+    rp_buf_printf(&cs->all, "load '%s.gp'\n", c->name);
+}
+
+/* ---------------------------------------------------------------- roofline */
+
+static const char *const level_label[] = {"DRAM", "L2", "L1", "shared"};
+static const char *const level_color[] = {"#1f77b4", "#2ca02c", "#9467bd", "#8c564b"};
+static const char *const peak_color[] = {"#d62728", "#ff7f0e", "#e377c2", "#bcbd22",
+                                         "#17becf", "#7f7f7f", "#000000", "#aa4400"};
+
+/* The model whose predictions on device dev have the lowest median APE, or NULL. */
+static const char *best_model(const struct rp_data *d, int dev)
+{
+    const char *best = NULL;
+    double best_v = INFINITY;
+    double *p = malloc((size_t)(d->nrows ? d->nrows : 1) * sizeof *p);
+    double *m = malloc((size_t)(d->nrows ? d->nrows : 1) * sizeof *m);
+    for (int j = 0; p && m && j < d->nmodels; j++) {
+        size_t n = 0;
+        double v;
+        for (int i = 0; i < d->nrows; i++) {
+            const struct db_prediction *pr;
+            if (d->meas[i].dev != dev || !d->meas[i].charted ||
+                !(pr = rp_prediction(&d->meas[i], d->models[j])) ||
+                !isfinite(pr->predicted_time_ns))
+                continue;
+            p[n] = pr->predicted_time_ns;
+            m[n++] = d->rows[i].m.time_median_ns;
+        }
+        if (n && model_median_ape(p, m, n, &v) == RK_OK && v < best_v) {
+            best_v = v;
+            best = d->models[j];
+        }
+    }
+    free(p);
+    free(m);
+    return best;
+}
+
+static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, struct rp_out *o)
+{
+    const struct rp_dev *v = &d->devs[dev];
+    struct rp_chart c;
+    struct rp_buf s = {0}, dat = {0}, plot = {0};
+    char lbl[300];
+    const char *model = best_model(d, dev);
+    double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0, top = 0, bwtop = 0;
+    int npeak = 0, nblk = 0, npts = 0;
+
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "roofline-d%lld", (long long)v->d.id);
+    snprintf(c.title, sizeof c.title, "Roofline of %s", rp_dev_label(d, dev, lbl, sizeof lbl));
+    c.section = RP_SEC_DEVICE;
+    gp_head(&s, &c, "the roofline of one device");
+    rp_buf_puts(&s, "set logscale xy\nset xlabel 'operational intensity [FLOP/B]'\n"
+                    "set ylabel 'performance [GFLOP/s]'\nset samples 2000\n"
+                    "set format y '%g'\nset format x '%g'\n\n"
+                    "# Measured ceilings (solid) and the datasheet's (dashed, *_ds; NaN = none).\n"
+                    "# Bandwidths in GB/s, peaks in GFLOP/s.\n");
+    for (int l = 0; l < 4; l++) {
+        const struct db_ceiling *bc = v->bw_c[l];
+        int ok;
+        if (!bc)
+            continue;
+        double ds = rp_to_base(bc->theoretical, bc->unit, &ok) * 1e-9;
+        rp_buf_printf(&s, "bw_%s = %.6g    # %s\nbw_%s_ds = %.6g\n", model_level_name(l),
+                      v->bw[l] * 1e-9, bc->name, model_level_name(l), isfinite(ds) ? ds : NAN);
+        if (v->bw[l] * 1e-9 > bwtop)
+            bwtop = v->bw[l] * 1e-9;
+    }
+    for (int i = 0; i < v->nceil; i++) {
+        const struct db_ceiling *pc = &v->ceil[i];
+        int ok;
+        if (strcmp(pc->kind, "compute"))
+            continue;
+        double val = rp_to_base(pc->value, pc->unit, &ok) * 1e-9;
+        if (!ok || !isfinite(val) || val <= 0)
+            continue;
+        double ds = rp_to_base(pc->theoretical, pc->unit, &ok) * 1e-9;
+        rp_buf_printf(&s, "pk_%d = %.6g    # %s (%s)\npk_%d_ds = %.6g\n", i, val, pc->name,
+                      pc->precision ? pc->precision : "", i, isfinite(ds) ? ds : NAN);
+        top = fmax(top, val);
+        if (isfinite(ds))
+            top = fmax(top, ds);
+        npeak++;
+    }
+    if (top == 0)
+        top = 1e5;
+    if (bwtop == 0)
+        bwtop = NAN;
+    rp_buf_printf(&s,
+                  "top = %.6g    # the highest peak: bandwidth lines stop there\n"
+                  "bwtop = %.6g  # the highest bandwidth: peaks start on its line\n"
+                  "bwline(x, bw) = (bw == bw && x * bw <= top) ? x * bw : 1/0\n"
+                  "pkline(x, p) = (p == p && (bwtop != bwtop || x * bwtop >= p)) ? p : 1/0\n",
+                  top, bwtop);
+
+    /* data: one block per family: intensity, measured GFLOP/s, predicted GFLOP/s, id */
+    rp_buf_printf(&dat,
+                  "# roofline of device %lld: one block per family\n"
+                  "# intensity[FLOP/B] measured[GFLOP/s] predicted[GFLOP/s] (%s) id\n",
+                  (long long)v->d.id, model ? model : "no model");
+    for (int f = 0; f < d->nfamilies; f++) {
+        int n = 0;
+        for (int i = 0; i < d->nrows; i++) {
+            const struct rp_meas *x = &d->meas[i];
+            if (x->dev != dev || !x->charted || strcmp(rp_family(x), d->families[f]) ||
+                !(x->intensity > 0) || !(x->gflops > 0))
+                continue;
+            const struct db_prediction *p = model ? rp_prediction(x, model) : NULL;
+            double pg =
+                p && p->predicted_time_ns > 0 ? x->row->m.flops / p->predicted_time_ns : NAN;
+            if (n++ == 0)
+                rp_buf_printf(&dat, "# family %s\n", *d->families[f] ? d->families[f] : "-");
+            dat_num(&dat, x->intensity);
+            dat_num(&dat, x->gflops);
+            dat_num(&dat, pg);
+            rp_buf_printf(&dat, " %lld\n", (long long)x->row->m.id);
+            xlo = fmin(xlo, x->intensity);
+            xhi = fmax(xhi, x->intensity);
+            ylo = fmin(ylo, x->gflops);
+            yhi = fmax(yhi, x->gflops);
+            if (isfinite(pg) && pg > 0) {
+                ylo = fmin(ylo, pg);
+                yhi = fmax(yhi, pg);
+            }
+        }
+        if (n == 0)
+            continue;
+        rp_buf_puts(&dat, "\n\n");
+        if (nblk)
+            rp_buf_puts(&plot, ", \\\n     ");
+        rp_buf_printf(&plot,
+                      "'%s.dat' index %d using 1:2:(0):($3-$2) with vectors nohead "
+                      "lc rgb '#b0b0b0' notitle, \\\n     "
+                      "'' index %d using 1:3 with points pt 6 ps 0.6 lc %d notitle, \\\n     "
+                      "'' index %d using 1:2 with points pt 7 ps 0.6 lc %d title ",
+                      c.name, nblk, nblk, nblk + 1, nblk, nblk + 1);
+        gp_str(&plot, *d->families[f] ? d->families[f] : "(no family)");
+        nblk++;
+        npts += n;
+    }
+    /* ranges: every ridge point and every measurement in view */
+    for (int l = 0; l < 4; l++)
+        if (v->bw_c[l]) {
+            xlo = fmin(xlo, top / (v->bw[l] * 1e-9) / 30);
+            xhi = fmax(xhi, top / (v->bw[l] * 1e-9) * 10);
+        }
+    if (!(xlo < xhi)) {
+        xlo = 0.01;
+        xhi = 1000;
+    }
+    if (!(ylo < INFINITY))
+        ylo = top / 1e4;
+    ylo = fmin(ylo, top / 1e3);
+    yhi = fmax(yhi, top);
+    rp_buf_printf(&s, "set xrange [%.4g:%.4g]\nset yrange [%.4g:%.4g]\n\n", xlo / 2, xhi * 2,
+                  ylo / 2, yhi * 2);
+
+    rp_buf_puts(&s, "plot ");
+    int first = 1;
+    for (int l = 0; l < 4; l++) {
+        if (!v->bw_c[l])
+            continue;
+        rp_buf_printf(
+            &s,
+            "%sbwline(x, bw_%s) with lines lw 2 lc rgb '%s' title sprintf('%s %%.0f GB/s', bw_%s), "
+            "\\\n"
+            "     bwline(x, bw_%s_ds) with lines lw 1 dt 2 lc rgb '%s' title '%s datasheet'",
+            first ? "" : ", \\\n     ", model_level_name(l), level_color[l], level_label[l],
+            model_level_name(l), model_level_name(l), level_color[l], level_label[l]);
+        first = 0;
+    }
+    for (int i = 0, k = 0; i < v->nceil; i++) {
+        const struct db_ceiling *pc = &v->ceil[i];
+        int ok;
+        double val;
+        if (strcmp(pc->kind, "compute"))
+            continue;
+        val = rp_to_base(pc->value, pc->unit, &ok);
+        if (!ok || !isfinite(val) || val <= 0)
+            continue;
+        const char *col = peak_color[k++ % 8];
+        rp_buf_printf(
+            &s,
+            "%spkline(x, pk_%d) with lines lw 2 lc rgb '%s' title sprintf('%%s %%.0f GFLOP/s', ",
+            first ? "" : ", \\\n     ", i, col);
+        gp_str(&s, pc->name);
+        rp_buf_printf(
+            &s, ", pk_%d), \\\n     pkline(x, pk_%d_ds) with lines lw 1 dt 2 lc rgb '%s' notitle",
+            i, i, col);
+        first = 0;
+    }
+    if (nblk) {
+        rp_buf_printf(&s, "%s%s", first ? "" : ", \\\n     ", plot.p);
+        rp_buf_printf(&s, ", \\\n     1/0 with points pt 6 lc rgb '#555555' title ");
+        char t[128];
+        snprintf(t, sizeof t, "predicted (%s)", model ? model : "no model");
+        gp_str(&s, t);
+        first = 0;
+    }
+    if (first) /* nothing to draw: an empty frame that says so */
+        rp_buf_puts(&s, "1/0 title 'no ceilings and no measurements'");
+    rp_buf_puts(&s, "\n");
+    snprintf(c.caption, sizeof c.caption,
+             "%d measurement%s at their measured intensity (filled; from DRAM counters where "
+             "present, else from the cost formula), each joined to its predicted point (open) "
+             "of the %s model, the one with the lowest median error on this device. %d compute "
+             "ceiling%s; datasheet ceilings dashed.",
+             npts, npts == 1 ? "" : "s", model ? model : "(none)", npeak, npeak == 1 ? "" : "s");
+    add_chart(cs, o, &c, &s, &dat);
+    rp_buf_free(&s);
+    rp_buf_free(&dat);
+    rp_buf_free(&plot);
+}
+
+/* ------------------------------------------------- predicted vs measured */
+
+static void predmeas_chart(const struct rp_data *d, const char *model, struct charts *cs,
+                           struct rp_out *o)
+{
+    struct rp_chart c;
+    struct rp_buf s = {0}, dat = {0}, plot = {0};
+    double lo = INFINITY, hi = 0;
+    int nblk = 0, npts = 0, in10 = 0;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "predmeas-%s", model);
+    file_safe(c.name);
+    snprintf(c.title, sizeof c.title, "Predicted against measured time: %s model", model);
+    c.section = RP_SEC_MODEL;
+    gp_head(&s, &c, "a model's predicted time against the measured time");
+    rp_buf_puts(&dat, "# measured[s] predicted[s] id; one block per family\n");
+    for (int f = 0; f < d->nfamilies; f++) {
+        int n = 0;
+        for (int i = 0; i < d->nrows; i++) {
+            const struct rp_meas *x = &d->meas[i];
+            const struct db_prediction *p;
+            if (!x->charted || strcmp(rp_family(x), d->families[f]) ||
+                !(p = rp_prediction(x, model)) || !(p->predicted_time_ns > 0))
+                continue;
+            double ps = p->predicted_time_ns * 1e-9;
+            if (n++ == 0)
+                rp_buf_printf(&dat, "# family %s\n", *d->families[f] ? d->families[f] : "-");
+            dat_num(&dat, x->time_s);
+            dat_num(&dat, ps);
+            rp_buf_printf(&dat, " %lld\n", (long long)x->row->m.id);
+            lo = fmin(lo, fmin(x->time_s, ps));
+            hi = fmax(hi, fmax(x->time_s, ps));
+            in10 += fabs(ps / x->time_s - 1.0) <= 0.1;
+        }
+        if (!n)
+            continue;
+        rp_buf_puts(&dat, "\n\n");
+        rp_buf_printf(&plot,
+                      ", \\\n     '%s.dat' index %d using 1:2 with points pt 7 ps 0.6 lc %d title ",
+                      c.name, nblk, nblk + 1);
+        gp_str(&plot, *d->families[f] ? d->families[f] : "(no family)");
+        nblk++;
+        npts += n;
+    }
+    if (!(lo < hi)) {
+        lo = lo < INFINITY ? lo / 2 : 1e-6;
+        hi = lo * 4;
+    }
+    rp_buf_printf(
+        &s,
+        "set logscale xy\nset xlabel 'measured time [s]'\nset ylabel 'predicted time [s]'\n"
+        "set format x '%%.0e'\nset format y '%%.0e'\nset size ratio -1\n"
+        "lo = %.4g\nhi = %.4g\nset xrange [lo:hi]\nset yrange [lo:hi]\nset samples 200\n"
+        "plot '+' using 1:(0.9*$1):(1.1*$1) with filledcurves fc rgb '#cfe3f7' "
+        "fs solid 1.0 noborder title '+-10%%', \\\n"
+        "     x with lines lc rgb '#333333' lw 1 title 'y = x'%s\n",
+        lo / 1.3, hi * 1.3, plot.p ? plot.p : "");
+    snprintf(c.caption, sizeof c.caption,
+             "%d measurement%s, coloured by family; the band is y = x +-10%%: %d of them (%.0f%%) "
+             "lie in it.",
+             npts, npts == 1 ? "" : "s", in10, npts ? 100.0 * in10 / npts : 0.0);
+    add_chart(cs, o, &c, &s, &dat);
+    rp_buf_free(&s);
+    rp_buf_free(&dat);
+    rp_buf_free(&plot);
+}
+
+/* ----------------------------------------------------------------- latency */
+
+static void latency_chart(const struct rp_data *d, int dev, struct charts *cs, struct rp_out *o)
+{
+    const struct rp_dev *v = &d->devs[dev];
+    struct rp_chart c;
+    struct rp_buf s = {0}, dat = {0};
+    char lbl[300];
+    double ratio = NAN; /* cycles per ns along the curve (median of the points') */
+    int nplat = 0;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "latency-d%lld", (long long)v->d.id);
+    snprintf(c.title, sizeof c.title, "Memory latency of %s",
+             rp_dev_label(d, dev, lbl, sizeof lbl));
+    c.section = RP_SEC_DEVICE;
+    gp_head(&s, &c, "the pointer-chase latency curve with its plateaus");
+    rp_buf_puts(&dat, "# block 0: footprint[bytes] stride[bytes] cycles ns\n");
+    double *r = malloc((size_t)(v->nlat ? v->nlat : 1) * sizeof *r);
+    int nr = 0;
+    for (int i = 0; i < v->nlat; i++) {
+        const struct db_latency_point *p = &v->lat[i];
+        rp_buf_printf(&dat, "%lld %lld", (long long)p->footprint_bytes, (long long)p->stride_bytes);
+        dat_num(&dat, p->cycles);
+        dat_num(&dat, p->ns);
+        rp_buf_puts(&dat, "\n");
+        if (r && p->cycles > 0 && p->ns > 0)
+            r[nr++] = p->cycles / p->ns;
+    }
+    if (r && nr)
+        model_percentile(r, (size_t)nr, 50, &ratio);
+    free(r);
+    int64_t fmin_b = v->nlat ? v->lat[0].footprint_bytes : 1024;
+    int64_t fmax_b = v->nlat ? v->lat[v->nlat - 1].footprint_bytes : (int64_t)1 << 30;
+    rp_buf_puts(&dat, "\n\n# block 1: plateaus: from[bytes] to[bytes] cycles label\n");
+    for (int i = 0; i < v->nceil; i++) {
+        const struct db_ceiling *x = &v->ceil[i];
+        double cyc, from, to;
+        if (strcmp(x->kind, "latency") || !x->level ||
+            !(strncmp(x->name, "lat_chase", 9) == 0 || strcmp(x->level, "l1") == 0 ||
+              strcmp(x->level, "l2") == 0 || strcmp(x->level, "dram") == 0))
+            continue;
+        if (strcmp(x->unit, "cycles") == 0) {
+            cyc = x->value;
+        } else {
+            int ok;
+            cyc = rp_to_base(x->value, x->unit, &ok) * 1e9 * ratio;
+            if (!ok)
+                continue;
+        }
+        if (!isfinite(cyc))
+            continue;
+        if (rp_json_number(x->params, "from_bytes", &from) ||
+            rp_json_number(x->params, "to_bytes", &to)) {
+            from = (double)fmin_b;
+            to = (double)fmax_b;
+        }
+        rp_buf_printf(&dat, "%.9g %.9g %.9g \"%s %.0f cycles\"\n", from, to, cyc, x->name, cyc);
+        nplat++;
+    }
+    if (!nplat)
+        rp_buf_puts(&dat, "? ? ? \"\"\n");
+    rp_buf_printf(
+        &s,
+        "set logscale x 2\nset xlabel 'footprint [bytes]'\nset ylabel 'latency [cycles]'\n"
+        "set format x '%%.0b %%BB'\nset xrange [%lld:%lld]\nset yrange [0:*]\n",
+        (long long)fmin_b / 2, (long long)fmax_b * 2);
+    if (v->d.l2_bytes > 0)
+        rp_buf_printf(&s,
+                      "l2_bytes = %lld\nset arrow 1 from l2_bytes, graph 0 to l2_bytes, graph 1 "
+                      "nohead dt 3 lc rgb '#888888'\nset label 1 'L2 size' at l2_bytes, graph 0.97 "
+                      "offset 0.5,0 textcolor rgb '#666666'\n",
+                      (long long)v->d.l2_bytes);
+    rp_buf_printf(&s,
+                  "plot '%s.dat' index 0 using 1:3 with linespoints pt 7 ps 0.5 lc rgb '#1f77b4' "
+                  "title 'pointer chase'",
+                  c.name);
+    if (nplat)
+        rp_buf_printf(&s, ", \\\n     '' index 1 using 1:3:($2-$1):(0) with vectors nohead lw 4 "
+                          "lc rgb '#d62728' title 'plateaus (ceilings)', \\\n"
+                          "     '' index 1 using (sqrt($1*$2)):3:4 with labels offset 0,1 "
+                          "font ',10' notitle");
+    rp_buf_puts(&s, "\n");
+    snprintf(c.caption, sizeof c.caption,
+             "%d point%s of the pointer chase (cycles per dependent load against footprint); "
+             "%d plateau%s marked from the latency ceilings%s.",
+             v->nlat, v->nlat == 1 ? "" : "s", nplat, nplat == 1 ? "" : "s",
+             v->nlat ? "" : " (no curve in the database: run 'roofkit probe --only latency')");
+    add_chart(cs, o, &c, &s, &dat);
+    rp_buf_free(&s);
+    rp_buf_free(&dat);
+}
+
+/* ---------------------------------------------- series against size charts */
+
+/* One point of a series: the best value of a (series, shape). */
+struct spt {
+    char key[128];
+    double x, y;
+};
+
+static int cmp_spt(const void *a, const void *b)
+{
+    const struct spt *p = a, *q = b;
+    int c = strcmp(p->key, q->key);
+    if (c)
+        return c;
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+/* Sorts pts and keeps the highest y of equal (key, x); returns the new count. */
+static int best_per_x(struct spt *pts, int n)
+{
+    int k = 0;
+    qsort(pts, (size_t)n, sizeof *pts, cmp_spt);
+    for (int i = 0; i < n; i++) {
+        if (k && strcmp(pts[k - 1].key, pts[i].key) == 0 && pts[k - 1].x == pts[i].x) {
+            pts[k - 1].y = fmax(pts[k - 1].y, pts[i].y);
+            continue;
+        }
+        pts[k++] = pts[i];
+    }
+    return k;
+}
+
+/* The series key of measurement x: kernel, precision and the dimensions not swept. */
+static void series_key(const struct rp_meas *x, const char *kernel, char *key, size_t len)
+{
+    const struct db_measurement *m = &x->row->m;
+    int o = snprintf(key, len, "%s %s", kernel, m->precision ? m->precision : "");
+    if (o > 0 && (size_t)o < len && m->n != m->m)
+        o += snprintf(key + o, len - (size_t)o, " n=%lld", (long long)m->n);
+    if (o > 0 && (size_t)o < len && m->k != m->m)
+        snprintf(key + o, len - (size_t)o, " k=%lld", (long long)m->k);
+}
+
+/* Best GFLOP/s of cuBLAS at x's shape and precision on x's device, or NaN; *bw its
+ * memory throughput. */
+static double cublas_at(const struct rp_data *d, const struct rp_meas *x, double *bw /* OUT */)
+{
+    const struct rp_meas *c = rp_cublas_at(d, x);
+    if (bw)
+        *bw = c ? c->bw_util : NAN;
+    return c ? c->gflops : NAN;
+}
+
+/* Writes blocks of sorted points; plot clauses into plot. Returns the number of series. */
+static int write_series(const struct spt *pts, int n, const char *name, struct rp_buf *dat,
+                        struct rp_buf *plot, int dashed_from)
+{
+    int blk = 0;
+    (void)dashed_from;
+    for (int i = 0; i < n;) {
+        int j = i;
+        rp_buf_printf(dat, "# %s\n", pts[i].key);
+        for (; j < n && strcmp(pts[j].key, pts[i].key) == 0; j++)
+            rp_buf_printf(dat, "%.9g %.9g\n", pts[j].x, pts[j].y);
+        rp_buf_puts(dat, "\n\n");
+        int cub = strncmp(pts[i].key, "cuBLAS", 6) == 0;
+        rp_buf_printf(plot,
+                      "%s'%s.dat' index %d using 1:2 with linespoints pt %d ps 0.6 lw %s %s title ",
+                      blk ? ", \\\n     " : "", name, blk, cub ? 4 : 7, cub ? "1.5 dt 2" : "1.5",
+                      cub ? "lc rgb '#000000'" : "");
+        gp_str(plot, pts[i].key);
+        blk++;
+        i = j;
+    }
+    return blk;
+}
+
+static void size_axis(struct rp_buf *s, const struct spt *pts, int n)
+{
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < n; i++) {
+        lo = fmin(lo, pts[i].x);
+        hi = fmax(hi, pts[i].x);
+    }
+    if (n && hi / lo > 16)
+        rp_buf_puts(s, "set logscale x 2\nset format x '%g'\n");
+}
+
+static void family_charts(const struct rp_data *d, int dev, const char *family, struct charts *cs,
+                          struct rp_out *o)
+{
+    struct spt *g = NULL, *sp = NULL;
+    int ng = 0, nsp = 0;
+    char lbl[300];
+    g = malloc((size_t)2 * (size_t)d->nrows * sizeof *g);
+    sp = malloc((size_t)d->nrows * sizeof *sp);
+    if (!g || !sp) {
+        cs->rc = rk_error(RK_ENOMEM, "out of memory drawing family %s", family);
+        goto out;
+    }
+    for (int i = 0; i < d->nrows; i++) {
+        const struct rp_meas *x = &d->meas[i];
+        if (x->dev != dev || !x->charted || strcmp(rp_family(x), family) || !(x->gflops > 0))
+            continue;
+        series_key(x, x->row->m.kernel, g[ng].key, sizeof g[ng].key);
+        g[ng].x = (double)x->row->m.m;
+        g[ng++].y = x->gflops;
+        double cb = cublas_at(d, x, NULL);
+        if (cb > 0) {
+            series_key(x, "cuBLAS", g[ng].key, sizeof g[ng].key);
+            g[ng].x = (double)x->row->m.m;
+            g[ng++].y = cb;
+            sp[nsp] = g[ng - 2];
+            sp[nsp++].y = x->gflops / cb;
+        }
+    }
+    if (ng == 0)
+        goto out;
+    ng = best_per_x(g, ng);
+    nsp = best_per_x(sp, nsp);
+
+    for (int pass = 0; pass < 2; pass++) {
+        struct rp_chart c;
+        struct rp_buf s = {0}, dat = {0}, plot = {0};
+        const struct spt *pts = pass ? sp : g;
+        int n = pass ? nsp : ng;
+        if (n == 0)
+            continue;
+        memset(&c, 0, sizeof c);
+        snprintf(c.name, sizeof c.name, "%s-d%lld-%s", pass ? "speedup" : "gflops",
+                 (long long)d->devs[dev].d.id, family);
+        file_safe(c.name);
+        snprintf(c.title, sizeof c.title,
+                 pass ? "%s: speedup over cuBLAS on %s" : "%s: GFLOP/s on %s",
+                 *family ? family : "(no family)", rp_dev_label(d, dev, lbl, sizeof lbl));
+        c.section = RP_SEC_KERNELS;
+        snprintf(c.family, sizeof c.family, "%s", family);
+        gp_head(&s, &c, pass ? "speedup over cuBLAS against size" : "GFLOP/s against size");
+        rp_buf_printf(&dat,
+                      "# m[=N for square shapes] %s; one block per series (best over "
+                      "parameters)\n",
+                      pass ? "speedup[GFLOP/s / cuBLAS GFLOP/s]" : "GFLOP/s");
+        int nser = write_series(pts, n, c.name, &dat, &plot, 0);
+        size_axis(&s, pts, n);
+        rp_buf_puts(&s, "set xlabel 'N (m; n and k in the series name when they differ)'\n");
+        if (pass) {
+            double lo = INFINITY, hi = 0;
+            for (int i = 0; i < n; i++) {
+                lo = fmin(lo, pts[i].y);
+                hi = fmax(hi, pts[i].y);
+            }
+            if (hi / lo > 20)
+                rp_buf_puts(&s, "set logscale y\n");
+            rp_buf_puts(&s, "set ylabel 'speedup over cuBLAS [x]'\n"
+                            "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lc rgb "
+                            "'#888888' dt 2\n");
+        } else {
+            rp_buf_puts(&s, "set ylabel 'performance [GFLOP/s]'\nset yrange [0:*]\n");
+        }
+        rp_buf_printf(&s, "plot %s\n", plot.p);
+        snprintf(c.caption, sizeof c.caption,
+                 pass ? "GFLOP/s of each kernel of %s divided by cuBLAS's at the same shape and "
+                        "precision (%d series; the best parameters at each size), as in "
+                        "000_51b464feae8766fa.txt Fig. 10."
+                      : "GFLOP/s of each kernel of %s against N with cuBLAS (dashed) at the same "
+                        "shapes (%d series; the best parameters at each size), as in "
+                        "003_d5ffc223df97ef85.txt Fig. 2.",
+                 *family ? family : "(no family)", nser);
+        add_chart(cs, o, &c, &s, &dat);
+        rp_buf_free(&s);
+        rp_buf_free(&dat);
+        rp_buf_free(&plot);
+    }
+out:
+    free(g);
+    free(sp);
+}
+
+/* TSM2 / ISM2 bandwidth utilisation against cuBLAS (004 Fig. 5, Fig. 14). */
+static void bw_chart(const struct rp_data *d, int dev, const char *family, const char *prec,
+                     struct charts *cs, struct rp_out *o)
+{
+    const struct rp_dev *v = &d->devs[dev];
+    struct spt *pts = NULL;
+    int n = 0;
+    char lbl[300];
+    const char *src = NULL;
+    if (!v->bw_c[MODEL_LEVEL_DRAM])
+        return;
+    double peak = v->bw[MODEL_LEVEL_DRAM] * 1e-9;
+    pts = malloc((size_t)2 * (size_t)d->nrows * sizeof *pts);
+    if (!pts) {
+        cs->rc = rk_error(RK_ENOMEM, "out of memory drawing family %s", family);
+        return;
+    }
+    for (int i = 0; i < d->nrows; i++) {
+        const struct rp_meas *x = &d->meas[i];
+        double cbw;
+        if (x->dev != dev || !x->charted || strcmp(rp_family(x), family) || !x->row->m.precision ||
+            strcmp(x->row->m.precision, prec) || !(x->bw_util > 0))
+            continue;
+        series_key(x, x->row->m.kernel, pts[n].key, sizeof pts[n].key);
+        pts[n].x = (double)x->row->m.m;
+        pts[n++].y = 100.0 * x->bw_util / peak;
+        if (!src)
+            src = x->bw_src;
+        else if (strcmp(src, x->bw_src))
+            src = "mixed sources";
+        if (cublas_at(d, x, &cbw) > 0 && cbw > 0) {
+            series_key(x, "cuBLAS", pts[n].key, sizeof pts[n].key);
+            pts[n].x = (double)x->row->m.m;
+            pts[n++].y = 100.0 * cbw / peak;
+        }
+    }
+    if (n) {
+        struct rp_chart c;
+        struct rp_buf s = {0}, dat = {0}, plot = {0};
+        n = best_per_x(pts, n);
+        memset(&c, 0, sizeof c);
+        snprintf(c.name, sizeof c.name, "bw-d%lld-%s-%s", (long long)v->d.id, family, prec);
+        file_safe(c.name);
+        snprintf(c.title, sizeof c.title, "%s %s: memory bandwidth utilisation on %s", family, prec,
+                 rp_dev_label(d, dev, lbl, sizeof lbl));
+        c.section = RP_SEC_TSM2;
+        snprintf(c.family, sizeof c.family, "%s", family);
+        gp_head(&s, &c, "memory bandwidth utilisation against cuBLAS");
+        rp_buf_puts(&dat, "# m %-of-measured-DRAM-bandwidth; one block per series\n");
+        int nser = write_series(pts, n, c.name, &dat, &plot, 0);
+        size_axis(&s, pts, n);
+        rp_buf_printf(&s,
+                      "peak = %.6g  # GB/s: %s\nset xlabel 'm'\n"
+                      "set ylabel '%% of measured DRAM bandwidth (%.0f GB/s)'\nset yrange [0:*]\n"
+                      "plot %s\n",
+                      peak, v->bw_c[MODEL_LEVEL_DRAM]->name, peak, plot.p);
+        snprintf(c.caption, sizeof c.caption,
+                 "Memory throughput (%s) of each %s kernel and of cuBLAS at the same shapes, as a "
+                 "percentage of the measured DRAM bandwidth (%s), %d series; the best parameters "
+                 "at each size. As in 004_dab40fe45003313a.txt Fig. 5 and Fig. 14.",
+                 src ? src : "?", family, v->bw_c[MODEL_LEVEL_DRAM]->name, nser);
+        add_chart(cs, o, &c, &s, &dat);
+        rp_buf_free(&s);
+        rp_buf_free(&dat);
+        rp_buf_free(&plot);
+    }
+    free(pts);
+}
+
+int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart **out, int *n)
+{
+    static const char *const precs[] = {"fp32", "fp64", "fp16", "bf16"};
+    struct charts cs;
+    memset(&cs, 0, sizeof cs);
+    rp_buf_puts(&cs.all, "# all.gp - draws every chart of the report: `gnuplot all.gp`\n");
+    for (int i = 0; i < d->ndevs && cs.rc == RK_OK; i++) {
+        roofline_chart(d, i, &cs, o);
+        if (cs.rc == RK_OK)
+            latency_chart(d, i, &cs, o);
+        for (int f = 0; f < d->nfamilies && cs.rc == RK_OK; f++) {
+            const char *fam = d->families[f];
+            if (strcmp(fam, "cublas"))
+                family_charts(d, i, fam, &cs, o);
+            if (strncmp(fam, "tsm2", 4) == 0 || strncmp(fam, "ism2", 4) == 0)
+                for (int p = 0; p < 4 && cs.rc == RK_OK; p++)
+                    bw_chart(d, i, fam, precs[p], &cs, o);
+        }
+    }
+    for (int j = 0; j < d->nmodels && cs.rc == RK_OK; j++)
+        predmeas_chart(d, d->models[j], &cs, o);
+    if (cs.rc == RK_OK && cs.all.oom)
+        cs.rc = rk_error(RK_ENOMEM, "out of memory writing the charts");
+    if (cs.rc == RK_OK)
+        cs.rc = rp_out_write(o, "plots/all.gp", cs.all.p, cs.all.len);
+    rp_buf_free(&cs.all);
+    if (cs.rc != RK_OK) {
+        free(cs.c);
+        return cs.rc;
+    }
+    *out = cs.c;
+    *n = cs.n;
+    return RK_OK;
+}
+
+/* -------------------------------------------------------------- running it */
+
+/* The gnuplot program to run, or NULL when it cannot be found. */
+static char *find_program(const char *given)
+{
+    const char *path = getenv("PATH");
+    if (given && strchr(given, '/'))
+        return access(given, X_OK) == 0 ? strdup(given) : NULL;
+    if (!given)
+        given = "gnuplot";
+    if (!path)
+        path = "/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char *full = malloc(len + strlen(given) + 2);
+        if (!full)
+            return NULL;
+        snprintf(full, len + strlen(given) + 2, "%.*s/%s", (int)len, len ? p : ".", given);
+        if (access(full, X_OK) == 0)
+            return full;
+        free(full);
+        p += len + (e ? 1 : 0);
+        if (!e)
+            break;
+    }
+    return NULL;
+}
+
+int rp_run_gnuplot(struct rp_out *o, const char *gnuplot)
+{
+    char *prog = find_program(gnuplot);
+    char *plots = NULL, *log = NULL;
+    int rc = RK_OK, status = 0;
+    pid_t pid;
+
+    if (!prog)
+        return rk_error(RK_ENOTOOL, "gnuplot is not installed; apt-get install gnuplot-nox "
+                                    "(the tables and the scripts in plots/ are written)");
+    size_t len = strlen(o->dir) + 32;
+    plots = malloc(len);
+    log = malloc(len);
+    if (!plots || !log) {
+        rc = rk_error(RK_ENOMEM, "out of memory running gnuplot");
+        goto out;
+    }
+    snprintf(plots, len, "%s/plots", o->dir);
+    snprintf(log, len, "%s/plots/gnuplot.log", o->dir);
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) {
+        rc = rk_error(RK_EFAIL, "cannot start gnuplot: %s", strerror(errno));
+        goto out;
+    }
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int nul = open("/dev/null", O_RDWR);
+        if (fd < 0 || nul < 0 || chdir(plots) != 0)
+            _exit(126);
+        dup2(nul, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(prog, "gnuplot", "all.gp", (char *)NULL);
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            rc = rk_error(RK_EFAIL, "waiting for gnuplot failed: %s", strerror(errno));
+            goto out;
+        }
+    }
+    rp_out_record(o, "plots/gnuplot.log");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        rc = rk_error(RK_EFAIL, "gnuplot failed on the report's scripts (%s %d); see %s",
+                      WIFEXITED(status) ? "exit status" : "signal",
+                      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), log);
+out:
+    free(prog);
+    free(plots);
+    free(log);
+    return rc;
+}

@@ -1,0 +1,229 @@
+/*
+ * internal.h - what the files of report/ share; not part of the module's interface
+ * (report.h is). Cross-file names start with rp_.
+ *
+ * The flow of report_write() (report.c):
+ *
+ *   rp_load()          db/ -> struct rp_data: devices with their current ceilings and
+ *                      latency curve, every measurement with its derived figures
+ *                      (GFLOP/s, GB/s, intensity, % of roof), the model names
+ *   rp_build_tables()  rp_data -> struct rp_table[]: one result model ...
+ *   rp_build_charts()  rp_data -> gnuplot scripts and data files + struct rp_chart[]
+ *   rp_write_html(), rp_write_md(), rp_write_csv()   ... three printers
+ *   rp_run_gnuplot()   one gnuplot process for all the scripts
+ *
+ * Every file goes through rp_out_write(), which writes a temporary file and renames
+ * it, and records the name for the ownership marker.
+ */
+#ifndef RK_REPORT_INTERNAL_H
+#define RK_REPORT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "report.h"
+
+/* ---------------------------------------------------------------- buffers */
+
+/* A growable text buffer; after an allocation failure it sets oom and ignores
+ * further appends (checked once, when the buffer is used). */
+struct rp_buf {
+    char *p;
+    size_t len, cap;
+    int oom;
+};
+
+void rp_buf_add(struct rp_buf *b, const char *s, size_t n);
+void rp_buf_puts(struct rp_buf *b, const char *s);
+void rp_buf_printf(struct rp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends s escaped for HTML text and attribute values (& < > "). */
+void rp_buf_html(struct rp_buf *b, const char *s);
+void rp_buf_free(struct rp_buf *b);
+
+/* A number for people: 4 significant digits ("1234", "0.0123", "1.235e+06"); "" for
+ * NaN. buf holds at least 32 bytes. */
+const char *rp_fmt_num(char *buf, double v);
+/* A number for machines: 17 significant digits (round-trips a double); "" for NaN. */
+const char *rp_fmt_exact(char *buf, double v);
+
+/* ------------------------------------------------------------ loaded data */
+
+/* One device with its current ceilings (db_query_ceilings by device). */
+struct rp_dev {
+    struct db_device d;
+    struct db_ceiling *ceil;
+    int nceil;
+    struct db_latency_point *lat;
+    int nlat;
+    /* Highest measured bandwidth of each level [B/s] and the ceiling it comes from
+     * (NULL when none): index = enum model_level_id (dram, l2, l1, shared). */
+    double bw[4];
+    const struct db_ceiling *bw_c[4];
+    int nmeas; /* measurements taken on it */
+};
+
+/* A measurement with what the report derives from it. */
+struct rp_meas {
+    const struct db_measurement_row *row;
+    int dev;            /* index into rp_data.devs, -1 when its capture names none */
+    double time_s;      /* median time [s]; NaN if not stored */
+    double gflops;      /* analytic flops / time [GFLOP/s] */
+    double bytes;       /* DRAM bytes: counters (read + write) when present, else analytic */
+    double gbs;         /* bytes / time [GB/s] */
+    double flops_i;     /* flops of the intensity: counters when present, else analytic */
+    double intensity;   /* flops_i / bytes [FLOP/B] */
+    int counters;       /* 1 when intensity and bytes come from counters */
+    double peak;        /* compute ceiling of its precision [GFLOP/s]; NaN if none */
+    double roof;        /* attainable at its intensity (DRAM roof) [GFLOP/s] */
+    double pct_roof;    /* 100 * gflops / roof */
+    double bw_util;     /* memory throughput [GB/s] for the utilisation charts: gld_throughput
+                           when stored, else gbs */
+    const char *bw_src; /* "gld_throughput", "dram counters" or "cost formula" */
+    int charted;        /* verified (or not checked) and has a time: drawn in charts */
+};
+
+struct rp_data {
+    const char *db_path;
+    struct rp_dev *devs;
+    int ndevs;
+    struct db_capture *caps;
+    int ncaps;
+    struct db_measurement_row *rows;
+    int nrows;
+    struct rp_meas *meas; /* nrows entries, same order (by id) */
+    const char **models;  /* distinct prediction.model values, sorted; strings owned by rows */
+    int nmodels;
+    const char **families; /* distinct measurement.family values, sorted ("" for NULL) */
+    int nfamilies;
+    int64_t n_predictions;
+    const struct rp_meas **cublas; /* charted cuBLAS measurements, by shape then time */
+    int ncublas;
+};
+
+int rp_load(struct db *db, struct rp_data *out /* OUT */);
+void rp_data_release(struct rp_data *d);
+
+/* The measurement's family, "" when NULL. */
+const char *rp_family(const struct rp_meas *m);
+/* Its prediction of `model`, or NULL. */
+const struct db_prediction *rp_prediction(const struct rp_meas *m, const char *model);
+/* Its metric `name` (alias or raw name) when stored with a finite value, else NaN. */
+double rp_metric(const struct rp_meas *m, const char *name);
+/* A ceiling's value in base units (B/s, FLOP/s, s) from its unit ("GB/s",
+ * "TFLOP/s", "cycles" stays cycles); *ok = 0 for a unit roofkit does not know. */
+double rp_to_base(double v, const char *unit, int *ok /* OUT */);
+/* The compute ceiling of `precision` for the roofline (the highest non-tensor one,
+ * else the highest of that precision) or NULL. */
+const struct db_ceiling *rp_peak_ceiling(const struct rp_dev *d, const char *precision);
+/* A number stored under "key" in a flat JSON object; RK_OK or RK_ENODATA. */
+int rp_json_number(const char *json, const char *key, double *out /* OUT */);
+/* Orders measurements by device, precision, m, n, k (0 = same shape). */
+int rp_shape_cmp(const struct rp_meas *a, const struct rp_meas *b);
+/* The charted measurements for which keep() is true, sorted by shape then median
+ * time (the fastest of a shape first). *out is malloc'd (NULL when *n is 0). */
+int rp_select(const struct rp_data *d, int (*keep)(const struct rp_meas *),
+              const struct rp_meas ***out /* OUT */, int *n /* OUT */);
+/* The fastest cuBLAS measurement of x's shape on x's device, or NULL. */
+const struct rp_meas *rp_cublas_at(const struct rp_data *d, const struct rp_meas *x);
+/* Short device label: "#1 NVIDIA H100 80GB HBM3". */
+const char *rp_dev_label(const struct rp_data *d, int dev, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ tables */
+
+enum rp_section {
+    RP_SEC_DEVICE = 0, /* device and ceilings, roofline, latency curve */
+    RP_SEC_KERNELS,    /* measurements per family, GFLOP/s and speedup charts */
+    RP_SEC_MODEL,      /* model accuracy, predicted against measured */
+    RP_SEC_TSM2,       /* TSM2 threshold and parameters, bandwidth utilisation */
+    RP_SEC_COUNT
+};
+
+/* One table: column names and cells, each cell with a text for people (HTML,
+ * Markdown) and one for machines (CSV). All strings live in `text`. */
+struct rp_table {
+    char id[96]; /* CSV file stem and HTML anchor: "measurements-tsm2" */
+    char title[160];
+    char note[512];  /* one paragraph under the title, may be empty */
+    int section;     /* enum rp_section */
+    char family[64]; /* RP_SEC_KERNELS: the family it lists; "" otherwise */
+    int ncols, nrows;
+    int pending;     /* cells of the row being filled */
+    size_t *colname; /* ncols offsets into text */
+    size_t *cells;   /* 2 * ncols * nrows offsets: [2*(r*ncols+c)] human, [+1] csv */
+    size_t capcells;
+    struct rp_buf text;
+    int oom;
+};
+
+void rp_table_init(struct rp_table *t, const char *id, const char *title, int section);
+void rp_table_col(struct rp_table *t, const char *name);
+/* Cells are appended row by row; a row is complete after ncols cells. */
+void rp_cell_str(struct rp_table *t, const char *s);
+void rp_cell_num(struct rp_table *t, double v); /* 4 digits / 17 digits */
+void rp_cell_int(struct rp_table *t, long long v);
+void rp_cell_fmt(struct rp_table *t, const char *human, double exact); /* own text, exact csv */
+const char *rp_table_colname(const struct rp_table *t, int c);
+const char *rp_table_txt(const struct rp_table *t, int r, int c);
+const char *rp_table_csv(const struct rp_table *t, int r, int c);
+void rp_table_release(struct rp_table *t);
+
+int rp_build_tables(const struct rp_data *d, struct rp_table **out /* OUT */, int *n /* OUT */);
+void rp_free_tables(struct rp_table *t, int n);
+
+/* ----------------------------------------------------------------- output */
+
+/* The report directory and the files written into it. */
+struct rp_out {
+    char *dir;
+    char **files; /* relative paths written, for the marker */
+    int nfiles, capfiles;
+};
+
+/* Writes dir/rel (rel may contain one level of folder, created if missing) through
+ * a temporary file and rename. RK_OK, RK_EIO (printed) or RK_ENOMEM. */
+int rp_out_write(struct rp_out *o, const char *rel, const char *data, size_t len);
+/* Records a file written by someone else (gnuplot's SVG). */
+int rp_out_record(struct rp_out *o, const char *rel);
+/* Reads dir/rel whole into *data (NUL-terminated). RK_OK, RK_EIO (not printed). */
+int rp_read_file(const char *dir, const char *rel, char **data /* OUT */, size_t *len /* OUT */);
+
+/* ------------------------------------------------------------------ charts */
+
+struct rp_chart {
+    char name[96]; /* file stem in plots/: roofline-d1 */
+    char title[200];
+    char caption[600];
+    int section;     /* enum rp_section */
+    char family[64]; /* RP_SEC_KERNELS: the family it belongs to */
+};
+
+/* Writes plots/<name>.gp and .dat for every chart and plots/all.gp. */
+int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart **out /* OUT */,
+                    int *n /* OUT */);
+/*
+ * Runs gnuplot once on plots/all.gp, in plots/. gnuplot: the program (NULL: PATH).
+ * RK_OK, RK_ENOTOOL (not installed: printed), RK_EFAIL (failed: printed, log in
+ * plots/gnuplot.log).
+ */
+int rp_run_gnuplot(struct rp_out *o, const char *gnuplot);
+
+/* ----------------------------------------------------------------- printers */
+
+struct rp_page {
+    const struct rp_data *d;
+    const struct report_opts *opts;
+    const struct rp_table *tables;
+    int ntables;
+    const struct rp_chart *charts;
+    int ncharts;
+    int charts_drawn;       /* 1 when the SVG files exist */
+    const char *charts_why; /* why not, when they do not */
+    const char *generated;  /* UTC time text */
+};
+
+int rp_write_html(struct rp_out *o, const struct rp_page *pg);
+int rp_write_md(struct rp_out *o, const struct rp_page *pg);
+int rp_write_csv(struct rp_out *o, const struct rp_page *pg);
+
+#endif /* RK_REPORT_INTERNAL_H */

@@ -1,0 +1,426 @@
+/*
+ * load.c - reads what the report shows out of the database (through db/ only) and
+ * derives each measurement's figures once, so that every table and chart shows the
+ * same numbers.
+ *
+ * Assumes:
+ *   - A measurement's device is its capture's device; a device's ceilings are its
+ *     current ones (db_query_ceilings by device: the newest capture that measured
+ *     each name) and its latency curve the newest one.
+ *   - Times are medians. GFLOP/s is quoted against the analytic (useful) flops,
+ *     2mnk for a GEMM, as the seeds do (000 §4, 003 Q3, 004 §4).
+ *   - Operational intensity comes from counters when the measurement has them
+ *     (flop_count_sp + _dp + _hp over dram_read_bytes + dram_write_bytes: what
+ *     the DRAM actually saw), else from the cost formula's flops over bytes_dram.
+ *   - The roof of a measurement is the classic roofline of its device:
+ *     min(peak of its precision, intensity x the highest DRAM bandwidth measured)
+ *     (model_roofline_attainable; 003_d5ffc223df97ef85.txt Q5.A).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "model.h"
+
+const char *rp_family(const struct rp_meas *m)
+{
+    return m->row->m.family ? m->row->m.family : "";
+}
+
+const struct db_prediction *rp_prediction(const struct rp_meas *m, const char *model)
+{
+    for (int i = 0; i < m->row->n_predictions; i++)
+        if (strcmp(m->row->predictions[i].model, model) == 0)
+            return &m->row->predictions[i];
+    return NULL;
+}
+
+double rp_metric(const struct rp_meas *m, const char *name)
+{
+    for (int i = 0; i < m->row->n_metrics; i++) {
+        const struct db_metric *x = &m->row->metrics[i];
+        if ((strcmp(x->name, name) == 0 || (x->raw_name && strcmp(x->raw_name, name) == 0)) &&
+            isfinite(x->value))
+            return x->value;
+    }
+    return NAN;
+}
+
+double rp_to_base(double v, const char *unit, int *ok)
+{
+    static const struct {
+        char prefix;
+        double scale;
+    } si[] = {{'K', 1e3}, {'k', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}, {'P', 1e15}};
+    *ok = 1;
+    if (!unit)
+        return (*ok = 0), NAN;
+    if (strcmp(unit, "cycles") == 0)
+        return v;
+    if (strcmp(unit, "s") == 0)
+        return v;
+    if (strcmp(unit, "ms") == 0)
+        return v * 1e-3;
+    if (strcmp(unit, "us") == 0)
+        return v * 1e-6;
+    if (strcmp(unit, "ns") == 0)
+        return v * 1e-9;
+    if (strcmp(unit, "B/s") == 0 || strcmp(unit, "FLOP/s") == 0 || strcmp(unit, "OP/s") == 0)
+        return v;
+    for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
+        if (unit[0] == si[i].prefix &&
+            (strcmp(unit + 1, "B/s") == 0 || strcmp(unit + 1, "FLOP/s") == 0 ||
+             strcmp(unit + 1, "OP/s") == 0 || strcmp(unit + 1, "iB/s") == 0))
+            return v * si[i].scale;
+    *ok = 0;
+    return NAN;
+}
+
+/* Value of a ceiling in base units, NaN when unknown. */
+static double ceil_base(const struct db_ceiling *c)
+{
+    int ok;
+    double v = rp_to_base(c->value, c->unit, &ok);
+    return ok && isfinite(v) && v > 0 ? v : NAN;
+}
+
+const struct db_ceiling *rp_peak_ceiling(const struct rp_dev *d, const char *precision)
+{
+    const struct db_ceiling *best = NULL, *any = NULL;
+    if (!precision)
+        return NULL;
+    for (int i = 0; i < d->nceil; i++) {
+        const struct db_ceiling *c = &d->ceil[i];
+        if (strcmp(c->kind, "compute") || !c->precision || strcmp(c->precision, precision))
+            continue;
+        double v = ceil_base(c);
+        if (isnan(v))
+            continue;
+        if (!any || v > ceil_base(any))
+            any = c;
+        if (!strstr(c->name, "tensor") && (!best || v > ceil_base(best)))
+            best = c;
+    }
+    return best ? best : any;
+}
+
+int rp_json_number(const char *json, const char *key, double *out)
+{
+    size_t kl = strlen(key);
+    if (!json)
+        return RK_ENODATA;
+    for (const char *p = strchr(json, '"'); p; p = strchr(p + 1, '"')) {
+        if (strncmp(p + 1, key, kl) || p[kl + 1] != '"')
+            continue;
+        const char *q = p + kl + 2;
+        while (isspace((unsigned char)*q))
+            q++;
+        if (*q != ':')
+            continue;
+        q++;
+        while (isspace((unsigned char)*q))
+            q++;
+        char *end;
+        double v = strtod(q, &end);
+        if (end == q)
+            return RK_ENODATA;
+        *out = v;
+        return RK_OK;
+    }
+    return RK_ENODATA;
+}
+
+const char *rp_dev_label(const struct rp_data *d, int dev, char *buf, size_t len)
+{
+    if (dev < 0 || dev >= d->ndevs)
+        snprintf(buf, len, "no device");
+    else
+        snprintf(buf, len, "#%lld %s", (long long)d->devs[dev].d.id, d->devs[dev].d.name);
+    return buf;
+}
+
+int rp_shape_cmp(const struct rp_meas *a, const struct rp_meas *b)
+{
+    const struct db_measurement *x = &a->row->m, *y = &b->row->m;
+    int c;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    c = strcmp(x->precision ? x->precision : "", y->precision ? y->precision : "");
+    if (c)
+        return c;
+    if (x->m != y->m)
+        return x->m < y->m ? -1 : 1;
+    if (x->n != y->n)
+        return x->n < y->n ? -1 : 1;
+    if (x->k != y->k)
+        return x->k < y->k ? -1 : 1;
+    return 0;
+}
+
+static int cmp_shape_time(const void *pa, const void *pb)
+{
+    const struct rp_meas *a = *(const struct rp_meas *const *)pa;
+    const struct rp_meas *b = *(const struct rp_meas *const *)pb;
+    int c = rp_shape_cmp(a, b);
+    if (c)
+        return c;
+    if (a->time_s != b->time_s)
+        return a->time_s < b->time_s ? -1 : 1;
+    return a->row->m.id < b->row->m.id ? -1 : a->row->m.id > b->row->m.id;
+}
+
+int rp_select(const struct rp_data *d, int (*keep)(const struct rp_meas *),
+              const struct rp_meas ***out, int *n)
+{
+    const struct rp_meas **v = NULL;
+    int k = 0;
+    *out = NULL;
+    *n = 0;
+    for (int i = 0; i < d->nrows; i++)
+        if (d->meas[i].charted && keep(&d->meas[i]))
+            k++;
+    if (k == 0)
+        return RK_OK;
+    v = malloc((size_t)k * sizeof *v);
+    if (!v)
+        return rk_error(RK_ENOMEM, "out of memory sorting %d measurements", k);
+    k = 0;
+    for (int i = 0; i < d->nrows; i++)
+        if (d->meas[i].charted && keep(&d->meas[i]))
+            v[k++] = &d->meas[i];
+    qsort(v, (size_t)k, sizeof *v, cmp_shape_time);
+    *out = v;
+    *n = k;
+    return RK_OK;
+}
+
+const struct rp_meas *rp_cublas_at(const struct rp_data *d, const struct rp_meas *x)
+{
+    int lo = 0, hi = d->ncublas;
+    while (lo < hi) { /* the first of x's shape: fastest */
+        int mid = lo + (hi - lo) / 2;
+        if (rp_shape_cmp(d->cublas[mid], x) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < d->ncublas && rp_shape_cmp(d->cublas[lo], x) == 0 ? d->cublas[lo] : NULL;
+}
+
+static int is_cublas(const struct rp_meas *x)
+{
+    return strcmp(rp_family(x), "cublas") == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted distinct strings of list (n entries) into *out / *nout; list is reordered. */
+static int distinct(const char **list, int n, const char ***out, int *nout)
+{
+    int k = 0;
+    qsort(list, (size_t)n, sizeof *list, cmp_str);
+    for (int i = 0; i < n; i++)
+        if (k == 0 || strcmp(list[k - 1], list[i]))
+            list[k++] = list[i];
+    *out = list;
+    *nout = k;
+    return RK_OK;
+}
+
+/* The device index of capture `cap_id`, or -1. */
+static int device_of(const struct rp_data *d, int64_t cap_id)
+{
+    int64_t dev_id = 0;
+    for (int i = 0; i < d->ncaps; i++)
+        if (d->caps[i].id == cap_id) {
+            dev_id = d->caps[i].device_id;
+            break;
+        }
+    for (int i = 0; dev_id && i < d->ndevs; i++)
+        if (d->devs[i].d.id == dev_id)
+            return i;
+    return -1;
+}
+
+static void derive_device(struct rp_dev *v)
+{
+    for (int l = 0; l < 4; l++) {
+        v->bw[l] = NAN;
+        v->bw_c[l] = NULL;
+    }
+    for (int i = 0; i < v->nceil; i++) {
+        const struct db_ceiling *c = &v->ceil[i];
+        enum model_level_id l;
+        if (strcmp(c->kind, "bandwidth") || !c->level)
+            continue;
+        for (l = 0; l < MODEL_LEVEL_COUNT; l++)
+            if (strcmp(c->level, model_level_name(l)) == 0)
+                break;
+        if (l == MODEL_LEVEL_COUNT)
+            continue;
+        double b = ceil_base(c);
+        if (isfinite(b) && (!v->bw_c[l] || b > v->bw[l])) {
+            v->bw[l] = b;
+            v->bw_c[l] = c;
+        }
+    }
+}
+
+static void derive_meas(const struct rp_data *d, struct rp_meas *x)
+{
+    const struct db_measurement *m = &x->row->m;
+    x->dev = device_of(d, m->capture_id);
+    x->time_s = m->time_median_ns > 0 ? m->time_median_ns * 1e-9 : NAN;
+    x->gflops = m->flops / x->time_s * 1e-9;
+
+    double fl = 0.0, rd = rp_metric(x, "dram_read_bytes"), wr = rp_metric(x, "dram_write_bytes");
+    int have_fl = 0;
+    static const char *const flop_metrics[] = {"flop_count_sp", "flop_count_dp", "flop_count_hp"};
+    for (int i = 0; i < 3; i++) {
+        double v = rp_metric(x, flop_metrics[i]);
+        if (isfinite(v)) {
+            fl += v;
+            have_fl = 1;
+        }
+    }
+    double cbytes = (isfinite(rd) ? rd : 0.0) + (isfinite(wr) ? wr : 0.0);
+    if (have_fl && fl > 0 && (isfinite(rd) || isfinite(wr)) && cbytes > 0) {
+        x->counters = 1;
+        x->flops_i = fl;
+        x->bytes = cbytes;
+    } else {
+        x->counters = 0;
+        x->flops_i = m->flops;
+        x->bytes = m->bytes_dram;
+    }
+    x->intensity = x->bytes > 0 ? x->flops_i / x->bytes : NAN;
+    x->gbs = x->bytes / x->time_s * 1e-9;
+
+    x->peak = x->roof = x->pct_roof = NAN;
+    if (x->dev >= 0) {
+        const struct rp_dev *v = &d->devs[x->dev];
+        const struct db_ceiling *pk = rp_peak_ceiling(v, m->precision);
+        if (pk)
+            x->peak = ceil_base(pk) * 1e-9;
+        if (pk && v->bw_c[MODEL_LEVEL_DRAM] && isfinite(x->intensity)) {
+            x->roof =
+                model_roofline_attainable(x->peak * 1e9, v->bw[MODEL_LEVEL_DRAM], x->intensity) *
+                1e-9;
+            x->pct_roof = 100.0 * x->gflops / x->roof;
+        }
+    }
+
+    double gld = rp_metric(x, "gld_throughput");
+    if (isfinite(gld) && gld > 0) {
+        x->bw_util = gld * 1e-9;
+        x->bw_src = "gld_throughput";
+    } else {
+        x->bw_util = x->gbs;
+        x->bw_src = x->counters ? "dram counters" : "cost formula";
+    }
+    x->charted = m->verified != 0 && isfinite(x->time_s);
+}
+
+int rp_load(struct db *db, struct rp_data *out)
+{
+    struct rp_data d;
+    struct db_device *devs = NULL;
+    const char **names = NULL;
+    int ndevs = 0, rc;
+
+    memset(&d, 0, sizeof d);
+    d.db_path = db_path(db);
+    rc = db_list_devices(db, &devs, &ndevs);
+    if (rc != RK_OK)
+        goto out;
+    if (ndevs > 0) {
+        d.devs = calloc((size_t)ndevs, sizeof *d.devs);
+        if (!d.devs) {
+            rc = rk_error(RK_ENOMEM, "out of memory reading the devices");
+            goto out;
+        }
+    }
+    for (int i = 0; i < ndevs; i++)
+        d.devs[i].d = devs[i]; /* the strings now belong to d.devs[i].d */
+    d.ndevs = ndevs;
+    free(devs);
+    devs = NULL;
+    for (int i = 0; i < d.ndevs; i++) {
+        struct rp_dev *v = &d.devs[i];
+        rc = db_query_ceilings(db, v->d.id, 0, &v->ceil, &v->nceil);
+        if (rc == RK_OK)
+            rc = db_query_latency_points(db, v->d.id, 0, &v->lat, &v->nlat);
+        if (rc != RK_OK)
+            goto out;
+        derive_device(v);
+    }
+
+    rc = db_list_captures(db, &d.caps, &d.ncaps);
+    if (rc == RK_OK)
+        rc = db_query_measurements(db, 0, &d.rows, &d.nrows);
+    if (rc != RK_OK)
+        goto out;
+    if (d.nrows > 0) {
+        d.meas = calloc((size_t)d.nrows, sizeof *d.meas);
+        names = malloc((size_t)d.nrows * sizeof *names);
+        if (!d.meas || !names) {
+            rc = rk_error(RK_ENOMEM, "out of memory reading %d measurements", d.nrows);
+            goto out;
+        }
+    }
+    for (int i = 0; i < d.nrows; i++) {
+        d.meas[i].row = &d.rows[i];
+        derive_meas(&d, &d.meas[i]);
+        if (d.meas[i].dev >= 0)
+            d.devs[d.meas[i].dev].nmeas++;
+        names[i] = rp_family(&d.meas[i]);
+        d.n_predictions += d.rows[i].n_predictions;
+    }
+    distinct(names, d.nrows, &d.families, &d.nfamilies);
+    names = NULL;
+    if (d.n_predictions > 0) {
+        const char **models = malloc((size_t)d.n_predictions * sizeof *models);
+        int k = 0;
+        if (!models) {
+            rc = rk_error(RK_ENOMEM, "out of memory reading the predictions");
+            goto out;
+        }
+        for (int i = 0; i < d.nrows; i++)
+            for (int j = 0; j < d.rows[i].n_predictions; j++)
+                models[k++] = d.rows[i].predictions[j].model;
+        distinct(models, k, &d.models, &d.nmodels);
+    }
+    rc = rp_select(&d, is_cublas, &d.cublas, &d.ncublas);
+out:
+    free(names);
+    if (devs)
+        db_free_devices(devs, ndevs);
+    if (rc != RK_OK)
+        rp_data_release(&d);
+    else
+        *out = d;
+    return rc;
+}
+
+void rp_data_release(struct rp_data *d)
+{
+    for (int i = 0; i < d->ndevs; i++) {
+        db_device_release(&d->devs[i].d);
+        db_free_ceilings(d->devs[i].ceil, d->devs[i].nceil);
+        free(d->devs[i].lat);
+    }
+    free(d->devs);
+    db_free_captures(d->caps, d->ncaps);
+    db_free_measurements(d->rows, d->nrows);
+    free(d->meas);
+    free((void *)d->cublas);
+    free((void *)d->models);
+    free((void *)d->families);
+    memset(d, 0, sizeof *d);
+}

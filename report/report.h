@@ -1,0 +1,80 @@
+/*
+ * report.h - `roofkit report`: turns a database into what a person looks at. The
+ * whole public interface of report/.
+ *
+ * A report is a directory:
+ *     index.html         self-contained: CSS and every chart (SVG) inline, no
+ *                        script, no network
+ *     report.md          the same tables in Markdown, charts linked from plots/
+ *     csv/<table>.csv    every table, numbers with 17 significant digits
+ *     plots/<chart>.gp   one gnuplot script per chart, with its data file
+ *     plots/<chart>.dat  (edit a script and run `gnuplot NAME.gp` in plots/ to
+ *     plots/<chart>.svg  re-plot); all.gp loads every script
+ *     .roofkit-report    the list of files roofkit wrote (its ownership marker)
+ *
+ * Invariants:
+ *   - Reads through db/ only; writes nothing to the database.
+ *   - Replaces only roofkit's own files: a directory that holds files but no
+ *     .roofkit-report marker is refused (RK_EIO), and each file is written to a
+ *     temporary name and renamed over the old one, so a failure leaves the previous
+ *     version of that file, never half of one. Files a previous report wrote and
+ *     this one does not (a chart for a device no longer present) are removed.
+ *   - gnuplot is a program found at run time and run once per report, on all the
+ *     scripts. Without it the tables, CSV, Markdown, HTML and scripts are still
+ *     written, and report_write() returns RK_ENOTOOL after saying so.
+ *   - An empty database still gives a report, which says what is missing and which
+ *     command fills it in.
+ */
+#ifndef RK_REPORT_H
+#define RK_REPORT_H
+
+#include "common.h" /* enum rk_err */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct db;
+
+/* Bits of report_opts.formats. Charts are drawn when html or md is asked for. */
+enum report_format {
+    REPORT_HTML = 1 << 0,
+    REPORT_MD = 1 << 1,
+    REPORT_CSV = 1 << 2,
+    REPORT_ALL = REPORT_HTML | REPORT_MD | REPORT_CSV,
+};
+
+struct report_opts {
+    const char *out_dir; /* created (with parents) if missing; NULL: "roofkit-report" */
+    unsigned formats;    /* REPORT_* bits; 0 means REPORT_ALL */
+    const char *label;   /* shown at the top of every page, e.g. "example data recorded
+                            on an H100"; NULL for none */
+    const char *gnuplot; /* the gnuplot program: NULL searches PATH for "gnuplot"; a path
+                            (with a '/') is used as given */
+    const char *title;   /* page title; NULL: "roofkit report" */
+};
+
+/*
+ * Parses a --format list ("html,md,csv") into REPORT_* bits. Returns RK_OK, or
+ * RK_EUSAGE (nothing printed) for an empty list or an unknown name.
+ */
+int report_parse_formats(const char *list, unsigned *out /* OUT */);
+
+/*
+ * Writes the report of everything in db into opts->out_dir.
+ * Returns:
+ *   RK_OK       every file written, charts drawn
+ *   RK_ENOTOOL  gnuplot is missing: everything but the SVG charts was written
+ *   RK_EIO      the directory cannot be created or written, or holds files that are
+ *               not roofkit's (message printed; files already there are unchanged)
+ *   RK_EDB      reading the database failed (message printed)
+ *   RK_EFAIL    gnuplot failed on the scripts (its log is in plots/gnuplot.log)
+ *   RK_ENOMEM   out of memory
+ * On RK_OK and RK_ENOTOOL, prints one line naming the directory unless quiet.
+ */
+int report_write(struct db *db, const struct report_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RK_REPORT_H */
