@@ -1,0 +1,239 @@
+/*
+ * collect.h - the whole public interface of collect/: what a kernel did, read from CUPTI.
+ *
+ * Three things live here:
+ *   1. The metric aliases: classic nvprof names (gld_throughput, flop_count_sp, ...) kept as
+ *      data, each a linear recipe over CUPTI (PerfWorks) metrics. Users may also name any raw
+ *      CUPTI metric. A collect_plan turns the requested names into the raw metrics to collect
+ *      and evaluates the aliases from them.
+ *   2. Host-side questions that need no GPU: does a chip know a metric, how many replay
+ *      passes does a set cost ("roofkit list metrics").
+ *   3. A collection session: every kernel launch between collect_session_begin() and
+ *      collect_session_end() is recorded with its launch configuration (CUPTI Activity) and,
+ *      in counter mode, its hardware counters (CUPTI Range Profiler, one range per launch,
+ *      kernel replay). The same session runs in-process for `roofkit run` and inside the
+ *      injection library libroofkit-inject.so for `roofkit profile -- PROGRAM`.
+ *
+ * Timing rule: a counter session replays each kernel once per pass and CUPTI reports no
+ * Activity timestamps while the range profiler is on (../shared/CUPTI.md §5); in counter mode
+ * a launch's duration is the counter gpu__time_duration.sum. Callers that want event timings
+ * run their timed repetitions outside any session.
+ *
+ * Degrading (CUPTI.md §5 "Degrading cleanly"): a session never fails the program it watches.
+ * Without counter permission, on a virtual GPU or an unsupported device it records timing
+ * only; when CUPTI cannot trace at all (another tool such as ncu holds it) it records nothing.
+ * The result says which mode ran and why.
+ *
+ * Thread-safety: the session's bookkeeping is locked; CUPTI's callbacks may come from any
+ * thread. One session at a time per process.
+ */
+#ifndef RK_COLLECT_H
+#define RK_COLLECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ metric aliases */
+
+#define COLLECT_MAX_TERMS 4
+
+/*
+ * One alias: value = sum over i of coef[i] * raw[i] (FLOPs = add + mul + 2 fma). A value is
+ * NULL (unknown) when any term is NaN, which CUPTI returns for metrics it did not collect.
+ */
+struct collect_metric {
+    const char *alias; /* classic name, e.g. "gld_throughput" */
+    const char *unit;  /* unit of the value: "byte", "byte/second", "percent", ... */
+    int in_default;    /* 1 when part of the default set (at most 2 passes on GH100) */
+    int nterms;        /* 1..COLLECT_MAX_TERMS */
+    const char *raw[COLLECT_MAX_TERMS]; /* CUPTI metric names */
+    double coef[COLLECT_MAX_TERMS];
+    const char *description; /* one line for `roofkit list metrics` */
+};
+
+/* The alias table, in display order. collect_metric_get returns NULL out of range. */
+int collect_metric_count(void);
+const struct collect_metric *collect_metric_get(int i);
+/* The alias named `alias` (exact match), or NULL. */
+const struct collect_metric *collect_metric_find(const char *alias);
+
+/*
+ * A plan: the requested outputs and the distinct raw CUPTI metrics they need.
+ *   out[i].alias is the alias, or NULL for a raw metric the user named directly;
+ *   out[i].raw is the raw CUPTI name, or for a multi-term alias its formula text
+ *   ("a + b + 2*c"). Both are stored with each value.
+ */
+struct collect_output {
+    char *alias;
+    char *raw;
+    const char *unit; /* NULL for a raw metric until collect_plan_check() fills it */
+    int nterms;
+    int term[COLLECT_MAX_TERMS]; /* indexes into plan->raw */
+    double coef[COLLECT_MAX_TERMS];
+};
+
+struct collect_plan {
+    int nout;
+    struct collect_output *out;
+    int nraw;
+    char **raw;       /* distinct raw names, in first-use order */
+    char **raw_units; /* unit of each raw metric once checked, else NULL */
+    int ndropped;
+    char **dropped; /* names collect_plan_check() removed because the chip lacks them */
+};
+
+/*
+ * collect_plan_new: names[0..n) are aliases or raw CUPTI names ("dram__bytes_read.sum");
+ * n == 0 selects the default set. A name that is neither a known alias nor shaped like a
+ * CUPTI metric (unit__counter.rollup) is a usage error. Returns RK_OK, RK_EUSAGE (message
+ * printed) or RK_ENOMEM. Free with collect_plan_free().
+ */
+int collect_plan_new(const char *const *names, int n, struct collect_plan **out /* OUT */);
+void collect_plan_free(struct collect_plan *plan);
+
+/*
+ * collect_plan_check: asks CUPTI's host API whether `chip` ("GH100"; NULL = the current GPU's
+ * chip, or GH100 without one) knows every raw metric; outputs that need an unknown metric are
+ * removed and listed in plan->dropped (a warning names them). Fills units. No GPU needed.
+ * Returns RK_OK, RK_EUSAGE when nothing is left, or RK_ECUPTI when the host API fails.
+ */
+int collect_plan_check(struct collect_plan *plan, const char *chip);
+
+/*
+ * One stored value: alias (NULL for a user-named raw metric), raw name or formula, value,
+ * unit. is_null is 1 when CUPTI returned NaN or the launch was not profiled.
+ */
+struct collect_value {
+    const char *alias;
+    const char *raw;
+    const char *unit;
+    double value;
+    int is_null;
+};
+
+/*
+ * collect_plan_eval: raw[0..plan->nraw) measured values (NaN = unknown) to
+ * out[0..plan->nout). The strings in out point into the plan.
+ */
+void collect_plan_eval(const struct collect_plan *plan, const double *raw,
+                       struct collect_value *out /* OUT: plan->nout entries */);
+
+/* --------------------------------------------------------- host API (no GPU needed) */
+
+/*
+ * collect_chip_name: the CUPTI chip name of CUDA device `device` ("GH100"). Returns RK_OK, or
+ * RK_ENOGPU when no driver or GPU answers (buf then holds "GH100", the default chip).
+ */
+int collect_chip_name(int device, char *buf /* OUT */, size_t size);
+
+/*
+ * collect_count_passes: replay passes that names[0..n) (aliases or raw names; n == 0 = the
+ * default set) cost on the current GPU's chip, or on GH100 without a GPU.
+ * collect_count_passes_for does the same for a named chip. Returns RK_OK, RK_EUSAGE for an
+ * unknown name (message printed) or RK_ECUPTI.
+ */
+int collect_count_passes(const char **names, int n, int *passes /* OUT */);
+int collect_count_passes_for(const char *chip, const char *const *names, int n,
+                             int *passes /* OUT */);
+
+/*
+ * collect_metric_supported: *supported = 1 when `chip` (NULL = current GPU's chip or GH100)
+ * knows every raw metric of `name` (an alias or a raw name). *passes, when not NULL, gets the
+ * passes the metric costs alone. Returns RK_OK or RK_ECUPTI.
+ */
+int collect_metric_supported(const char *chip, const char *name, int *supported /* OUT */,
+                             int *passes /* OUT, may be NULL */);
+
+/* ------------------------------------------------------------------------ sessions */
+
+enum collect_mode {
+    COLLECT_MODE_OFF = 0,      /* CUPTI could not trace: nothing recorded (reason says why) */
+    COLLECT_MODE_TIMING = 1,   /* launches and timestamps, no counters */
+    COLLECT_MODE_COUNTERS = 2, /* launches and counters (durations from gpu__time_duration) */
+};
+
+/* "off", "timing", "counters". */
+const char *collect_mode_name(enum collect_mode mode);
+
+struct collect_options {
+    /* Metric names (aliases or raw); nmetrics == 0 = default set; nmetrics < 0 = none
+     * (timing only, with Activity timestamps). */
+    const char *const *metrics;
+    int nmetrics;
+    const char
+        *kernel_regex; /* POSIX extended regex on the demangled or mangled name; NULL = all */
+    long launch_skip;  /* skip the first N matching launches */
+    long launch_count; /* record at most N matching launches; 0 = no limit */
+    int max_ranges;    /* launches per counter batch; 0 = 64 */
+    /* Where counter batches are dumped as raw counter data images (for golden tests), or
+     * NULL. */
+    const char *dump_dir;
+    int silent; /* 1: never print (the injection library reports through its status file) */
+};
+
+struct collect_launch {
+    uint64_t seq;    /* 0, 1, ... in launch order among the recorded launches */
+    char *name;      /* mangled name as CUPTI reports it */
+    char *demangled; /* demangled (== a copy of name when it does not demangle) */
+    uint32_t grid[3], block[3], cluster[3];
+    int registers;             /* per thread */
+    int static_smem;           /* bytes per block */
+    int dynamic_smem;          /* bytes per block */
+    int local_mem;             /* bytes per thread */
+    uint64_t start_ns, end_ns; /* 0, 0 when not timed (counter mode) */
+    double duration_ns; /* end - start, or gpu__time_duration.sum in counter mode; NaN if unknown */
+    uint32_t correlation, device, context, stream;
+    int has_record;               /* the Activity record arrived */
+    int has_counters;             /* counters were collected for this launch */
+    struct collect_value *values; /* plan->nout values (all NULL when !has_counters) */
+    int nvalues;
+};
+
+struct collect_result {
+    enum collect_mode mode;
+    char reason[512]; /* why the mode is not "counters" (empty when it is) */
+    int passes;       /* replay passes per launch in counter mode */
+    int nlaunch;
+    struct collect_launch *launch;
+    long nmismatch;                  /* launches whose counter range could not be matched */
+    long ndropped_records;           /* Activity records CUPTI dropped */
+    const struct collect_plan *plan; /* owned by the result */
+};
+
+struct collect_session;
+
+/*
+ * collect_session_begin: starts recording kernel launches of this process. Call with the CUDA
+ * context already created (or not: contexts created later are handled). Returns RK_OK with
+ * *out set even when CUPTI is unusable (the session then runs in mode off or timing, and
+ * collect_session_mode says why); RK_EUSAGE for bad options (message printed); RK_ENOMEM.
+ */
+int collect_session_begin(const struct collect_options *opt,
+                          struct collect_session **out /* OUT */);
+
+/* The mode the session runs in now, and why it is not counters (never NULL). */
+enum collect_mode collect_session_mode(const struct collect_session *s, const char **reason);
+
+/*
+ * collect_session_end: the caller has synchronized the device (cudaDeviceSynchronize): CUPTI
+ * flushes but does not wait. Ends the session and hands over every recorded launch in launch
+ * order; *out is owned by the caller (collect_result_free). The session is freed. Returns
+ * RK_OK or RK_ENOMEM.
+ */
+int collect_session_end(struct collect_session *s, struct collect_result **out /* OUT */);
+void collect_result_free(struct collect_result *r);
+
+/*
+ * The advice printed with the warning when counters are unavailable because of permissions,
+ * and a short text for the other reasons: one line, lowercase.
+ */
+const char *collect_counter_advice(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RK_COLLECT_H */

@@ -1,0 +1,255 @@
+/*
+ * inject.c - libroofkit-inject.so, the CUDA injection library behind `roofkit profile`.
+ *
+ * The CUDA driver loads the library named by CUDA_INJECTION64_PATH at cuInit and calls its
+ * InitializeInjection() (CUPTI's cupti_trace_injection sample; ../shared/CUPTI.md §1a). We start
+ * a collection session there and, when the process exits, write each recorded launch as one
+ * measurement (with its counters) into the database, each in its own transaction, so that
+ * several processes of one program can share the file (db/ sets WAL and a busy timeout).
+ * Child processes inherit the environment and are injected the same way.
+ *
+ * Configuration comes from the environment that `roofkit profile` (cli/profile.c) sets:
+ *   ROOFKIT_DB            absolute path of the database (required; without it we do nothing)
+ *   ROOFKIT_CAPTURE       capture id the measurements belong to (required)
+ *   ROOFKIT_METRICS       comma-separated names, "none", or empty for the default set
+ *   ROOFKIT_KERNEL        regex on kernel names
+ *   ROOFKIT_LAUNCH_SKIP / ROOFKIT_LAUNCH_COUNT   launch window, per process
+ *   ROOFKIT_STATUS        file to which each process appends one status line:
+ *                         pid TAB mode TAB launches TAB with-counters TAB passes TAB reason
+ *   ROOFKIT_DUMP_DIR      where to write raw counter data images (golden-test capture)
+ *
+ * Rules: never change what the program does. We print nothing (roofkit profile reports), never
+ * exit, and every failure only loses measurements. A process that forked from an injected one
+ * without exec does not write the parent's launches again (pid check).
+ */
+#define _GNU_SOURCE
+#include "collect.h"
+#include "common.h"
+#include "db.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The entry point the CUDA driver calls; the only symbol the library exports. */
+int InitializeInjection(void) __attribute__((visibility("default")));
+
+static struct collect_session *session;
+static pid_t session_pid;
+static char **metric_names;
+static int nmetric_names;
+
+static long env_long(const char *name)
+{
+    const char *v = getenv(name);
+    long x = 0;
+    return v && *v && rk_parse_long(v, &x) == RK_OK && x > 0 ? x : 0;
+}
+
+/* Splits "a,b,c" into a malloc'd array; "none" gives n = -1. */
+static int split_metrics(const char *list, char ***out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!list || !*list)
+        return RK_OK;
+    if (strcmp(list, "none") == 0) {
+        *n = -1;
+        return RK_OK;
+    }
+    char *copy = strdup(list);
+    if (!copy)
+        return RK_ENOMEM;
+    int cap = 1;
+    for (const char *p = list; *p; p++)
+        cap += *p == ',';
+    char **names = calloc((size_t)cap, sizeof *names);
+    if (!names) {
+        free(copy);
+        return RK_ENOMEM;
+    }
+    int k = 0;
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save))
+        if (*tok && !(names[k++] = strdup(tok))) {
+            for (int i = 0; i < k; i++)
+                free(names[i]);
+            free(names);
+            free(copy);
+            return RK_ENOMEM;
+        }
+    free(copy);
+    *out = names;
+    *n = k;
+    return RK_OK;
+}
+
+/* Appends s to buf as a JSON string body (quotes and control characters escaped). */
+static void json_str(char *buf, size_t size, size_t *at, const char *s)
+{
+    for (; s && *s && *at + 8 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            *at += (size_t)snprintf(buf + *at, size - *at, "\\%c", c);
+        else if (c < 0x20)
+            *at += (size_t)snprintf(buf + *at, size - *at, "\\u%04x", c);
+        else
+            buf[(*at)++] = (char)c;
+    }
+    buf[*at] = '\0';
+}
+
+static int store_launch(struct db *db, int64_t capture, const struct collect_launch *l,
+                        const char *mode)
+{
+    char params[4096];
+    size_t at = 0;
+    at += (size_t)snprintf(params, sizeof params, "{\"mangled\":\"");
+    json_str(params, sizeof params - 256, &at, l->name);
+    snprintf(params + at, sizeof params - at,
+             "\",\"pid\":%ld,\"device\":%u,\"context\":%u,\"stream\":%u,\"cluster\":[%u,%u,%u],"
+             "\"local_mem_per_thread\":%d,\"mode\":\"%s\",\"timed_by\":\"%s\"}",
+             (long)getpid(), l->device, l->context, l->stream, l->cluster[0], l->cluster[1],
+             l->cluster[2], l->local_mem, mode,
+             l->start_ns ? "activity" : (isnan(l->duration_ns) ? "none" : "gpu__time_duration"));
+
+    struct db_measurement m;
+    memset(&m, 0, sizeof m);
+    m.kernel = l->demangled ? l->demangled : l->name;
+    m.params = params;
+    for (int i = 0; i < 3; i++) {
+        m.grid[i] = (int)l->grid[i];
+        m.block[i] = (int)l->block[i];
+    }
+    m.registers = l->registers;
+    m.smem_static = l->static_smem;
+    m.smem_dynamic = l->dynamic_smem;
+    m.reps = 1;
+    m.time_min_ns = m.time_median_ns = m.time_max_ns = l->duration_ns;
+    m.flops = m.bytes_dram = m.bytes_l2 = m.bytes_l1 = m.bytes_shared = NAN;
+    m.verified = -1;
+    m.rel_error = NAN;
+    m.cache_state = "warm"; /* as the program left it: profile flushes no cache */
+    m.source = "profile";
+    m.launch_index = (int64_t)l->seq;
+    m.correlation_id = l->correlation;
+
+    struct db_metric *mv = NULL;
+    int nm = 0;
+    if (l->has_counters && l->nvalues > 0) {
+        if (!(mv = calloc((size_t)l->nvalues, sizeof *mv)))
+            return RK_ENOMEM;
+        for (int i = 0; i < l->nvalues; i++) {
+            const struct collect_value *v = &l->values[i];
+            mv[nm].name = v->alias ? v->alias : v->raw;
+            mv[nm].raw_name = v->raw;
+            mv[nm].value = v->is_null ? NAN : v->value;
+            mv[nm].unit = v->unit;
+            nm++;
+        }
+    }
+    int rc = db_insert_measurement(db, capture, &m, mv, nm, NULL);
+    free(mv);
+    return rc;
+}
+
+static void write_status(const struct collect_result *r, long stored)
+{
+    const char *path = getenv("ROOFKIT_STATUS");
+    if (!path || !*path)
+        return;
+    long with_counters = 0;
+    for (int i = 0; i < r->nlaunch; i++)
+        with_counters += r->launch[i].has_counters;
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%ld\t%s\t%ld\t%ld\t%d\t%s\n", (long)getpid(),
+                     collect_mode_name(r->mode), stored, with_counters, r->passes, r->reason);
+    if (n < 0)
+        return;
+    if (n >= (int)sizeof line)
+        n = (int)sizeof line - 1, line[n - 1] = '\n';
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    /* One write with O_APPEND: lines of concurrent processes do not interleave. */
+    if (write(fd, line, (size_t)n) != n) {
+        /* nothing more to do: roofkit profile will miss this process's line */
+    }
+    close(fd);
+}
+
+/* Waits for the work queued on the current context: records of unfinished kernels would be lost. */
+static void sync_device(void)
+{
+    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!cuda)
+        return;
+    int (*ctx_sync)(void) = NULL;
+    /* POSIX's way to store dlsym's object pointer into a function pointer. */
+    *(void **)&ctx_sync = dlsym(cuda, "cuCtxSynchronize");
+    if (ctx_sync)
+        ctx_sync();
+    dlclose(cuda);
+}
+
+static void finish(void)
+{
+    struct collect_result *r = NULL;
+    struct db *db = NULL;
+    long stored = 0;
+    if (!session || getpid() != session_pid)
+        return;
+    sync_device();
+    struct collect_session *s = session;
+    session = NULL;
+    if (collect_session_end(s, &r) != RK_OK)
+        return;
+    const char *path = getenv("ROOFKIT_DB");
+    long capture = env_long("ROOFKIT_CAPTURE");
+    if (r->nlaunch > 0 && path && capture > 0 && db_open(path, DB_RW, &db) == RK_OK) {
+        const char *mode = collect_mode_name(r->mode);
+        for (int i = 0; i < r->nlaunch; i++)
+            if (store_launch(db, capture, &r->launch[i], mode) == RK_OK)
+                stored++;
+        db_close(db);
+    }
+    write_status(r, stored);
+    collect_result_free(r);
+    for (int i = 0; i < nmetric_names; i++)
+        free(metric_names[i]);
+    free(metric_names);
+    metric_names = NULL;
+}
+
+int InitializeInjection(void)
+{
+    struct collect_options opt;
+    if (session || !getenv("ROOFKIT_DB") || env_long("ROOFKIT_CAPTURE") <= 0)
+        return 1;
+    /* Messages from roofkit's modules must not reach the program's stderr. */
+    rk_set_quiet(1);
+    memset(&opt, 0, sizeof opt);
+    if (split_metrics(getenv("ROOFKIT_METRICS"), &metric_names, &nmetric_names) != RK_OK)
+        return 1;
+    opt.metrics = (const char *const *)metric_names;
+    opt.nmetrics = nmetric_names;
+    const char *re = getenv("ROOFKIT_KERNEL");
+    opt.kernel_regex = re && *re ? re : NULL;
+    opt.launch_skip = env_long("ROOFKIT_LAUNCH_SKIP");
+    opt.launch_count = env_long("ROOFKIT_LAUNCH_COUNT");
+    opt.max_ranges = (int)env_long("ROOFKIT_MAX_RANGES");
+    const char *dump = getenv("ROOFKIT_DUMP_DIR");
+    opt.dump_dir = dump && *dump ? dump : NULL;
+    opt.silent = 1;
+    if (collect_session_begin(&opt, &session) != RK_OK) {
+        session = NULL;
+        return 1;
+    }
+    session_pid = getpid();
+    atexit(finish);
+    return 1;
+}

@@ -1,0 +1,727 @@
+/*
+ * session.c - one collection session: which launches are recorded, when counter batches are
+ * decoded, which mode a CUPTI failure leads to, and how Activity records and counter ranges
+ * are matched to launches. Plain C over the backend table (backend.h), so all of it runs in
+ * CPU tests with a fake backend.
+ *
+ * Assumptions, from measurements on the H100 (../shared/CUPTI.md §2, §5):
+ *   - AutoRange + KernelReplay makes one range per kernel launched while the profiler is
+ *     started, in launch order, and keeps the kernel's side effects.
+ *   - The counter data image holds at most max_ranges ranges and overflows silently, so a
+ *     batch is decoded after max_ranges launches.
+ *   - Activity records carry the launch's correlation id; in counter mode their timestamps
+ *     are 0, so durations come from gpu__time_duration.sum.
+ *
+ * Counter state of one context (SQLite pager.c style). ERROR is sticky for the session: the
+ * session drops to timing mode and never starts the profiler again.
+ *
+ *        ctx_enable()            start_range()                batch full / unselected launch
+ *   INIT ------------> CONFIGURED -------------> IN_RANGE ----------------------------------+
+ *     |                    ^                                  stop_decode(): Stop, Decode,  |
+ *     |                    +---------------------------------- evaluate, re-initialize <----+
+ *     +--- any CUPTI failure (enable, start, stop, decode, reset) ---> ERROR
+ *
+ * A launch is "selected" when its name matches --kernel and it falls inside the
+ * --launch-skip/--launch-count window; only selected launches are recorded and profiled. A
+ * runtime launch (cudaLaunchKernel) is one launch even when the driver call inside it
+ * (cuLaunchKernel) reports again: the backend marks the inner one nested and its correlation id
+ * becomes an alias of the outer launch.
+ */
+#define _GNU_SOURCE
+#include "backend.h"
+#include "collect.h"
+#include "common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_CTX    16
+#define NAME_CACHE 64
+
+const struct bk_ops *bk_active = &bk_cupti;
+
+enum cs_state { CS_INIT, CS_CONFIGURED, CS_IN_RANGE, CS_ERROR };
+
+struct ctx_state {
+    void *ctx;
+    void *prof;
+    enum cs_state state;
+    long *batch; /* launch indexes of the ranges in the current batch */
+    int nbatch;
+    int ndecoded; /* batches decoded, for dump file names */
+};
+
+/* A recorded launch while the session runs. */
+struct rec {
+    struct collect_launch pub;
+    double *raw; /* plan->nraw values when counters were collected */
+};
+
+struct collect_session {
+    pthread_mutex_t mu; /* recursive: CUPTI may call back into us while we hold it */
+    const struct bk_ops *bk;
+    struct collect_plan *plan;
+    enum collect_mode mode;
+    char reason[512];
+    int passes;
+    int max_ranges;
+    int silent;
+    char *dump_dir;
+    int has_re;
+    regex_t re;
+    long skip, count, matched;
+    struct rec *rec;
+    long nrec, caprec;
+    uint32_t *map_key; /* correlation id -> launch index + 1 (open addressing) */
+    long *map_val;
+    long map_cap, map_used;
+    struct ctx_state ctx[MAX_CTX];
+    int nctx;
+    struct {
+        char *name;
+        int match;
+    } cache[NAME_CACHE];
+    int ncache, next_evict;
+    int time_raw; /* index of gpu__time_duration.sum in plan->raw, or -1 */
+    long nmismatch;
+    long ndropped_records;
+    int any_decoded; /* a batch was evaluated: the plan's raw order is fixed from now on */
+    struct bk_hooks hooks;
+};
+
+/* The launch an outer (runtime) callback reported, for the nested driver callback. */
+static _Thread_local long tl_outer = -1;    /* launch index, -1 when not selected */
+static _Thread_local int tl_outer_open;     /* inside an outer launch callback pair */
+static _Thread_local int tl_outer_acted;    /* the counter action for it is done */
+static _Thread_local int tl_outer_selected; /* the outer launch is selected */
+
+const char *collect_mode_name(enum collect_mode mode)
+{
+    switch (mode) {
+    case COLLECT_MODE_OFF:
+        return "off";
+    case COLLECT_MODE_TIMING:
+        return "timing";
+    case COLLECT_MODE_COUNTERS:
+        return "counters";
+    }
+    return "unknown";
+}
+
+const char *collect_counter_advice(void)
+{
+    return "to enable counters run as root, or add 'options nvidia "
+           "NVreg_RestrictProfilingToAdminUsers=0' to a file in /etc/modprobe.d/, run "
+           "'update-initramfs -u' and reboot (containers also need --cap-add=SYS_ADMIN)";
+}
+
+/* ------------------------------------------------------------------ bookkeeping */
+
+static int map_put(struct collect_session *s, uint32_t key, long idx)
+{
+    if (2 * (s->map_used + 1) > s->map_cap) {
+        long ncap = s->map_cap ? 2 * s->map_cap : 1024;
+        uint32_t *nk = calloc((size_t)ncap, sizeof *nk);
+        long *nv = calloc((size_t)ncap, sizeof *nv);
+        if (!nk || !nv) {
+            free(nk);
+            free(nv);
+            return RK_ENOMEM;
+        }
+        for (long i = 0; i < s->map_cap; i++) {
+            if (!s->map_val[i])
+                continue;
+            long j = (long)(s->map_key[i] * 2654435761u) & (ncap - 1);
+            while (nv[j])
+                j = (j + 1) & (ncap - 1);
+            nk[j] = s->map_key[i];
+            nv[j] = s->map_val[i];
+        }
+        free(s->map_key);
+        free(s->map_val);
+        s->map_key = nk;
+        s->map_val = nv;
+        s->map_cap = ncap;
+    }
+    long j = (long)(key * 2654435761u) & (s->map_cap - 1);
+    while (s->map_val[j] && s->map_key[j] != key)
+        j = (j + 1) & (s->map_cap - 1);
+    if (!s->map_val[j])
+        s->map_used++;
+    s->map_key[j] = key;
+    s->map_val[j] = idx + 1;
+    return RK_OK;
+}
+
+static long map_get(const struct collect_session *s, uint32_t key)
+{
+    if (!s->map_cap)
+        return -1;
+    long j = (long)(key * 2654435761u) & (s->map_cap - 1);
+    while (s->map_val[j]) {
+        if (s->map_key[j] == key)
+            return s->map_val[j] - 1;
+        j = (j + 1) & (s->map_cap - 1);
+    }
+    return -1;
+}
+
+/* Appends a launch record; returns its index or -1 when out of memory. */
+static long add_rec(struct collect_session *s, const char *symbol, uint32_t corr)
+{
+    if (s->nrec == s->caprec) {
+        long ncap = s->caprec ? 2 * s->caprec : 256;
+        struct rec *r = realloc(s->rec, (size_t)ncap * sizeof *r);
+        if (!r)
+            return -1;
+        s->rec = r;
+        s->caprec = ncap;
+    }
+    struct rec *r = &s->rec[s->nrec];
+    memset(r, 0, sizeof *r);
+    r->pub.seq = (uint64_t)s->nrec;
+    r->pub.correlation = corr;
+    r->pub.duration_ns = NAN;
+    if (symbol && !(r->pub.name = strdup(symbol)))
+        return -1;
+    if (map_put(s, corr, s->nrec) != RK_OK) {
+        free(r->pub.name);
+        return -1;
+    }
+    return s->nrec++;
+}
+
+/* Does the kernel's name match --kernel? Cached by name (CUPTI's pointers are not stable). */
+static int name_matches(struct collect_session *s, const char *symbol)
+{
+    if (!s->has_re)
+        return 1;
+    if (!symbol)
+        return 0;
+    for (int i = 0; i < s->ncache; i++)
+        if (strcmp(s->cache[i].name, symbol) == 0)
+            return s->cache[i].match;
+    char *dem = bk_demangle(symbol);
+    int match =
+        regexec(&s->re, symbol, 0, NULL, 0) == 0 || (dem && regexec(&s->re, dem, 0, NULL, 0) == 0);
+    free(dem);
+    char *copy = strdup(symbol);
+    if (copy) {
+        int slot;
+        if (s->ncache < NAME_CACHE) {
+            slot = s->ncache++;
+        } else {
+            slot = s->next_evict++ % NAME_CACHE;
+            free(s->cache[slot].name);
+        }
+        s->cache[slot].name = copy;
+        s->cache[slot].match = match;
+    }
+    return match;
+}
+
+/* Counts a matching launch against --launch-skip/--launch-count. */
+static int in_window(struct collect_session *s)
+{
+    long k = s->matched++;
+    return k >= s->skip && (s->count <= 0 || k < s->skip + s->count);
+}
+
+/* ------------------------------------------------------------------ mode decisions */
+
+static void degrade(struct collect_session *s, enum collect_mode to, const char *why, int code)
+{
+    if (s->mode <= to)
+        return;
+    s->mode = to;
+    const char *what = s->bk->strerror ? s->bk->strerror(code) : "unknown error";
+    int perm = code == BK_INSUFFICIENT_PRIVILEGES || code == BK_VIRTUALIZED_INSUFFICIENT_PRIVILEGES;
+    snprintf(s->reason, sizeof s->reason, "%s: %s (CUPTI error %d)%s%s", why, what, code,
+             to == COLLECT_MODE_TIMING ? "; recording timing only" : "; recording nothing",
+             perm ? "; " : "");
+    if (perm) {
+        size_t at = strlen(s->reason);
+        snprintf(s->reason + at, sizeof s->reason - at, "%s", collect_counter_advice());
+    }
+    if (!s->silent)
+        rk_warn("%s", s->reason);
+}
+
+/* Why the range profiler could not be enabled, in words, from its error code. */
+static const char *enable_why(int code)
+{
+    switch (code) {
+    case BK_INSUFFICIENT_PRIVILEGES:
+        return "no permission to read GPU performance counters";
+    case BK_VIRTUALIZED_INSUFFICIENT_PRIVILEGES:
+        return "the hypervisor does not allow reading GPU performance counters";
+    case BK_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+        return "this virtual GPU has no performance counters";
+    case BK_CONFIDENTIAL_COMPUTING:
+        return "performance counters are off under confidential computing";
+    case BK_CMP_DEVICE:
+    case BK_MIG_DEVICE:
+    case BK_SLI_DEVICE:
+    case BK_WSL_DEVICE:
+    case BK_NOT_SUPPORTED:
+    case BK_NOT_COMPATIBLE:
+        return "this GPU configuration does not support counter profiling";
+    case BK_MULTIPLE_SUBSCRIBERS:
+        return "another profiler (ncu, nsys, cuda-gdb) holds CUPTI";
+    default:
+        return "cannot start the CUPTI range profiler";
+    }
+}
+
+static void ctx_fail(struct collect_session *s, struct ctx_state *cs, const char *why, int code)
+{
+    cs->state = CS_ERROR;
+    /* Launches of the open batch keep NULL counters. */
+    for (int i = 0; i < cs->nbatch; i++)
+        s->nmismatch++;
+    cs->nbatch = 0;
+    if (cs->prof) {
+        s->bk->prof_disable(cs->prof);
+        cs->prof = NULL;
+    }
+    degrade(s, COLLECT_MODE_TIMING, why, code);
+}
+
+/* Rewrites the plan without the outputs whose raw metrics the chip lacks. */
+static int drop_unknown(struct collect_session *s, const char *chip)
+{
+    int rc = collect_plan_check(s->plan, chip);
+    s->time_raw = -1;
+    for (int i = 0; i < s->plan->nraw; i++)
+        if (strcmp(s->plan->raw[i], "gpu__time_duration.sum") == 0)
+            s->time_raw = i;
+    return rc;
+}
+
+static struct ctx_state *ctx_find(struct collect_session *s, void *ctx)
+{
+    for (int i = 0; i < s->nctx; i++)
+        if (s->ctx[i].ctx == ctx)
+            return &s->ctx[i];
+    return NULL;
+}
+
+/* The context's counter state, enabling the range profiler on first use. */
+static struct ctx_state *ctx_get(struct collect_session *s, void *ctx)
+{
+    struct ctx_state *cs = ctx_find(s, ctx);
+    if (cs)
+        return cs;
+    if (s->nctx == MAX_CTX)
+        return NULL; /* more contexts than we profile: their launches get timing only */
+    cs = &s->ctx[s->nctx++];
+    memset(cs, 0, sizeof *cs);
+    cs->ctx = ctx;
+    cs->state = CS_INIT;
+    if (!(cs->batch = calloc((size_t)s->max_ranges, sizeof *cs->batch))) {
+        cs->state = CS_ERROR;
+        return cs;
+    }
+    char chip[64] = "";
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int rc = s->bk->prof_enable(ctx, (const char *const *)s->plan->raw, s->plan->nraw,
+                                    s->max_ranges, &cs->prof, &s->passes, chip, sizeof chip);
+        if (rc == BK_SUCCESS) {
+            cs->state = CS_CONFIGURED;
+            return cs;
+        }
+        /* An unknown metric (CUPTI says INVALID_METRIC_NAME or, from ConfigAddMetrics,
+         * INVALID_PARAMETER): drop it with a warning and retry once with the rest. Only
+         * before any launch holds raw values, which are indexed by the plan. */
+        if ((rc == BK_INVALID_METRIC_NAME || rc == BK_INVALID_PARAMETER) && attempt == 0 &&
+            !s->any_decoded && chip[0]) {
+            int prc = drop_unknown(s, chip);
+            if (prc == RK_OK && s->plan->ndropped > 0)
+                continue;
+        }
+        ctx_fail(s, cs, enable_why(rc), rc);
+        return cs;
+    }
+    return cs;
+}
+
+static void dump_batch(struct collect_session *s, struct ctx_state *cs)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/counters-%ld-%d-%d.bin", s->dump_dir, (long)getpid(),
+             (int)(cs - s->ctx), cs->ndecoded);
+    if (s->bk->prof_dump(cs->prof, path) != BK_SUCCESS && !s->silent)
+        rk_warn("cannot write the counter data image '%s'", path);
+}
+
+/* Stop, decode, evaluate and re-arm: IN_RANGE -> CONFIGURED. */
+static void stop_decode(struct collect_session *s, struct ctx_state *cs)
+{
+    int rc, nranges = 0, ndropped = 0;
+    if (cs->state != CS_IN_RANGE)
+        return;
+    if ((rc = s->bk->prof_stop(cs->prof)) != BK_SUCCESS) {
+        ctx_fail(s, cs, "cannot stop the CUPTI range profiler", rc);
+        return;
+    }
+    if ((rc = s->bk->prof_decode(cs->prof, &nranges, &ndropped)) != BK_SUCCESS) {
+        ctx_fail(s, cs, "cannot decode the counter data", rc);
+        return;
+    }
+    if (s->dump_dir)
+        dump_batch(s, cs);
+    cs->ndecoded++;
+    s->any_decoded = 1;
+    if (nranges != cs->nbatch || ndropped != 0) {
+        /* Ranges are matched to launches by order only; a different count means we cannot
+         * tell which range belongs to which launch, so none gets counters. */
+        s->nmismatch += cs->nbatch;
+        if (!s->silent)
+            rk_warn("counter batch of %d launches returned %d ranges (%d dropped); their "
+                    "counters are not stored",
+                    cs->nbatch, nranges, ndropped);
+    } else {
+        for (int i = 0; i < cs->nbatch; i++) {
+            struct rec *r = &s->rec[cs->batch[i]];
+            double *v = malloc((size_t)(s->plan->nraw ? s->plan->nraw : 1) * sizeof *v);
+            if (!v) {
+                s->nmismatch++;
+                continue;
+            }
+            if (s->bk->prof_eval(cs->prof, i, v) != BK_SUCCESS) {
+                free(v);
+                s->nmismatch++;
+                continue;
+            }
+            r->raw = v;
+            r->pub.has_counters = 1;
+        }
+    }
+    cs->nbatch = 0;
+    if ((rc = s->bk->prof_reset(cs->prof)) != BK_SUCCESS) {
+        ctx_fail(s, cs, "cannot re-initialize the counter data image", rc);
+        return;
+    }
+    cs->state = CS_CONFIGURED;
+}
+
+/* The counter action for a launch on ctx: start or extend a batch, or close one. */
+static void counter_action(struct collect_session *s, void *ctx, long idx, int selected)
+{
+    if (s->mode != COLLECT_MODE_COUNTERS || !ctx)
+        return;
+    struct ctx_state *cs = selected ? ctx_get(s, ctx) : ctx_find(s, ctx);
+    if (!cs || cs->state == CS_ERROR)
+        return;
+    if (!selected) {
+        stop_decode(s, cs);
+        return;
+    }
+    if (cs->state == CS_CONFIGURED) {
+        int rc = s->bk->prof_start(cs->prof);
+        if (rc != BK_SUCCESS) {
+            ctx_fail(s, cs, "cannot start the CUPTI range profiler", rc);
+            return;
+        }
+        cs->state = CS_IN_RANGE;
+    }
+    if (idx >= 0 && cs->state == CS_IN_RANGE)
+        cs->batch[cs->nbatch++] = idx;
+}
+
+/* ------------------------------------------------------------------ backend hooks */
+
+static void on_launch_enter(void *arg, const struct bk_launch *l, int nested)
+{
+    struct collect_session *s = arg;
+    pthread_mutex_lock(&s->mu);
+    if (nested) {
+        /* The driver call inside a runtime launch: same launch, maybe its context. */
+        if (tl_outer >= 0 && map_put(s, l->corr, tl_outer) != RK_OK)
+            s->nmismatch++;
+        if (tl_outer_open && !tl_outer_acted) {
+            counter_action(s, l->ctx, tl_outer, tl_outer_selected);
+            tl_outer_acted = 1;
+        }
+        pthread_mutex_unlock(&s->mu);
+        return;
+    }
+    long idx = -1;
+    int selected = 0;
+    if (l->graph) {
+        /* A graph's kernels are not profiled one by one: close any open batch. */
+        selected = 0;
+    } else if (s->mode != COLLECT_MODE_OFF && name_matches(s, l->symbol) && in_window(s)) {
+        selected = 1;
+        if ((idx = add_rec(s, l->symbol, l->corr)) < 0) {
+            selected = 0;
+            s->nmismatch++;
+        }
+    }
+    tl_outer = idx;
+    tl_outer_open = 1;
+    tl_outer_selected = selected;
+    tl_outer_acted = l->ctx != NULL;
+    if (l->ctx)
+        counter_action(s, l->ctx, idx, selected);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void on_launch_exit(void *arg, const struct bk_launch *l, int nested)
+{
+    struct collect_session *s = arg;
+    if (nested)
+        return;
+    pthread_mutex_lock(&s->mu);
+    tl_outer = -1;
+    tl_outer_open = 0;
+    struct ctx_state *cs = l->ctx ? ctx_find(s, l->ctx) : NULL;
+    if (cs && cs->state == CS_IN_RANGE && cs->nbatch >= s->max_ranges)
+        stop_decode(s, cs);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void on_kernel(void *arg, const struct bk_kernel *k)
+{
+    struct collect_session *s = arg;
+    pthread_mutex_lock(&s->mu);
+    long idx = map_get(s, k->corr);
+    if (idx < 0 && k->graph_node && s->mode != COLLECT_MODE_OFF && name_matches(s, k->name) &&
+        in_window(s))
+        idx = add_rec(s, k->name, k->corr); /* a graph's kernel: recorded, timing only */
+    if (idx >= 0) {
+        struct collect_launch *p = &s->rec[idx].pub;
+        if (!p->name && k->name)
+            p->name = strdup(k->name);
+        memcpy(p->grid, k->grid, sizeof p->grid);
+        memcpy(p->block, k->block, sizeof p->block);
+        memcpy(p->cluster, k->cluster, sizeof p->cluster);
+        p->registers = k->registers;
+        p->static_smem = k->static_smem;
+        p->dynamic_smem = k->dynamic_smem;
+        p->local_mem = k->local_mem;
+        p->start_ns = k->start;
+        p->end_ns = k->end;
+        p->device = k->device;
+        p->context = k->context;
+        p->stream = k->stream;
+        p->has_record = 1;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void on_context_destroy(void *arg, void *ctx)
+{
+    struct collect_session *s = arg;
+    pthread_mutex_lock(&s->mu);
+    struct ctx_state *cs = ctx_find(s, ctx);
+    if (cs) {
+        stop_decode(s, cs);
+        if (cs->prof)
+            s->bk->prof_disable(cs->prof);
+        cs->prof = NULL;
+        cs->ctx = NULL; /* the address may be reused by a new context */
+        if (cs->state != CS_ERROR)
+            cs->state = CS_ERROR;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void on_dropped(void *arg, size_t n)
+{
+    struct collect_session *s = arg;
+    pthread_mutex_lock(&s->mu);
+    s->ndropped_records += (long)n;
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* ------------------------------------------------------------------ public API */
+
+static void session_free(struct collect_session *s)
+{
+    if (!s)
+        return;
+    for (long i = 0; i < s->nrec; i++) {
+        free(s->rec[i].pub.name);
+        free(s->rec[i].raw);
+    }
+    for (int i = 0; i < s->nctx; i++)
+        free(s->ctx[i].batch);
+    for (int i = 0; i < s->ncache; i++)
+        free(s->cache[i].name);
+    free(s->rec);
+    free(s->map_key);
+    free(s->map_val);
+    free(s->dump_dir);
+    if (s->has_re)
+        regfree(&s->re);
+    collect_plan_free(s->plan);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+int collect_session_begin(const struct collect_options *opt, struct collect_session **out)
+{
+    static const struct collect_options none;
+    struct collect_session *s = NULL;
+    pthread_mutexattr_t attr;
+    int rc = RK_OK;
+    *out = NULL;
+    if (!opt)
+        opt = &none;
+    if (opt->launch_skip < 0 || opt->launch_count < 0 || opt->max_ranges < 0)
+        return rk_error(RK_EUSAGE, "launch skip, launch count and batch size must not be negative");
+    if (!(s = calloc(1, sizeof *s)))
+        return rk_error(RK_ENOMEM, "out of memory starting a collection session");
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&s->mu, &attr);
+    pthread_mutexattr_destroy(&attr);
+    s->bk = bk_active;
+    s->silent = opt->silent;
+    s->skip = opt->launch_skip;
+    s->count = opt->launch_count;
+    s->max_ranges = opt->max_ranges ? opt->max_ranges : 64;
+    s->time_raw = -1;
+    s->mode = opt->nmetrics < 0 ? COLLECT_MODE_TIMING : COLLECT_MODE_COUNTERS;
+    if (opt->nmetrics < 0)
+        snprintf(s->reason, sizeof s->reason, "counters not requested (--metrics none)");
+    if (opt->kernel_regex) {
+        int rrc = regcomp(&s->re, opt->kernel_regex, REG_EXTENDED | REG_NOSUB);
+        if (rrc != 0) {
+            char msg[256];
+            regerror(rrc, &s->re, msg, sizeof msg);
+            rc = rk_error(RK_EUSAGE, "bad kernel name pattern '%s': %s", opt->kernel_regex, msg);
+            goto out;
+        }
+        s->has_re = 1;
+    }
+    if (opt->dump_dir && !(s->dump_dir = strdup(opt->dump_dir))) {
+        rc = rk_error(RK_ENOMEM, "out of memory starting a collection session");
+        goto out;
+    }
+    if ((rc = collect_plan_new(opt->metrics, opt->nmetrics > 0 ? opt->nmetrics : 0, &s->plan)) !=
+        RK_OK)
+        goto out;
+    for (int i = 0; i < s->plan->nraw; i++)
+        if (strcmp(s->plan->raw[i], "gpu__time_duration.sum") == 0)
+            s->time_raw = i;
+
+    s->hooks.arg = s;
+    s->hooks.launch_enter = on_launch_enter;
+    s->hooks.launch_exit = on_launch_exit;
+    s->hooks.kernel = on_kernel;
+    s->hooks.context_destroy = on_context_destroy;
+    s->hooks.dropped = on_dropped;
+    int brc = s->bk->trace_start(&s->hooks, s->mode == COLLECT_MODE_TIMING);
+    if (brc != BK_SUCCESS)
+        degrade(s, COLLECT_MODE_OFF,
+                brc == BK_MULTIPLE_SUBSCRIBERS || brc == BK_INSUFFICIENT_PRIVILEGES
+                    ? enable_why(brc)
+                    : "cannot trace kernel launches with CUPTI",
+                brc);
+out:
+    if (rc != RK_OK) {
+        session_free(s);
+        return rc;
+    }
+    *out = s;
+    return RK_OK;
+}
+
+enum collect_mode collect_session_mode(const struct collect_session *s, const char **reason)
+{
+    if (reason)
+        *reason = s->reason;
+    return s->mode;
+}
+
+int collect_session_end(struct collect_session *s, struct collect_result **out)
+{
+    struct collect_result *r = NULL;
+    int rc = RK_OK;
+    *out = NULL;
+    pthread_mutex_lock(&s->mu);
+    for (int i = 0; i < s->nctx; i++) {
+        struct ctx_state *cs = &s->ctx[i];
+        stop_decode(s, cs);
+        if (cs->prof)
+            s->bk->prof_disable(cs->prof);
+        cs->prof = NULL;
+    }
+    pthread_mutex_unlock(&s->mu);
+    /* Flushing delivers Activity records from CUPTI's thread: never hold the lock here. */
+    if (s->mode != COLLECT_MODE_OFF) {
+        s->bk->trace_flush();
+        s->bk->trace_stop();
+    }
+
+    pthread_mutex_lock(&s->mu);
+    if (!(r = calloc(1, sizeof *r))) {
+        rc = RK_ENOMEM;
+        goto out;
+    }
+    r->mode = s->mode;
+    memcpy(r->reason, s->reason, sizeof r->reason);
+    r->passes = s->mode == COLLECT_MODE_COUNTERS ? s->passes : 0;
+    r->nmismatch = s->nmismatch;
+    r->ndropped_records = s->ndropped_records;
+    if (s->nrec && !(r->launch = calloc((size_t)s->nrec, sizeof *r->launch))) {
+        rc = RK_ENOMEM;
+        goto out;
+    }
+    for (long i = 0; i < s->nrec; i++) {
+        struct rec *rec = &s->rec[i];
+        struct collect_launch *l = &r->launch[r->nlaunch++];
+        *l = rec->pub;
+        rec->pub.name = NULL; /* moved */
+        if (!l->name)
+            l->name = strdup("(unknown)");
+        l->demangled = l->name ? bk_demangle(l->name) : NULL;
+        if (s->mode != COLLECT_MODE_OFF && s->plan->nout > 0) {
+            if (!(l->values = calloc((size_t)s->plan->nout, sizeof *l->values))) {
+                rc = RK_ENOMEM;
+                goto out;
+            }
+            l->nvalues = s->plan->nout;
+        }
+        if (l->values)
+            collect_plan_eval(s->plan, rec->raw, l->values);
+        if (l->end_ns > l->start_ns && l->start_ns)
+            l->duration_ns = (double)(l->end_ns - l->start_ns);
+        else if (rec->raw && s->time_raw >= 0 && !isnan(rec->raw[s->time_raw]))
+            l->duration_ns = rec->raw[s->time_raw];
+    }
+    r->plan = s->plan;
+    s->plan = NULL;
+out:
+    pthread_mutex_unlock(&s->mu);
+    session_free(s);
+    if (rc != RK_OK) {
+        collect_result_free(r);
+        return rk_error(rc, "out of memory collecting the kernel records");
+    }
+    *out = r;
+    return RK_OK;
+}
+
+void collect_result_free(struct collect_result *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->nlaunch; i++) {
+        free(r->launch[i].name);
+        free(r->launch[i].demangled);
+        free(r->launch[i].values);
+    }
+    free(r->launch);
+    collect_plan_free((struct collect_plan *)r->plan);
+    free(r);
+}

@@ -1,0 +1,445 @@
+/*
+ * test_session.c - collect/session.c driven by the scripted backend of fake_backend.c: no GPU,
+ * no CUPTI calls. Label `unit`.
+ *
+ * Case map (id: what):
+ *   B1  batching: 10 launches, 4 ranges per batch -> 3 decodes; every launch gets the values
+ *       of its own range (values encode the correlation id); derived FLOPs = add+mul+2fma;
+ *       duration from gpu__time_duration.sum when Activity has no timestamps
+ *   B2  a batch closes at an unselected launch, which is never inside a range
+ *   M1  Activity records arriving in any order attach to their launch by correlation id
+ *   M2  a runtime launch with a nested driver launch is one launch; the driver call's context
+ *       enables the profiler; a record with the driver's correlation id matches it
+ *   M3  decode returns a different range count: no launch of the batch gets counters
+ *   F1  --kernel regex, --launch-skip, --launch-count select the right launches
+ *   F2  a bad regex is a usage error
+ *   D1  each range-profiler enable failure (33, 35, 40..45, 27) -> timing mode, launches kept,
+ *       reason names the CUPTI code; 35 and 40 carry the how-to-enable advice
+ *   D2  tracing fails (39: another profiler) -> mode off, nothing recorded
+ *   D3  Start fails -> timing mode; stop or decode fail -> timing, open batch has no counters
+ *   D4  --metrics none -> timing mode, the profiler is never enabled, timestamps kept
+ *   D5  an unknown metric at enable: dropped, retried, counters for the rest
+ *   N1  a NaN raw value makes the aliases that use it NULL, and only those
+ *   G1  a graph launch closes the batch; its kernels' records are recorded, timing only
+ *   X1  context destruction decodes the open batch and disables the profiler
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "collect.h"
+#include "common.h"
+#include "fake_backend.h"
+
+static int ctx_a, ctx_b; /* addresses used as context handles */
+#define CTX_A ((void *)&ctx_a)
+#define CTX_B ((void *)&ctx_b)
+
+static int raw_index(const struct collect_plan *p, const char *raw)
+{
+    for (int i = 0; i < p->nraw; i++)
+        if (strcmp(p->raw[i], raw) == 0)
+            return i;
+    return -1;
+}
+
+static const struct collect_value *value_of(const struct collect_launch *l, const char *alias)
+{
+    for (int i = 0; i < l->nvalues; i++)
+        if (l->values[i].alias && strcmp(l->values[i].alias, alias) == 0)
+            return &l->values[i];
+    return NULL;
+}
+
+static struct collect_session *begin(const struct collect_options *opt)
+{
+    struct collect_session *s = NULL;
+    assert_int_equal(collect_session_begin(opt, &s), RK_OK);
+    assert_non_null(s);
+    return s;
+}
+
+static struct collect_result *end(struct collect_session *s)
+{
+    struct collect_result *r = NULL;
+    assert_int_equal(collect_session_end(s, &r), RK_OK);
+    assert_non_null(r);
+    return r;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    fake_reset();
+    rk_set_quiet(1);
+    return 0;
+}
+
+/* B1 */
+static void test_batching(void **state)
+{
+    (void)state;
+    struct collect_options opt = {.max_ranges = 4};
+    struct collect_session *s = begin(&opt);
+    for (uint32_t c = 1; c <= 10; c++) {
+        fake_launch(CTX_A, c, "_Z4copyPfPKfm");
+        fake_record(c, "_Z4copyPfPKfm", 0, 0, 0);
+    }
+    assert_int_equal(fake.decodes, 2); /* two full batches so far */
+    struct collect_result *r = end(s);
+    assert_int_equal(r->mode, COLLECT_MODE_COUNTERS);
+    assert_int_equal(r->passes, 2);
+    assert_int_equal(r->nlaunch, 10);
+    assert_int_equal(fake.enables, 1);
+    assert_int_equal(fake.starts, 3);
+    assert_int_equal(fake.stops, 3);
+    assert_int_equal(fake.decodes, 3);
+    assert_int_equal(fake.resets, 3);
+    assert_int_equal(fake.disables, 1);
+    assert_int_equal(fake.max_ranges, 4);
+    assert_int_equal(r->nmismatch, 0);
+
+    const struct collect_plan *p = r->plan;
+    int t = raw_index(p, "gpu__time_duration.sum");
+    int fadd = raw_index(p, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum");
+    int fmul = raw_index(p, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum");
+    int ffma = raw_index(p, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    int dram = raw_index(p, "dram__bytes_read.sum");
+    assert_true(t >= 0 && fadd >= 0 && fmul >= 0 && ffma >= 0 && dram >= 0);
+    for (int i = 0; i < r->nlaunch; i++) {
+        const struct collect_launch *l = &r->launch[i];
+        double c = (double)(i + 1);
+        assert_int_equal(l->seq, i);
+        assert_int_equal(l->correlation, i + 1);
+        assert_true(l->has_counters);
+        assert_true(l->has_record);
+        assert_int_equal(l->grid[0], i + 1);
+        assert_int_equal(l->registers, 32);
+        assert_string_equal(l->demangled, "copy(float*, float const*, unsigned long)");
+        const struct collect_value *v = value_of(l, "dram_read_bytes");
+        assert_non_null(v);
+        assert_false(v->is_null);
+        assert_true(v->value == 1000.0 * c + dram);
+        assert_string_equal(v->raw, "dram__bytes_read.sum");
+        v = value_of(l, "flop_count_sp");
+        assert_non_null(v);
+        assert_true(v->value ==
+                    (1000.0 * c + fadd) + (1000.0 * c + fmul) + 2 * (1000.0 * c + ffma));
+        assert_non_null(strstr(v->raw, " + 2*smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"));
+        assert_true(l->duration_ns == 1000.0 * c + t);
+    }
+    collect_result_free(r);
+}
+
+/* B2 */
+static void test_batch_closes_at_unselected(void **state)
+{
+    (void)state;
+    struct collect_options opt = {.kernel_regex = "^copy"};
+    struct collect_session *s = begin(&opt);
+    fake_launch(CTX_A, 1, "_Z4copyv");
+    fake_launch(CTX_A, 2, "_Z4copyv");
+    fake_launch(CTX_A, 3, "_Z5scalev"); /* closes the batch of 1, 2 */
+    assert_int_equal(fake.decodes, 1);
+    assert_false(fake.started);
+    fake_launch(CTX_A, 4, "_Z4copyv");
+    for (uint32_t c = 1; c <= 4; c++)
+        fake_record(c, c == 3 ? "_Z5scalev" : "_Z4copyv", 0, 0, 0);
+    struct collect_result *r = end(s);
+    assert_int_equal(r->nlaunch, 3);
+    assert_int_equal(fake.starts, 2);
+    uint32_t want[] = {1, 2, 4};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(r->launch[i].correlation, want[i]);
+        assert_true(r->launch[i].has_counters);
+        const struct collect_value *v = value_of(&r->launch[i], "gld_throughput");
+        assert_true(v->value == 1000.0 * want[i] + 0);
+    }
+    collect_result_free(r);
+}
+
+/* M1 is covered by B1 (the fake delivers records newest first); M2 */
+static void test_nested_launch(void **state)
+{
+    (void)state;
+    struct collect_session *s = begin(NULL);
+    fake_launch_nested(NULL, 7, CTX_B, 8, "_Z3fmav"); /* runtime call made the context */
+    fake_record(8, "_Z3fmav", 0, 0, 0);               /* the record names the driver call */
+    fake_launch_nested(CTX_B, 9, CTX_B, 10, "_Z3fmav");
+    fake_record(9, "_Z3fmav", 0, 0, 0);
+    assert_ptr_equal(fake.prof_ctx, CTX_B);
+    struct collect_result *r = end(s);
+    assert_int_equal(r->nlaunch, 2);
+    assert_int_equal(r->launch[0].correlation, 7);
+    assert_true(r->launch[0].has_record);
+    assert_true(r->launch[0].has_counters);
+    assert_true(value_of(&r->launch[0], "gld_throughput")->value == 7000.0);
+    assert_true(r->launch[1].has_record);
+    assert_true(value_of(&r->launch[1], "gld_throughput")->value == 9000.0);
+    assert_int_equal(fake.enables, 1);
+    collect_result_free(r);
+}
+
+/* M3 */
+static void test_range_count_mismatch(void **state)
+{
+    (void)state;
+    fake.extra_ranges = 1;
+    struct collect_session *s = begin(NULL);
+    for (uint32_t c = 1; c <= 3; c++)
+        fake_launch(CTX_A, c, "_Z1kv");
+    struct collect_result *r = end(s);
+    assert_int_equal(r->nlaunch, 3);
+    assert_int_equal(r->nmismatch, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_false(r->launch[i].has_counters);
+        assert_true(value_of(&r->launch[i], "dram_read_bytes")->is_null);
+        assert_true(isnan(r->launch[i].duration_ns));
+    }
+    collect_result_free(r);
+}
+
+/* F1 */
+static void test_filter_window(void **state)
+{
+    (void)state;
+    struct collect_options opt = {.kernel_regex = "copy", .launch_skip = 1, .launch_count = 2};
+    struct collect_session *s = begin(&opt);
+    const char *names[] = {"_Z4copyv", "_Z5scalev", "_Z4copyv",
+                           "_Z4copyv", "_Z5scalev", "_Z4copyv"};
+    for (uint32_t c = 0; c < 6; c++) {
+        fake_launch(CTX_A, c + 1, names[c]);
+        fake_record(c + 1, names[c], 0, 0, 0);
+    }
+    struct collect_result *r = end(s);
+    assert_int_equal(r->nlaunch, 2);
+    assert_int_equal(r->launch[0].correlation, 3);
+    assert_int_equal(r->launch[1].correlation, 4);
+    assert_int_equal(r->launch[0].seq, 0);
+    assert_true(r->launch[0].has_counters && r->launch[1].has_counters);
+    assert_int_equal(fake.starts, 1); /* 3 and 4 are consecutive: one batch */
+    collect_result_free(r);
+}
+
+/* F2 */
+static void test_bad_regex(void **state)
+{
+    (void)state;
+    struct collect_session *s = NULL;
+    struct collect_options opt = {.kernel_regex = "("};
+    assert_int_equal(collect_session_begin(&opt, &s), RK_EUSAGE);
+    assert_null(s);
+    opt.kernel_regex = NULL;
+    opt.launch_skip = -1;
+    assert_int_equal(collect_session_begin(&opt, &s), RK_EUSAGE);
+    const char *bogus[] = {"not_a_metric"};
+    struct collect_options o2 = {.metrics = bogus, .nmetrics = 1};
+    assert_int_equal(collect_session_begin(&o2, &s), RK_EUSAGE);
+    assert_int_equal(fake.trace_starts, 0);
+}
+
+/* D1 */
+static void test_enable_failures(void **state)
+{
+    (void)state;
+    const int codes[] = {33, 35, 40, 41, 42, 43, 44, 45, 27};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        fake_reset();
+        fake.rc_enable = codes[i];
+        struct collect_session *s = begin(NULL);
+        fake_launch(CTX_A, 1, "_Z1kv");
+        fake_launch(CTX_A, 2, "_Z1kv");
+        fake_record(1, "_Z1kv", 10, 20, 0);
+        fake_record(2, "_Z1kv", 30, 45, 0);
+        const char *why = NULL;
+        assert_int_equal(collect_session_mode(s, &why), COLLECT_MODE_TIMING);
+        struct collect_result *r = end(s);
+        assert_int_equal(r->mode, COLLECT_MODE_TIMING);
+        assert_int_equal(r->passes, 0);
+        assert_int_equal(fake.enables, 1); /* not retried for every launch */
+        char code[32];
+        snprintf(code, sizeof code, "CUPTI error %d", codes[i]);
+        assert_non_null(strstr(r->reason, code));
+        assert_non_null(strstr(r->reason, "recording timing only"));
+        int perm = codes[i] == 35 || codes[i] == 40;
+        assert_int_equal(strstr(r->reason, "NVreg_RestrictProfilingToAdminUsers=0") != NULL, perm);
+        assert_int_equal(r->nlaunch, 2);
+        assert_false(r->launch[0].has_counters);
+        assert_true(r->launch[1].duration_ns == 15.0);
+        collect_result_free(r);
+    }
+}
+
+/* D2 */
+static void test_trace_fails(void **state)
+{
+    (void)state;
+    fake.rc_trace_start = 39;
+    struct collect_session *s = begin(NULL);
+    struct collect_result *r = end(s);
+    assert_int_equal(r->mode, COLLECT_MODE_OFF);
+    assert_non_null(strstr(r->reason, "another profiler"));
+    assert_non_null(strstr(r->reason, "recording nothing"));
+    assert_int_equal(r->nlaunch, 0);
+    assert_int_equal(fake.flushes, 0);
+    collect_result_free(r);
+}
+
+/* D3 */
+static void test_start_stop_decode_fail(void **state)
+{
+    (void)state;
+    fake.rc_start = 7;
+    struct collect_session *s = begin(NULL);
+    fake_launch(CTX_A, 1, "_Z1kv");
+    fake_launch(CTX_A, 2, "_Z1kv");
+    struct collect_result *r = end(s);
+    assert_int_equal(r->mode, COLLECT_MODE_TIMING);
+    assert_non_null(strstr(r->reason, "cannot start"));
+    assert_int_equal(fake.starts, 1);
+    assert_int_equal(r->nlaunch, 2);
+    collect_result_free(r);
+
+    for (int w = 0; w < 3; w++) {
+        fake_reset();
+        if (w == 0)
+            fake.rc_stop = 1;
+        else if (w == 1)
+            fake.rc_decode = 1;
+        else
+            fake.rc_reset = 1;
+        s = begin(NULL);
+        fake_launch(CTX_A, 1, "_Z1kv");
+        fake_launch(CTX_A, 2, "_Z1kv");
+        r = end(s);
+        assert_int_equal(r->mode, COLLECT_MODE_TIMING);
+        /* A failed stop or decode loses the batch; a failed reset keeps it. */
+        assert_int_equal(r->launch[0].has_counters, w == 2);
+        assert_int_equal(fake.disables, 1);
+        collect_result_free(r);
+    }
+}
+
+/* D4 */
+static void test_metrics_none(void **state)
+{
+    (void)state;
+    struct collect_options opt = {.nmetrics = -1};
+    struct collect_session *s = begin(&opt);
+    fake_launch(CTX_A, 1, "_Z1kv");
+    fake_record(1, "_Z1kv", 1000, 3500, 0);
+    struct collect_result *r = end(s);
+    assert_int_equal(r->mode, COLLECT_MODE_TIMING);
+    assert_true(fake.timing_only);
+    assert_int_equal(fake.enables, 0);
+    assert_non_null(strstr(r->reason, "not requested"));
+    assert_int_equal(r->nlaunch, 1);
+    assert_true(r->launch[0].duration_ns == 2500.0);
+    assert_int_equal(r->launch[0].start_ns, 1000);
+    collect_result_free(r);
+}
+
+/* D5 */
+static void test_unknown_metric_dropped(void **state)
+{
+    (void)state;
+    fake.rc_enable = BK_INVALID_METRIC_NAME;
+    fake.unknown_raw = "dram__bytes_read.sum";
+    struct collect_session *s = begin(NULL);
+    fake_launch(CTX_A, 1, "_Z1kv");
+    struct collect_result *r = end(s);
+    assert_int_equal(r->mode, COLLECT_MODE_COUNTERS);
+    assert_int_equal(fake.enables, 2);
+    assert_int_equal(r->plan->ndropped, 1);
+    assert_string_equal(r->plan->dropped[0], "dram_read_bytes");
+    assert_int_equal(raw_index(r->plan, "dram__bytes_read.sum"), -1);
+    assert_null(value_of(&r->launch[0], "dram_read_bytes"));
+    assert_true(r->launch[0].has_counters);
+    /* the plan was re-indexed: values still match their raw metric */
+    int w = raw_index(r->plan, "dram__bytes_write.sum");
+    assert_true(value_of(&r->launch[0], "dram_write_bytes")->value == 1000.0 + w);
+    assert_string_equal(value_of(&r->launch[0], "dram_write_bytes")->unit, "byte");
+    collect_result_free(r);
+}
+
+/* N1 */
+static void test_nan_is_null(void **state)
+{
+    (void)state;
+    struct collect_session *s;
+    const char *names[] = {"flop_count_sp", "dram_read_bytes"};
+    struct collect_options opt = {.metrics = names, .nmetrics = 2};
+    fake.nan_metric = 3; /* raw order: fadd, fmul, ffma, dram: ffma is NaN */
+    s = begin(&opt);
+    fake_launch(CTX_A, 1, "_Z1kv");
+    struct collect_result *r = end(s);
+    assert_int_equal(r->plan->nraw, 4);
+    assert_string_equal(r->plan->raw[2], "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    assert_true(value_of(&r->launch[0], "flop_count_sp")->is_null);
+    assert_false(value_of(&r->launch[0], "dram_read_bytes")->is_null);
+    collect_result_free(r);
+}
+
+/* G1 */
+static void test_graph_launch(void **state)
+{
+    (void)state;
+    struct collect_session *s = begin(NULL);
+    fake_launch(CTX_A, 1, "_Z1kv");
+    fake_graph_launch(CTX_A, 2);
+    assert_int_equal(fake.decodes, 1);
+    fake_record(1, "_Z1kv", 0, 0, 0);
+    fake_record(100, "_Z9graphnodev", 500, 900, 5);
+    fake_record(101, "_Z9graphnodev", 900, 1200, 6);
+    struct collect_result *r = end(s);
+    assert_int_equal(r->nlaunch, 3);
+    assert_true(r->launch[0].has_counters);
+    assert_false(r->launch[1].has_counters);
+    assert_true(r->launch[1].duration_ns == 400.0 || r->launch[1].duration_ns == 300.0);
+    collect_result_free(r);
+}
+
+/* X1 */
+static void test_context_destroy(void **state)
+{
+    (void)state;
+    struct collect_session *s = begin(NULL);
+    fake_launch(CTX_A, 1, "_Z1kv");
+    fake.hooks.context_destroy(fake.hooks.arg, CTX_A);
+    assert_int_equal(fake.decodes, 1);
+    assert_int_equal(fake.disables, 1);
+    fake_launch(CTX_B, 2, "_Z1kv"); /* a new context is profiled on its own */
+    struct collect_result *r = end(s);
+    assert_int_equal(fake.enables, 2);
+    assert_true(r->launch[0].has_counters);
+    assert_true(r->launch[1].has_counters);
+    collect_result_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_batching, setup),
+        cmocka_unit_test_setup(test_batch_closes_at_unselected, setup),
+        cmocka_unit_test_setup(test_nested_launch, setup),
+        cmocka_unit_test_setup(test_range_count_mismatch, setup),
+        cmocka_unit_test_setup(test_filter_window, setup),
+        cmocka_unit_test_setup(test_bad_regex, setup),
+        cmocka_unit_test_setup(test_enable_failures, setup),
+        cmocka_unit_test_setup(test_trace_fails, setup),
+        cmocka_unit_test_setup(test_start_stop_decode_fail, setup),
+        cmocka_unit_test_setup(test_metrics_none, setup),
+        cmocka_unit_test_setup(test_unknown_metric_dropped, setup),
+        cmocka_unit_test_setup(test_nan_is_null, setup),
+        cmocka_unit_test_setup(test_graph_launch, setup),
+        cmocka_unit_test_setup(test_context_destroy, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
