@@ -344,12 +344,13 @@ out:
 
 /* L2: each block re-reads chunk (blockIdx % nchunks) `passes` times with ld.global.cg. */
 __global__ void k_l2_read(const uint4 *buf, uint32_t chunk_vecs, uint32_t nchunks, int passes,
-                          uint32_t *sink, int verify)
+                          uint32_t zmask, uint32_t *sink, int verify)
 {
-    const uint4 *p = buf + (size_t)(blockIdx.x % nchunks) * chunk_vecs + threadIdx.x;
+    const uint4 *base = buf + (size_t)(blockIdx.x % nchunks) * chunk_vecs + threadIdx.x;
     const uint32_t step = blockDim.x;
     uint32_t acc = 0;
     for (int pass = 0; pass < passes; pass++) {
+        const uint4 *p = base + (pass & zmask); /* see k_l1_read */
         for (uint32_t j = 0; j < chunk_vecs; j += 8 * step) {
             uint4 v[8];
 #pragma unroll
@@ -369,15 +370,18 @@ __global__ void k_l2_read(const uint4 *buf, uint32_t chunk_vecs, uint32_t nchunk
 /*
  * L1: every block reads the same K*BLOCK 16-byte words `passes` times with
  * ld.global.ca; the offsets are compile-time constants, so the loop body is K
- * loads with immediate offsets and 2K LOP3s and no address arithmetic.
+ * loads with immediate offsets and 2K LOP3s. zmask is 0 at run time, but the
+ * compiler cannot know it: each pass's addresses differ as far as ptxas sees, so it
+ * cannot merge the loads of unrolled passes into one (volatile asm stops only
+ * NVVM; without this ptxas kept one load in four and the "L1" ran at 4x its peak).
  */
 template <int BLOCK, int K>
 __global__ void __launch_bounds__(BLOCK)
-    k_l1_read(const uint4 *buf, int passes, uint32_t *sink, int verify)
+    k_l1_read(const uint4 *buf, int passes, uint32_t zmask, uint32_t *sink, int verify)
 {
-    const uint4 *p = buf + threadIdx.x;
     uint32_t acc = 0;
     for (int pass = 0; pass < passes; pass++) {
+        const uint4 *p = buf + threadIdx.x + (pass & zmask);
         uint4 v[K];
 #pragma unroll
         for (int u = 0; u < K; u++)
@@ -394,7 +398,8 @@ __global__ void __launch_bounds__(BLOCK)
 
 /* Shared memory: each block fills K*BLOCK 16-byte words, then reads them `passes` times. */
 template <int BLOCK, int K>
-__global__ void __launch_bounds__(BLOCK) k_shared_read(int passes, uint32_t *sink, int verify)
+__global__ void __launch_bounds__(BLOCK)
+    k_shared_read(int passes, uint32_t zmask, uint32_t *sink, int verify)
 {
     __shared__ uint4 sm[K * BLOCK];
     const uint32_t words = K * BLOCK * 4;
@@ -405,10 +410,11 @@ __global__ void __launch_bounds__(BLOCK) k_shared_read(int passes, uint32_t *sin
     const uint32_t base = (uint32_t)__cvta_generic_to_shared(sm + threadIdx.x);
     uint32_t acc = 0;
     for (int pass = 0; pass < passes; pass++) {
+        const uint32_t addr = base + ((pass & zmask) << 4); /* see k_l1_read */
         uint4 v[K];
 #pragma unroll
         for (int u = 0; u < K; u++)
-            v[u] = pt_ld_shared(base + u * BLOCK * 16);
+            v[u] = pt_ld_shared(addr + u * BLOCK * 16);
 #pragma unroll
         for (int u = 0; u < K; u++)
             acc ^= pt_xor4(v[u]);
@@ -428,8 +434,8 @@ struct cache_job {
     int verify;
 };
 
-typedef void (*l1_kernel)(const uint4 *, int, uint32_t *, int);
-typedef void (*sh_kernel)(int, uint32_t *, int);
+typedef void (*l1_kernel)(const uint4 *, int, uint32_t, uint32_t *, int);
+typedef void (*sh_kernel)(int, uint32_t, uint32_t *, int);
 /* Block size, loads per pass (L1 kernel, shared kernel), and the two kernels. */
 static const struct {
     int block, k, sk;
@@ -447,14 +453,25 @@ static int enqueue_cache(void *arg, cudaStream_t st)
 {
     struct cache_job *j = (struct cache_job *)arg;
     if (j->level == PT_CACHE_L2)
-        k_l2_read<<<j->grid, j->block, 0, st>>>(j->buf, j->chunk_vecs, j->nchunks, j->passes,
+        k_l2_read<<<j->grid, j->block, 0, st>>>(j->buf, j->chunk_vecs, j->nchunks, j->passes, 0,
                                                 j->sink, j->verify);
     else if (j->level == PT_CACHE_L1)
-        variants[j->variant].l1<<<j->grid, j->block, 0, st>>>(j->buf, j->passes, j->sink,
+        variants[j->variant].l1<<<j->grid, j->block, 0, st>>>(j->buf, j->passes, 0, j->sink,
                                                               j->verify);
     else
-        variants[j->variant].sh<<<j->grid, j->block, 0, st>>>(j->passes, j->sink, j->verify);
+        variants[j->variant].sh<<<j->grid, j->block, 0, st>>>(j->passes, 0, j->sink, j->verify);
     RK_CUDA(cudaGetLastError());
+    return RK_OK;
+}
+
+/* One wave of the kernel: the blocks that fit on all SMs at once (registers decide). */
+static int resident_grid(const struct probes *s, const void *fn, int block, int *grid)
+{
+    int per_sm = 0;
+    RK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, 0));
+    if (per_sm < 1)
+        return rk_error(RK_ECUDA, "a cache probe kernel cannot run %d threads per block", block);
+    *grid = per_sm * s->dev.sm_count;
     return RK_OK;
 }
 
@@ -530,7 +547,8 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
                 j->chunk_vecs = chunks_kb[c] * 1024 / 16;
                 j->nchunks = (uint32_t)(footprint / (chunks_kb[c] * 1024));
                 j->block = blocks[bi];
-                j->grid = grid_for(s, blocks[bi]);
+                if ((rc = resident_grid(s, (const void *)k_l2_read, j->block, &j->grid)) != RK_OK)
+                    goto out;
                 j->passes = 16;
             }
     } else {
@@ -542,11 +560,16 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
             j->variant = v;
             j->buf = (const uint4 *)s->dram[0];
             j->block = variants[v].block;
-            j->grid = grid_for(s, j->block);
             j->passes = 4096;
             if (level == PT_CACHE_L1)
                 PT_CUDA(cudaFuncSetAttribute((const void *)variants[v].l1,
                                              cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+            rc = resident_grid(s,
+                               level == PT_CACHE_L1 ? (const void *)variants[v].l1
+                                                    : (const void *)variants[v].sh,
+                               j->block, &j->grid);
+            if (rc != RK_OK)
+                goto out;
         }
     }
     for (int c = 0; c < n_cfg; c++) {
