@@ -8,7 +8,7 @@
 # runs in a fresh directory holding these fixtures:
 #     notdb.db   a text file            random.db  4 KiB of random bytes
 #     other.db   another program's SQLite database (needs python3)
-#     empty.db   a zero-byte file
+#     empty.db   a zero-byte file       newer.db   a roofkit database of schema 999
 # For every invocation that fails (EXIT != 0) the fixtures must be byte-for-byte
 # unchanged and no file may appear: bad input never writes. Every failure must print
 # exactly one line starting "roofkit: error:" on stderr.
@@ -26,6 +26,7 @@ make_fixtures() {
     head -c 4096 /dev/urandom >"$work/d/random.db"
     : >"$work/d/empty.db"
     python3 -c "import sqlite3; c=sqlite3.connect('$work/d/other.db'); c.execute('create table t(x)'); c.execute('insert into t values (1)'); c.commit()"
+    python3 -c "import sqlite3; c=sqlite3.connect('$work/d/newer.db'); c.execute('pragma application_id=1383034726'); c.execute('pragma user_version=999'); c.execute('create table future(x)'); c.commit()"
 }
 
 snapshot() { (cd "$work/d" && find . -type f -exec sha256sum {} + | sort); }
