@@ -66,6 +66,16 @@ static void dat_num(struct rp_buf *b, double v)
         rp_buf_puts(b, " ?");
 }
 
+/* A number for a script: gnuplot's NaN for a missing one. */
+static const char *gpv(char *buf, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, 32, "%.6g", v);
+    else
+        snprintf(buf, 32, "NaN");
+    return buf;
+}
+
 static void file_safe(char *s)
 {
     for (; *s; s++)
@@ -173,7 +183,7 @@ static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, 
     c.section = RP_SEC_DEVICE;
     gp_head(&s, &c, "the roofline of one device");
     rp_buf_puts(&s, "set logscale xy\nset xlabel 'operational intensity [FLOP/B]'\n"
-                    "set ylabel 'performance [GFLOP/s]'\nset samples 2000\n"
+                    "set ylabel 'performance [GFLOP/s]'\nset samples 500\n"
                     "set format y '%g'\nset format x '%g'\n\n"
                     "# Measured ceilings (solid) and the datasheet's (dashed, *_ds; NaN = none).\n"
                     "# Bandwidths in GB/s, peaks in GFLOP/s.\n");
@@ -183,8 +193,9 @@ static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, 
         if (!bc)
             continue;
         double ds = rp_to_base(bc->theoretical, bc->unit, &ok) * 1e-9;
-        rp_buf_printf(&s, "bw_%s = %.6g    # %s\nbw_%s_ds = %.6g\n", model_level_name(l),
-                      v->bw[l] * 1e-9, bc->name, model_level_name(l), isfinite(ds) ? ds : NAN);
+        char n1[32];
+        rp_buf_printf(&s, "bw_%s = %.6g    # %s\nbw_%s_ds = %s\n", model_level_name(l),
+                      v->bw[l] * 1e-9, bc->name, model_level_name(l), gpv(n1, ds));
         if (v->bw[l] * 1e-9 > bwtop)
             bwtop = v->bw[l] * 1e-9;
     }
@@ -197,8 +208,9 @@ static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, 
         if (!ok || !isfinite(val) || val <= 0)
             continue;
         double ds = rp_to_base(pc->theoretical, pc->unit, &ok) * 1e-9;
-        rp_buf_printf(&s, "pk_%d = %.6g    # %s (%s)\npk_%d_ds = %.6g\n", i, val, pc->name,
-                      pc->precision ? pc->precision : "", i, isfinite(ds) ? ds : NAN);
+        char n1[32];
+        rp_buf_printf(&s, "pk_%d = %.6g    # %s (%s)\npk_%d_ds = %s\n", i, val, pc->name,
+                      pc->precision ? pc->precision : "", i, gpv(n1, ds));
         top = fmax(top, val);
         if (isfinite(ds))
             top = fmax(top, ds);
@@ -208,12 +220,13 @@ static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, 
         top = 1e5;
     if (bwtop == 0)
         bwtop = NAN;
+    char n2[32];
     rp_buf_printf(&s,
                   "top = %.6g    # the highest peak: bandwidth lines stop there\n"
-                  "bwtop = %.6g  # the highest bandwidth: peaks start on its line\n"
+                  "bwtop = %s  # the highest bandwidth: peaks start on its line\n"
                   "bwline(x, bw) = (bw == bw && x * bw <= top) ? x * bw : 1/0\n"
                   "pkline(x, p) = (p == p && (bwtop != bwtop || x * bwtop >= p)) ? p : 1/0\n",
-                  top, bwtop);
+                  top, gpv(n2, bwtop));
 
     /* data: one block per family: intensity, measured GFLOP/s, predicted GFLOP/s, id */
     rp_buf_printf(&dat,
@@ -646,13 +659,13 @@ static void family_charts(const struct rp_data *d, int dev, const char *family, 
             }
             if (hi / lo > 20)
                 rp_buf_puts(&s, "set logscale y\n");
-            rp_buf_puts(&s, "set ylabel 'speedup over cuBLAS [x]'\n"
-                            "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lc rgb "
-                            "'#888888' dt 2\n");
+            rp_buf_puts(&s, "set ylabel 'speedup over cuBLAS [x]'\n");
         } else {
             rp_buf_puts(&s, "set ylabel 'performance [GFLOP/s]'\nset yrange [0:*]\n");
         }
-        rp_buf_printf(&s, "plot %s\n", plot.p);
+        rp_buf_printf(&s, "plot %s%s\n", plot.p,
+                      pass ? ", \\\n     1 with lines dt 2 lc rgb '#888888' title 'cuBLAS = 1'"
+                           : "");
         snprintf(c.caption, sizeof c.caption,
                  pass ? "GFLOP/s of each kernel of %s divided by cuBLAS's at the same shape and "
                         "precision (%d series; the best parameters at each size), as in "

@@ -1,0 +1,18 @@
+/*
+ * fixture.h - a roofkit database built through db/db.h for the report's tests, its
+ * browser check and its benchmark: one H100-like device with ceilings of every
+ * level and precision, a latency curve, measurements of several families (tiled,
+ * stmvb, cuBLAS, TSM2) with counters on some, one that failed verification, and
+ * predictions of two models.
+ */
+#ifndef RK_TEST_REPORT_FIXTURE_H
+#define RK_TEST_REPORT_FIXTURE_H
+
+/*
+ * Creates the database at path (which must not exist) holding at least nmeas
+ * measurements (0: the small default set of about 60). Returns RK_OK or the db/
+ * error (printed).
+ */
+int fixture_make_db(const char *path, int nmeas);
+
+#endif

@@ -1,0 +1,522 @@
+/*
+ * test_report.c - report/ against a database built through db/db.h (fixture.c).
+ *
+ * Case map:
+ *   R1 full report: every file exists (index.html, report.md, csv/, plots/NAME.gp,
+ *      .dat, .svg, the marker); the measurement tables have one row per
+ *      measurement of their family, and their numbers (shape, times, GFLOP/s,
+ *      predictions) equal the database's; every SVG (file and inlined copy) is
+ *      well-formed XML; the page has no script and the label at its top
+ *   R2 CSV row counts of devices, ceilings and accuracy; the failed measurement is
+ *      listed but not drawn
+ *   R3 an empty database gives a report that says what is missing
+ *   R4 gnuplot missing: RK_ENOTOOL, yet tables, CSV, Markdown and scripts exist
+ *   R5 a directory holding someone else's files is refused and left unchanged;
+ *      a path under a regular file cannot be created: RK_EIO
+ *   R6 a second report into the same directory replaces it and removes the files
+ *      of the first that it does not write
+ *   R7 report_parse_formats
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <expat.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "db.h"
+#include "fixture.h"
+#include "report.h"
+
+static char tmpdir[256];
+
+static void path(char *buf, size_t len, const char *rel)
+{
+    snprintf(buf, len, "%s/%s", tmpdir, rel);
+}
+
+static char *slurp(const char *p, size_t *len)
+{
+    FILE *f = fopen(p, "rb");
+    char *buf;
+    long n;
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf)
+        buf[n] = '\0';
+    if (len)
+        *len = (size_t)n;
+    fclose(f);
+    return buf;
+}
+
+static int exists(const char *dir, const char *rel)
+{
+    char p[1024];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+static int xml_ok(const char *text, size_t len)
+{
+    XML_Parser p = XML_ParserCreate(NULL);
+    int ok = XML_Parse(p, text, (int)len, 1) == XML_STATUS_OK;
+    if (!ok)
+        fprintf(stderr, "xml error: %s at line %lu\n", XML_ErrorString(XML_GetErrorCode(p)),
+                (unsigned long)XML_GetCurrentLineNumber(p));
+    XML_ParserFree(p);
+    return ok;
+}
+
+/* ---- a small RFC 4180 reader: rows of fields ---- */
+struct csv {
+    int nrows, ncols;
+    char **f; /* nrows * ncols, row 0 = header */
+};
+
+static int csv_read(const char *p, struct csv *c)
+{
+    size_t len;
+    char *t = slurp(p, &len), *s;
+    int cap = 0, n = 0, cols = 0, row_cols = 0;
+    memset(c, 0, sizeof *c);
+    if (!t)
+        return -1;
+    c->f = NULL;
+    s = t;
+    while (*s) {
+        char *field = malloc(len + 1);
+        size_t k = 0;
+        if (*s == '"') {
+            s++;
+            for (;;) {
+                if (*s == '"' && s[1] == '"') {
+                    field[k++] = '"';
+                    s += 2;
+                } else if (*s == '"') {
+                    s++;
+                    break;
+                } else {
+                    field[k++] = *s++;
+                }
+            }
+        } else {
+            while (*s && *s != ',' && *s != '\r' && *s != '\n')
+                field[k++] = *s++;
+        }
+        field[k] = '\0';
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            c->f = realloc(c->f, (size_t)cap * sizeof *c->f);
+        }
+        c->f[n++] = field;
+        row_cols++;
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        if (*s == '\r')
+            s++;
+        if (*s == '\n')
+            s++;
+        if (cols == 0)
+            cols = row_cols;
+        if (row_cols != cols) {
+            free(t);
+            return -1;
+        }
+        row_cols = 0;
+    }
+    free(t);
+    c->ncols = cols;
+    c->nrows = cols ? n / cols : 0;
+    return 0;
+}
+
+static const char *csv_get(const struct csv *c, int r, const char *col)
+{
+    for (int j = 0; j < c->ncols; j++)
+        if (strcmp(c->f[j], col) == 0)
+            return c->f[r * c->ncols + j];
+    fail_msg("no column '%s'", col);
+    return NULL;
+}
+
+static void csv_free(struct csv *c)
+{
+    for (int i = 0; i < c->nrows * c->ncols; i++)
+        free(c->f[i]);
+    free(c->f);
+}
+
+static int count_files(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name), s = strlen(suffix);
+        n += l > s && strcmp(e->d_name + l - s, suffix) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+static int count_str(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static struct db *open_fixture(const char *name, int nmeas)
+{
+    char p[512];
+    struct db *db = NULL;
+    path(p, sizeof p, name);
+    if (nmeas >= 0)
+        assert_int_equal(fixture_make_db(p, nmeas), RK_OK);
+    else
+        assert_int_equal(db_open(p, DB_RW, &db), RK_OK); /* empty */
+    if (!db)
+        assert_int_equal(db_open(p, DB_RO, &db), RK_OK);
+    return db;
+}
+
+/* R1, R2 */
+static void test_full_report(void **state)
+{
+    char out[512], p[1024];
+    struct db *db = open_fixture("full.db", 0);
+    struct db_measurement_row *rows = NULL;
+    int nrows = 0;
+    struct report_opts o = {out, 0, "example data recorded on an H100", NULL, NULL};
+    (void)state;
+    path(out, sizeof out, "rep");
+    assert_int_equal(report_write(db, &o), RK_OK);
+    assert_int_equal(db_query_measurements(db, 0, &rows, &nrows), RK_OK);
+    assert_true(nrows > 30);
+
+    static const char *const files[] = {"index.html",
+                                        "report.md",
+                                        ".roofkit-report",
+                                        "csv/devices.csv",
+                                        "csv/ceilings.csv",
+                                        "csv/accuracy.csv",
+                                        "csv/measurements-tiled.csv",
+                                        "csv/measurements-tsm2.csv",
+                                        "csv/tsm2-threshold.csv",
+                                        "csv/tsm2-parameters.csv",
+                                        "plots/all.gp",
+                                        "plots/roofline-d1.gp",
+                                        "plots/roofline-d1.dat",
+                                        "plots/roofline-d1.svg",
+                                        "plots/latency-d1.svg",
+                                        "plots/predmeas-roofline.svg",
+                                        "plots/predmeas-hierarchical.svg",
+                                        "plots/gflops-d1-tiled.svg",
+                                        "plots/speedup-d1-tiled.svg",
+                                        "plots/bw-d1-tsm2-fp32.svg",
+                                        "plots/bw-d1-tsm2-fp64.svg"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (!exists(out, files[i]))
+            fail_msg("missing %s", files[i]);
+
+    /* one row per measurement, numbers equal to the database's */
+    static const char *const fams[] = {"tiled", "stmvb", "cublas", "tsm2"};
+    int total = 0;
+    for (size_t f = 0; f < 4; f++) {
+        struct csv c;
+        int want = 0;
+        snprintf(p, sizeof p, "%s/csv/measurements-%s.csv", out, fams[f]);
+        assert_int_equal(csv_read(p, &c), 0);
+        for (int i = 0; i < nrows; i++)
+            want += strcmp(rows[i].m.family, fams[f]) == 0;
+        assert_int_equal(c.nrows - 1, want);
+        total += want;
+        for (int r = 1; r < c.nrows; r++) {
+            long long id = atoll(csv_get(&c, r, "id"));
+            const struct db_measurement_row *x = NULL;
+            for (int i = 0; i < nrows; i++)
+                if (rows[i].m.id == id)
+                    x = &rows[i];
+            assert_non_null(x);
+            assert_string_equal(csv_get(&c, r, "kernel"), x->m.kernel);
+            assert_string_equal(fams[f], x->m.family);
+            assert_int_equal(atoll(csv_get(&c, r, "m")), x->m.m);
+            assert_int_equal(atoll(csv_get(&c, r, "n")), x->m.n);
+            assert_int_equal(atoll(csv_get(&c, r, "k")), x->m.k);
+            assert_true(strtod(csv_get(&c, r, "time median [ns]"), NULL) == x->m.time_median_ns);
+            assert_true(strtod(csv_get(&c, r, "time min [ns]"), NULL) == x->m.time_min_ns);
+            double gf = strtod(csv_get(&c, r, "GFLOP/s"), NULL);
+            assert_true(fabs(gf / (x->m.flops / x->m.time_median_ns) - 1) < 1e-12);
+            if (x->m.params)
+                assert_string_equal(csv_get(&c, r, "parameters"), x->m.params);
+            for (int j = 0; j < x->n_predictions; j++) {
+                char col[128];
+                snprintf(col, sizeof col, "%s [ns]", x->predictions[j].model);
+                assert_true(strtod(csv_get(&c, r, col), NULL) ==
+                            x->predictions[j].predicted_time_ns);
+                snprintf(col, sizeof col, "%s bound", x->predictions[j].model);
+                assert_string_equal(csv_get(&c, r, col), x->predictions[j].bound);
+            }
+            if (x->m.verified == 0)
+                assert_string_equal(csv_get(&c, r, "verified"), "FAILED");
+        }
+        csv_free(&c);
+    }
+    assert_int_equal(total, nrows);
+
+    /* R2: other tables */
+    struct csv c;
+    snprintf(p, sizeof p, "%s/csv/devices.csv", out);
+    assert_int_equal(csv_read(p, &c), 0);
+    assert_int_equal(c.nrows - 1, 1);
+    assert_string_equal(csv_get(&c, 1, "name"), "NVIDIA H100 80GB HBM3");
+    csv_free(&c);
+    snprintf(p, sizeof p, "%s/csv/ceilings.csv", out);
+    assert_int_equal(csv_read(p, &c), 0);
+    assert_int_equal(c.nrows - 1, 12);
+    assert_string_equal(csv_get(&c, 1, "ceiling"), "bw_dram_read");
+    assert_true(strtod(csv_get(&c, 1, "measured / theoretical"), NULL) == 3000.0 / 3352.0);
+    csv_free(&c);
+    snprintf(p, sizeof p, "%s/csv/accuracy.csv", out);
+    assert_int_equal(csv_read(p, &c), 0);
+    assert_int_equal(c.nrows - 1, 2 * (1 + 4)); /* 2 models x (all + 4 families) */
+    csv_free(&c);
+    snprintf(p, sizeof p, "%s/csv/tsm2-parameters.csv", out);
+    assert_int_equal(csv_read(p, &c), 0);
+    assert_int_equal(c.nrows - 1, 6); /* 3 sizes x 2 precisions */
+    assert_true(atoi(csv_get(&c, 1, "exhaustive t2")) >= 1);
+    csv_free(&c);
+
+    /* the failed measurement (1000^3) is not drawn */
+    size_t len;
+    snprintf(p, sizeof p, "%s/plots/roofline-d1.dat", out);
+    char *dat = slurp(p, &len);
+    assert_non_null(dat);
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].m.verified == 0) {
+            char needle[64];
+            snprintf(needle, sizeof needle, " %lld\n", (long long)rows[i].m.id);
+            assert_null(strstr(dat, needle));
+        }
+    free(dat);
+
+    /* every SVG file is XML; the page inlines each, still XML, with no script */
+    snprintf(p, sizeof p, "%s/plots", out);
+    int nsvg = count_files(p, ".svg");
+    assert_true(nsvg >= 10);
+    DIR *dh = opendir(p);
+    struct dirent *e;
+    while ((e = readdir(dh))) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".svg"))
+            continue;
+        char q[1024];
+        snprintf(q, sizeof q, "%s/plots/%s", out, e->d_name);
+        char *svg = slurp(q, &len);
+        assert_non_null(svg);
+        if (!xml_ok(svg, len))
+            fail_msg("%s is not well-formed XML", q);
+        free(svg);
+    }
+    closedir(dh);
+    snprintf(p, sizeof p, "%s/index.html", out);
+    char *html = slurp(p, &len);
+    assert_non_null(html);
+    assert_int_equal(count_str(html, "<svg"), nsvg);
+    assert_null(strstr(html, "<script"));
+    assert_null(strstr(html, "http://www.w3.org/1999/xhtml\"><script"));
+    assert_non_null(strstr(html, "example data recorded on an H100"));
+    for (const char *s = strstr(html, "<svg"); s; s = strstr(s + 1, "<svg")) {
+        const char *end = strstr(s, "</svg>");
+        assert_non_null(end);
+        if (!xml_ok(s, (size_t)(end + 6 - s)))
+            fail_msg("an inlined SVG of index.html is not well-formed XML");
+    }
+    /* the HTML measurement table of tsm2 has one row per tsm2 measurement */
+    const char *t = strstr(html, "<table id=\"measurements-tsm2\">");
+    assert_non_null(t);
+    const char *tend = strstr(t, "</table>");
+    int ntsm2 = 0, want = 0;
+    for (const char *s = strstr(t, "<tr>"); s && s < tend; s = strstr(s + 1, "<tr>"))
+        ntsm2++;
+    for (int i = 0; i < nrows; i++)
+        want += strcmp(rows[i].m.family, "tsm2") == 0;
+    assert_int_equal(ntsm2 - 1, want); /* minus the header row */
+    free(html);
+
+    snprintf(p, sizeof p, "%s/report.md", out);
+    char *md = slurp(p, &len);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "![Roofline of #1 NVIDIA H100 80GB HBM3](plots/roofline-d1.svg)"));
+    free(md);
+    db_free_measurements(rows, nrows);
+    db_close(db);
+}
+
+/* R3 */
+static void test_empty_db(void **state)
+{
+    char out[512], p[1024];
+    struct db *db = open_fixture("empty.db", -1);
+    struct report_opts o = {out, 0, NULL, NULL, NULL};
+    size_t len;
+    (void)state;
+    path(out, sizeof out, "rep-empty");
+    assert_int_equal(report_write(db, &o), RK_OK);
+    snprintf(p, sizeof p, "%s/index.html", out);
+    char *html = slurp(p, &len);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "No measurements: run 'roofkit run'"));
+    assert_non_null(strstr(html, "No device"));
+    free(html);
+    assert_true(exists(out, "report.md"));
+    assert_true(exists(out, "csv/devices.csv"));
+    db_close(db);
+}
+
+/* R4 */
+static void test_no_gnuplot(void **state)
+{
+    char out[512], p[1024];
+    struct db *db = open_fixture("nognuplot.db", 0);
+    struct report_opts o = {out, 0, NULL, "/nonexistent/gnuplot", NULL};
+    (void)state;
+    path(out, sizeof out, "rep-nognuplot");
+    assert_int_equal(report_write(db, &o), RK_ENOTOOL);
+    assert_true(exists(out, "index.html"));
+    assert_true(exists(out, "report.md"));
+    assert_true(exists(out, "csv/measurements-tiled.csv"));
+    assert_true(exists(out, "plots/roofline-d1.gp"));
+    assert_true(exists(out, "plots/roofline-d1.dat"));
+    snprintf(p, sizeof p, "%s/plots", out);
+    assert_int_equal(count_files(p, ".svg"), 0);
+    snprintf(p, sizeof p, "%s/index.html", out);
+    char *html = slurp(p, NULL);
+    assert_non_null(strstr(html, "gnuplot is not installed"));
+    free(html);
+    db_close(db);
+}
+
+/* R5 */
+static void test_foreign_dir(void **state)
+{
+    char out[512], p[1024];
+    struct db *db = open_fixture("foreign.db", 0);
+    struct report_opts o = {out, REPORT_CSV, NULL, NULL, NULL};
+    (void)state;
+    path(out, sizeof out, "mine");
+    mkdir(out, 0777);
+    snprintf(p, sizeof p, "%s/index.html", out);
+    FILE *f = fopen(p, "w");
+    fputs("my own page\n", f);
+    fclose(f);
+    assert_int_equal(report_write(db, &o), RK_EIO);
+    char *s = slurp(p, NULL);
+    assert_string_equal(s, "my own page\n");
+    free(s);
+    snprintf(p, sizeof p, "%s/csv", out);
+    assert_int_equal(access(p, F_OK), -1);
+
+    path(out, sizeof out, "mine/index.html/sub"); /* under a regular file */
+    assert_int_equal(report_write(db, &o), RK_EIO);
+    db_close(db);
+}
+
+/* R6 */
+static void test_rerun(void **state)
+{
+    char out[512], p[1024];
+    struct db *db = open_fixture("rerun.db", 0);
+    struct report_opts o = {out, 0, NULL, NULL, NULL};
+    (void)state;
+    path(out, sizeof out, "rep-rerun");
+    assert_int_equal(report_write(db, &o), RK_OK);
+    assert_true(exists(out, "plots/roofline-d1.svg"));
+    o.formats = REPORT_CSV; /* no charts this time: the old chart files go */
+    assert_int_equal(report_write(db, &o), RK_OK);
+    assert_false(exists(out, "plots/roofline-d1.svg"));
+    assert_false(exists(out, "plots/roofline-d1.gp"));
+    assert_false(exists(out, "index.html"));
+    assert_true(exists(out, "csv/measurements-tiled.csv"));
+    snprintf(p, sizeof p, "%s/.roofkit-report", out);
+    char *m = slurp(p, NULL);
+    assert_non_null(strstr(m, "csv/measurements-tiled.csv\n"));
+    assert_null(strstr(m, "index.html"));
+    free(m);
+    db_close(db);
+}
+
+/* R7 */
+static void test_parse_formats(void **state)
+{
+    unsigned f = 0;
+    (void)state;
+    assert_int_equal(report_parse_formats("html,md,csv", &f), RK_OK);
+    assert_int_equal(f, REPORT_ALL);
+    assert_int_equal(report_parse_formats("csv", &f), RK_OK);
+    assert_int_equal(f, REPORT_CSV);
+    assert_int_equal(report_parse_formats("pdf", &f), RK_EUSAGE);
+    assert_int_equal(report_parse_formats("", &f), RK_EUSAGE);
+    assert_int_equal(report_parse_formats("html,", &f), RK_EUSAGE);
+    assert_int_equal(report_parse_formats("htmlx", &f), RK_EUSAGE);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/rk-test-report-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    rk_set_quiet(1);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[300];
+    (void)state;
+    if (!getenv("RK_KEEP_TMP")) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0)
+            return -1;
+    } else {
+        fprintf(stderr, "kept %s\n", tmpdir);
+    }
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_report), cmocka_unit_test(test_empty_db),
+        cmocka_unit_test(test_no_gnuplot),  cmocka_unit_test(test_foreign_dir),
+        cmocka_unit_test(test_rerun),       cmocka_unit_test(test_parse_formats),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
