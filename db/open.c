@@ -7,7 +7,7 @@
  * nothing before WRITE can change the file:
  *
  *     STAT ──missing──► (DB_RO: refuse) (DB_RW: create) ──────────────────► WRITE
- *       │ exists
+ *       │ exists (DB_RW: and writable, checked with access(), else refuse)
  *       ▼
  *     HEADER   first 100 bytes read with stdio: SQLite magic, page size,
  *       │      in-header page count against the file size (truncation)
@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const unsigned char sqlite_magic[16] = "SQLite format 3";
 
@@ -268,12 +269,17 @@ static int validate(struct db *db, long long size, struct found *f)
     if (sqlite3_db_config(db->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL) != SQLITE_OK)
         return dbi_error(db, sqlite3_errcode(db->h), "configure the connection");
     rc = dbi_exec(db, "PRAGMA query_only = 1", "configure the connection");
+    /* One snapshot: another process may be creating the schema meanwhile. */
+    if (rc == RK_OK)
+        rc = dbi_exec(db, "BEGIN", "read the schema");
     if (rc == RK_OK)
         rc = query_int(db, "PRAGMA application_id", &f->app_id, "read the application id");
     if (rc == RK_OK)
         rc = query_int(db, "PRAGMA user_version", &f->version, "read the schema version");
     if (rc == RK_OK)
         rc = query_int(db, "SELECT count(*) FROM sqlite_master", &f->nobjects, "read the schema");
+    if (!sqlite3_get_autocommit(db->h))
+        sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
     if (rc != RK_OK || size > QUICK_CHECK_MAX_BYTES)
         return rc;
     rc = dbi_prepare(db, "PRAGMA quick_check(1)", &st, "check the file");
@@ -367,7 +373,19 @@ static int setup_rw(struct db *db)
     if (rc == RK_OK)
         rc = dbi_prepare(db, "PRAGMA journal_mode = WAL", &st, "switch to WAL");
     if (rc == RK_OK) {
+        /*
+         * The switch takes an exclusive lock and, while another process is creating
+         * the same file, may answer SQLITE_BUSY without calling the busy handler:
+         * retry for as long as the busy timeout.
+         */
         int src = sqlite3_step(st);
+        int waited = 0;
+        while ((src & 0xff) == SQLITE_BUSY && waited < DB_BUSY_TIMEOUT_MS) {
+            sqlite3_reset(st);
+            sqlite3_sleep(10);
+            waited += 10;
+            src = sqlite3_step(st);
+        }
         if (src != SQLITE_ROW)
             rc = dbi_error(db, src, "switch to WAL");
         else if (strcmp((const char *)sqlite3_column_text(st, 0), "wal") != 0)
@@ -426,6 +444,15 @@ int db_open(const char *path, enum db_mode mode, struct db **out)
     }
     if (S_ISDIR(st.st_mode)) {
         rc = rk_error(RK_EDB, "'%s' is a folder, not a database; pass --db FILE", path);
+        goto out;
+    }
+
+    /* Writing needs a writable file: refuse before SQLite opens it read-only. */
+    if (mode == DB_RW && access(path, W_OK) != 0) {
+        rc = rk_error(RK_EDB,
+                      "database '%s' is read-only (%s); make it writable, or pass --db with a "
+                      "writable file",
+                      path, strerror(errno));
         goto out;
     }
 
