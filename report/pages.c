@@ -113,33 +113,31 @@ static void html_table(struct rp_buf *b, const struct rp_table *t)
     rp_buf_puts(b, "</tbody></table></div>\n");
 }
 
-/* Copies an SVG from gnuplot without its prolog, prefixing its ids with pfx. */
+/* Copies an SVG from gnuplot without its prolog, prefixing its ids with pfx: every
+ * id="..." attribute and every reference to one (url(#...), href="#..."). One pass. */
 static void inline_svg(struct rp_buf *b, const char *svg, const char *pfx)
 {
-    static const char *const pats[] = {"id=\"", "id='", "url(#", "href=\"#", "href='#"};
-    const char *p = strstr(svg, "<svg");
+    const char *p = strstr(svg, "<svg"), *run;
     if (!p)
         return;
-    while (*p) {
-        const char *hit = NULL;
+    for (run = p; *p; p++) {
         size_t hl = 0;
-        for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
-            const char *h = strstr(p, pats[i]);
-            if (h && (!hit || h < hit)) {
-                hit = h;
-                hl = strlen(pats[i]);
-            }
-        }
-        if (!hit) {
-            rp_buf_puts(b, p);
-            break;
-        }
-        /* "id=" only as an attribute name (preceded by a space), not "xml:id=" or "grid=" */
-        rp_buf_add(b, p, (size_t)(hit - p) + hl);
-        if (hit[0] != 'i' || (hit > svg && (hit[-1] == ' ' || hit[-1] == '\n' || hit[-1] == '\t')))
-            rp_buf_printf(b, "%s-", pfx);
-        p = hit + hl;
+        if (*p == 'i' && (p[1] == 'd' && p[2] == '=' && (p[3] == '"' || p[3] == '\'')) &&
+            (p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t'))
+            hl = 4; /* id=" as an attribute name, not xml:id= or grid= */
+        else if (*p == 'u' && strncmp(p, "url(#", 5) == 0)
+            hl = 5;
+        else if (*p == 'h' && strncmp(p, "href=", 5) == 0 && (p[5] == '"' || p[5] == '\'') &&
+                 p[6] == '#')
+            hl = 7;
+        if (!hl)
+            continue;
+        rp_buf_add(b, run, (size_t)(p - run) + hl);
+        rp_buf_printf(b, "%s-", pfx);
+        p += hl - 1;
+        run = p + 1;
     }
+    rp_buf_add(b, run, (size_t)(p - run));
 }
 
 static void html_chart(struct rp_buf *b, const struct rp_page *pg, struct rp_out *o,

@@ -520,6 +520,46 @@ static double measured_at(const struct rp_meas *const *g, int n, const char *ker
     return NAN;
 }
 
+/*
+ * Alg. 5's gradient descent walks thousands of steps per problem. Its objective is
+ * the predicted time normalised by its value at the start point, and every term of
+ * that time (004 §3.6.3: m k n / t2 * bytes / bandwidth_eff, 2 m k n / compute_eff)
+ * is proportional to m k for a given (t2, t3), so the walk and its choice depend on
+ * m and k only through the search box: problems that share device, precision, n and
+ * box share the choice, and the report runs the search once for them.
+ */
+#define GD_MEMO 64
+struct gd_memo {
+    int dev, elem_bytes;
+    long n;
+    struct model_tsm2_bounds box;
+    struct model_tsm2_choice choice;
+};
+
+static int gd_memo(struct gd_memo *memo, int *nmemo, int dev, const struct model_gpu *g,
+                   const struct model_tsm2_problem *pr, struct model_tsm2_choice *out)
+{
+    struct model_tsm2_bounds box;
+    int rc = model_tsm2_default_bounds(pr, &box);
+    if (rc != RK_OK)
+        return rc;
+    for (int i = 0; i < *nmemo; i++)
+        if (memo[i].dev == dev && memo[i].elem_bytes == pr->elem_bytes && memo[i].n == pr->n &&
+            memcmp(&memo[i].box, &box, sizeof box) == 0) {
+            *out = memo[i].choice;
+            return RK_OK;
+        }
+    if ((rc = model_tsm2_search_gd(g, pr, &box, out)) != RK_OK)
+        return rc;
+    struct gd_memo *m = &memo[*nmemo < GD_MEMO ? (*nmemo)++ : GD_MEMO - 1];
+    m->dev = dev;
+    m->elem_bytes = pr->elem_bytes;
+    m->n = pr->n;
+    m->box = box;
+    m->choice = *out;
+    return RK_OK;
+}
+
 static void tsm2_params_table(const struct rp_data *d, struct tabs *ts)
 {
     static const char *const c[] = {"device",
@@ -550,7 +590,8 @@ static void tsm2_params_table(const struct rp_data *d, struct tabs *ts)
              "model's time, beside the fastest parameters measured. t1 comes from offline "
              "profiling in the seed and is kept as measured.");
     const struct rp_meas **v = NULL;
-    int nv = 0;
+    struct gd_memo memo[GD_MEMO];
+    int nv = 0, nmemo = 0;
     if (rp_select(d, is_tsm2, &v, &nv) != RK_OK) {
         t->oom = 1;
         return;
@@ -573,7 +614,7 @@ static void tsm2_params_table(const struct rp_data *d, struct tabs *ts)
             why = "precision has no element size";
         if (!why)
             why = model_check_tsm2(&pr, 0);
-        if (!why && (model_tsm2_search_gd(&g, &pr, NULL, &gd) != RK_OK ||
+        if (!why && (gd_memo(memo, &nmemo, x->dev, &g, &pr, &gd) != RK_OK ||
                      model_tsm2_search_exhaustive(&g, &pr, NULL, &ex) != RK_OK))
             why = "the model's search refused the problem";
         rp_cell_int(t, d->devs[x->dev].d.id);
