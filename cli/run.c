@@ -1,11 +1,679 @@
-/* cli/run.c - `roofkit run`: placeholder until the kernel-suite issue lands. */
+/*
+ * run.c - `roofkit run`: runs kernels of the suite (kernels/) over shapes and
+ * parameter sets, verifies and times each through the kernels/ harness, takes its
+ * analytic flops and bytes from model/ (kernels_cost) and stores one measurement
+ * per configuration in one capture (db/).
+ *
+ * Order of work, so that bad input and a missing GPU never write:
+ *   1. parse and check everything (names, parameters, sizes, --metrics);
+ *   2. open the GPU (RK_ENOGPU); 3. open the database, store the device, begin the
+ *   capture; 4. for each suite entry, shape, precision: prepare the inputs (a shape
+ *   that does not fit is refused before allocating: RK_ENOMEM), then for each kernel
+ *   and parameter combination measure and insert (one transaction per row),
+ *   checking rk_interrupted between rows; 5. end the capture done / failed /
+ *   interrupted.
+ * Data (one line per measurement) goes to stdout, progress and warnings to stderr.
+ */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "common.h"
+#include "db.h"
+#include "kernels.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef RK_VERSION
+#define RK_VERSION "0.0.0"
+#endif
+
+#define MAX_PARAM_SPECS 8
+#define MAX_VALUES 64
+#define MAX_SHAPES 64
+
+struct param_spec {
+    char *name;
+    long *values;
+    int n;
+};
+
+struct run_opts {
+    const struct kernels_suite *suite;
+    char **kernel_pats; /* --kernel patterns, or NULL */
+    int n_kernel_pats;
+    struct kernels_shape sizes[MAX_SHAPES]; /* --sizes, replaces the suite's shapes */
+    int n_sizes;
+    unsigned precisions; /* KERNELS_PREC_BIT mask */
+    struct param_spec specs[MAX_PARAM_SPECS];
+    int n_specs;
+    struct kernels_options kopt;
+};
+
+/* The work: entries of (kernels, shapes). Built from the suite or from --kernel. */
+struct plan_entry {
+    const struct kernels_kernel *kernels[64];
+    int n_kernels;
+    const struct kernels_shape *shapes;
+    int n_shapes;
+};
+
+struct plan {
+    struct plan_entry entries[KERNELS_SUITE_MAX_ENTRIES];
+    int n_entries;
+    long total; /* measurements planned, for the progress line */
+};
+
+static void free_opts(struct run_opts *o)
+{
+    rk_free_name_list(o->kernel_pats, o->n_kernel_pats);
+    for (int i = 0; i < o->n_specs; i++) {
+        free(o->specs[i].name);
+        free(o->specs[i].values);
+    }
+}
+
+static int kernel_wanted(const struct run_opts *o, const struct kernels_kernel *k)
+{
+    if (!o->kernel_pats)
+        return 1;
+    for (int i = 0; i < o->n_kernel_pats; i++)
+        if (kernels_match(o->kernel_pats[i], k->name))
+            return 1;
+    return 0;
+}
+
+static int parse_shape(const char *s, struct kernels_shape *sh)
+{
+    long v[3];
+    int n = 0;
+    const char *p = s;
+    char buf[32];
+    while (n < 3) {
+        const char *x = strchr(p, 'x');
+        size_t len = x ? (size_t)(x - p) : strlen(p);
+        if (len == 0 || len >= sizeof buf)
+            return RK_EUSAGE;
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        if (rk_parse_long(buf, &v[n]) != RK_OK || v[n] < 1)
+            return RK_EUSAGE;
+        n++;
+        if (!x)
+            break;
+        p = x + 1;
+    }
+    if (n == 1) {
+        sh->m = sh->n = sh->k = v[0];
+        return RK_OK;
+    }
+    if (n == 3 && !strchr(p, 'x')) {
+        sh->m = v[0];
+        sh->n = v[1];
+        sh->k = v[2];
+        return RK_OK;
+    }
+    return RK_EUSAGE;
+}
+
+static int parse_sizes(const char *arg, struct run_opts *o)
+{
+    char **items = NULL;
+    int n = 0, rc = RK_OK;
+    if (rk_parse_name_list(arg, &items, &n) != RK_OK)
+        return rk_error(RK_EUSAGE, "option '--sizes' needs sizes such as 1024 or 10240x16x10240");
+    if (n > MAX_SHAPES) {
+        rc = rk_error(RK_EUSAGE, "option '--sizes' takes at most %d sizes", MAX_SHAPES);
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        if (parse_shape(items[i], &o->sizes[i]) != RK_OK) {
+            rc = rk_error(RK_EUSAGE,
+                          "bad size '%s': give N (N x N x N) or MxNxK with whole numbers >= 1",
+                          items[i]);
+            goto out;
+        }
+    }
+    o->n_sizes = n;
+out:
+    rk_free_name_list(items, n);
+    return rc;
+}
+
+static int parse_precisions(const char *arg, struct run_opts *o)
+{
+    char **items = NULL;
+    int n = 0, rc = RK_OK;
+    if (rk_parse_name_list(arg, &items, &n) != RK_OK)
+        return rk_error(RK_EUSAGE, "option '--precision' needs fp32, fp64 or fp32,fp64");
+    o->precisions = 0;
+    for (int i = 0; i < n; i++) {
+        int p = kernels_precision_parse(items[i]);
+        if (p < 0) {
+            rc = rk_error(RK_EUSAGE, "unknown precision '%s'; say fp32, fp64 or fp32,fp64",
+                          items[i]);
+            break;
+        }
+        o->precisions |= KERNELS_PREC_BIT(p);
+    }
+    rk_free_name_list(items, n);
+    return rc;
+}
+
+static int parse_param(const char *arg, struct run_opts *o)
+{
+    const char *eq = strchr(arg, '=');
+    struct param_spec *sp;
+    if (o->n_specs == MAX_PARAM_SPECS)
+        return rk_error(RK_EUSAGE, "at most %d --param options", MAX_PARAM_SPECS);
+    if (!eq || eq == arg)
+        return rk_error(RK_EUSAGE, "option '--param' needs NAME=V1,V2,... such as t2=2,4,8, not "
+                                   "'%s'",
+                        arg);
+    sp = &o->specs[o->n_specs];
+    sp->name = strndup(arg, (size_t)(eq - arg));
+    if (!sp->name)
+        return rk_error(RK_ENOMEM, "out of host memory");
+    if (rk_parse_long_list(eq + 1, &sp->values, &sp->n) != RK_OK || sp->n > MAX_VALUES) {
+        int rc = rk_error(RK_EUSAGE, "option '--param %s' needs up to %d whole numbers, such as "
+                                     "%s=2,4,8",
+                          arg, MAX_VALUES, sp->name);
+        free(sp->name);
+        return rc;
+    }
+    for (int i = 0; i < o->n_specs; i++)
+        if (strcmp(o->specs[i].name, sp->name) == 0) {
+            int rc = rk_error(RK_EUSAGE, "parameter '%s' is given twice; list its values once",
+                              sp->name);
+            free(sp->name);
+            free(sp->values);
+            return rc;
+        }
+    o->n_specs++;
+    return RK_OK;
+}
+
+/* Comma-separated names of the kernels (for "valid names are ..." messages). */
+static void kernel_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < kernels_count() && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                 kernels_get(i)->name);
+}
+
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+    static const struct option longopts[] = {
+        {"suite", required_argument, NULL, 's'},  {"kernel", required_argument, NULL, 'k'},
+        {"sizes", required_argument, NULL, 'S'},  {"precision", required_argument, NULL, 'p'},
+        {"param", required_argument, NULL, 'P'},  {"reps", required_argument, NULL, 'r'},
+        {"warm", no_argument, NULL, 'w'},         {"metrics", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    const char *suite = NULL, *metrics = NULL;
+    long reps = 10;
+    int c, rc;
+
+    o->precisions = KERNELS_PREC_BIT(KERNELS_FP32) | KERNELS_PREC_BIT(KERNELS_FP64);
+    rk_getopt_reset();
+    while ((c = rk_getopt(argc, argv, ":s:k:S:p:P:r:wm:h", longopts)) != -1) {
+        switch (c) {
+        case 's':
+            suite = optarg;
+            break;
+        case 'k':
+            rk_free_name_list(o->kernel_pats, o->n_kernel_pats);
+            o->kernel_pats = NULL;
+            if (rk_parse_name_list(optarg, &o->kernel_pats, &o->n_kernel_pats) != RK_OK)
+                return rk_error(RK_EUSAGE, "option '--kernel' needs kernel names; see "
+                                           "'roofkit list kernels'");
+            break;
+        case 'S':
+            if ((rc = parse_sizes(optarg, o)) != RK_OK)
+                return rc;
+            break;
+        case 'p':
+            if ((rc = parse_precisions(optarg, o)) != RK_OK)
+                return rc;
+            break;
+        case 'P':
+            if ((rc = parse_param(optarg, o)) != RK_OK)
+                return rc;
+            break;
+        case 'r':
+            if ((rc = rk_opt_long("reps", optarg, 3, 100000, &reps)) != RK_OK)
+                return rc;
+            break;
+        case 'w':
+            o->kopt.warm = 1;
+            break;
+        case 'm':
+            metrics = optarg;
+            break;
+        case 'h':
+            break; /* main() prints the usage before we get here */
+        default:
+            return RK_EUSAGE;
+        }
+    }
+    if (optind < argc)
+        return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help run'",
+                        argv[optind]);
+    o->kopt.reps = (int)reps;
+    if (metrics && strcmp(metrics, "none") != 0)
+        return rk_error(RK_ENOTYET, "counters come with the collect issue; use --metrics none");
+
+    if (suite) {
+        o->suite = kernels_suite_find(suite);
+        if (!o->suite) {
+            char names[256] = "";
+            size_t used = 0;
+            for (int i = 0; i < kernels_suites_count(); i++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                         i ? ", " : "", kernels_suite_get(i)->name);
+            return rk_error(RK_EUSAGE, "no suite named '%s'; valid suites are %s", suite, names);
+        }
+    } else if (!o->kernel_pats) {
+        o->suite = kernels_suite_find("default");
+    }
+    for (int i = 0; i < o->n_kernel_pats; i++) {
+        int hit = 0;
+        for (int k = 0; k < kernels_count(); k++)
+            hit |= kernels_match(o->kernel_pats[i], kernels_get(k)->name);
+        if (!hit) {
+            char names[1024];
+            kernel_names(names, sizeof names);
+            return rk_error(RK_EUSAGE, "no kernel matches '%s'; valid kernels are %s",
+                            o->kernel_pats[i], names);
+        }
+    }
+    return RK_OK;
+}
+
+/* Every kernel of pats (a NULL-terminated suite pattern list) that --kernel keeps. */
+static void add_kernels(struct plan_entry *e, const char *const *pats, const struct run_opts *o)
+{
+    for (int k = 0; k < kernels_count(); k++) {
+        const struct kernels_kernel *kk = kernels_get(k);
+        int hit = 0;
+        for (int i = 0; pats && pats[i]; i++)
+            hit |= kernels_match(pats[i], kk->name);
+        if (!pats)
+            hit = 1;
+        if (hit && kernel_wanted(o, kk) && e->n_kernels < 64)
+            e->kernels[e->n_kernels++] = kk;
+    }
+}
+
+/* The shapes of the first suite entry that runs k (registry order), for --kernel alone. */
+static const struct kernels_suite_entry *home_entry(const struct kernels_kernel *k)
+{
+    for (int s = 0; s < kernels_suites_count(); s++) {
+        const struct kernels_suite *su = kernels_suite_get(s);
+        for (int e = 0; e < su->n_entries; e++)
+            for (int i = 0; su->entries[e].kernels[i]; i++)
+                if (kernels_match(su->entries[e].kernels[i], k->name))
+                    return &su->entries[e];
+    }
+    return NULL;
+}
+
+/* Index of spec j's parameter in k, or -1. */
+static int spec_index(const struct kernels_kernel *k, const struct param_spec *sp)
+{
+    return kernels_param_index(k, sp->name);
+}
+
+static long combos(const struct kernels_kernel *k, const struct run_opts *o)
+{
+    long n = 1;
+    for (int j = 0; j < o->n_specs; j++)
+        if (spec_index(k, &o->specs[j]) >= 0)
+            n *= o->specs[j].n;
+    return n;
+}
+
+static int build_plan(const struct run_opts *o, struct plan *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    if (o->suite && o->n_sizes) {
+        /* --sizes replaces the suite's shapes: one entry with all of its kernels. */
+        struct plan_entry *pe = &pl->entries[0];
+        for (int e = 0; e < o->suite->n_entries; e++) {
+            struct plan_entry tmp;
+            memset(&tmp, 0, sizeof tmp);
+            add_kernels(&tmp, o->suite->entries[e].kernels, o);
+            for (int i = 0; i < tmp.n_kernels; i++) {
+                int dup = 0;
+                for (int j = 0; j < pe->n_kernels; j++)
+                    dup |= pe->kernels[j] == tmp.kernels[i];
+                if (!dup && pe->n_kernels < 64)
+                    pe->kernels[pe->n_kernels++] = tmp.kernels[i];
+            }
+        }
+        pe->shapes = o->sizes;
+        pe->n_shapes = o->n_sizes;
+        pl->n_entries = pe->n_kernels ? 1 : 0;
+        if (!pl->n_entries)
+            return rk_error(RK_EUSAGE, "suite '%s' has no kernel that --kernel selects; see "
+                                       "'roofkit list suites'",
+                            o->suite->name);
+    } else if (o->suite) {
+        for (int e = 0; e < o->suite->n_entries; e++) {
+            struct plan_entry *pe = &pl->entries[pl->n_entries];
+            add_kernels(pe, o->suite->entries[e].kernels, o);
+            if (!pe->n_kernels)
+                continue;
+            pe->shapes = o->suite->entries[e].shapes;
+            pe->n_shapes = o->suite->entries[e].n_shapes;
+            pl->n_entries++;
+        }
+        if (!pl->n_entries)
+            return rk_error(RK_EUSAGE, "suite '%s' has no kernel that --kernel selects; see "
+                                       "'roofkit list suites'",
+                            o->suite->name);
+    } else if (o->n_sizes) {
+        add_kernels(&pl->entries[0], NULL, o);
+        pl->entries[0].shapes = o->sizes;
+        pl->entries[0].n_shapes = o->n_sizes;
+        pl->n_entries = 1;
+    } else {
+        /* Each selected kernel on the shapes of the suite it belongs to. */
+        for (int k = 0; k < kernels_count(); k++) {
+            const struct kernels_kernel *kk = kernels_get(k);
+            const struct kernels_suite_entry *home;
+            struct plan_entry *pe = NULL;
+            if (!kernel_wanted(o, kk))
+                continue;
+            home = home_entry(kk);
+            if (!home)
+                return rk_error(RK_EUSAGE, "kernel '%s' is in no suite; give --sizes", kk->name);
+            for (int e = 0; e < pl->n_entries; e++)
+                if (pl->entries[e].shapes == home->shapes)
+                    pe = &pl->entries[e];
+            if (!pe) {
+                if (pl->n_entries == KERNELS_SUITE_MAX_ENTRIES)
+                    return rk_error(RK_EUSAGE, "too many kernels from different suites; give "
+                                               "--sizes or --suite");
+                pe = &pl->entries[pl->n_entries++];
+                pe->shapes = home->shapes;
+                pe->n_shapes = home->n_shapes;
+            }
+            pe->kernels[pe->n_kernels++] = kk;
+        }
+    }
+
+    /* Every --param must belong to at least one selected kernel. */
+    for (int j = 0; j < o->n_specs; j++) {
+        int used = 0;
+        char names[512] = "";
+        size_t len = 0;
+        for (int e = 0; e < pl->n_entries; e++)
+            for (int i = 0; i < pl->entries[e].n_kernels; i++) {
+                const struct kernels_kernel *k = pl->entries[e].kernels[i];
+                if (spec_index(k, &o->specs[j]) >= 0)
+                    used = 1;
+                for (int p = 0; p < k->n_params && len < sizeof names; p++)
+                    if (!strstr(names, k->params[p].name))
+                        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                                len ? ", " : "", k->params[p].name);
+            }
+        if (!used)
+            return rk_error(RK_EUSAGE, "no selected kernel has a parameter '%s'; their "
+                                       "parameters are %s",
+                            o->specs[j].name, names[0] ? names : "(none)");
+    }
+    for (int e = 0; e < pl->n_entries; e++)
+        for (int i = 0; i < pl->entries[e].n_kernels; i++) {
+            const struct kernels_kernel *k = pl->entries[e].kernels[i];
+            for (int p = 0; p < KERNELS_NPREC; p++)
+                if ((o->precisions & KERNELS_PREC_BIT(p)) && (k->precisions & KERNELS_PREC_BIT(p)))
+                    pl->total += pl->entries[e].n_shapes * combos(k, o);
+        }
+    if (pl->total == 0)
+        return rk_error(RK_EUSAGE, "nothing to run: no selected kernel has the precisions asked "
+                                   "for");
+    return RK_OK;
+}
+
+static void fill_device(const struct kernels_device *d, const char *host, struct db_device *dv)
+{
+    memset(dv, 0, sizeof *dv);
+    dv->name = d->name;
+    dv->uuid = d->uuid;
+    dv->pci_bus_id = d->pci_bus_id[0] ? d->pci_bus_id : NULL;
+    dv->cc_major = d->cc_major;
+    dv->cc_minor = d->cc_minor;
+    dv->sm_count = d->sm_count;
+    dv->sm_clock_mhz = d->sm_clock_mhz;
+    dv->mem_clock_mhz = d->mem_clock_mhz;
+    dv->bus_width_bits = d->bus_width_bits;
+    dv->l2_bytes = d->l2_bytes;
+    dv->memory_bytes = (int64_t)d->total_mem;
+    dv->smem_per_sm_bytes = (int)d->smem_per_sm;
+    dv->smem_per_block_optin_bytes = (int)d->smem_per_block_optin;
+    dv->regs_per_sm = d->regs_per_sm;
+    dv->max_threads_per_sm = d->max_threads_per_sm;
+    dv->driver_version = d->driver_version;
+    dv->runtime_version = d->runtime_version;
+    dv->host = host;
+}
+
+/* One measurement: measure, cost, store, print. Returns RK_OK, RK_EUSAGE (skipped) or fatal. */
+static int measure_one(struct kernels_session *s, struct db *db, int64_t capture,
+                       const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
+                       const long *params, const struct run_opts *o, int *failed)
+{
+    struct kernels_result r;
+    struct model_cost cost;
+    struct db_measurement m;
+    double e = prec == KERNELS_FP64 ? 8.0 : 4.0, t;
+    int have_cost, rc;
+
+    rc = kernels_session_measure(s, k, params, &o->kopt, &r);
+    if (rc != RK_OK)
+        return rc;
+    have_cost = kernels_cost(k, prec, sh, r.params, &cost) == RK_OK;
+    if (!have_cost)
+        rk_warn("the model has no cost for %s %s %ldx%ldx%ld; flops and bytes stored as unknown",
+                k->name, r.params_json, sh->m, sh->n, sh->k);
+
+    memset(&m, 0, sizeof m);
+    m.kernel = k->name;
+    m.family = k->family;
+    m.precision = kernels_precision_name(prec);
+    m.m = sh->m;
+    m.n = sh->n;
+    m.k = sh->k;
+    m.params = r.params_json;
+    for (int d = 0; d < 3; d++) {
+        m.grid[d] = (int)r.grid[d];
+        m.block[d] = (int)r.block[d];
+    }
+    m.registers = r.registers;
+    m.smem_static = (int)r.smem_static;
+    m.smem_dynamic = (int)r.smem_dynamic;
+    m.reps = r.reps;
+    m.time_min_ns = r.time_min_ns;
+    m.time_median_ns = r.time_median_ns;
+    m.time_max_ns = r.time_max_ns;
+    m.flops = have_cost ? cost.flops : NAN;
+    m.bytes_dram = have_cost ? cost.bytes_dram : NAN;
+    m.bytes_l2 = have_cost ? cost.bytes_l2 : NAN;
+    m.bytes_l1 = have_cost ? cost.bytes_l1 : NAN;
+    m.bytes_shared = have_cost ? cost.bytes_shared : NAN;
+    m.verified = r.verified ? 1 : 0;
+    m.rel_error = r.rel_error;
+    m.cache_state = r.warm ? "warm" : "cold";
+    m.source = "suite";
+    m.launch_index = -1;
+    m.correlation_id = -1;
+    rc = db_insert_measurement(db, capture, &m, NULL, 0, NULL);
+    if (rc != RK_OK)
+        return rc;
+
+    t = r.time_median_ns * 1e-9;
+    printf("%-16s %s %7ldx%-6ldx%-7ld %-40s %11.2f us %9.1f GFLOP/s %7.1f GB/s %s %.1e\n",
+           k->name, m.precision, sh->m, sh->n, sh->k, r.params_json, r.time_median_ns / 1e3,
+           2.0 * sh->m * sh->n * sh->k / t / 1e9,
+           ((double)sh->m * sh->k + (double)sh->k * sh->n + (double)sh->m * sh->n) * e / t / 1e9,
+           r.verified ? "verified" : "FAILED  ", r.rel_error);
+    fflush(stdout);
+    if (!r.verified) {
+        (*failed)++;
+        rk_warn("%s %s %ldx%ldx%ld %s failed verification: relative error %.3e (tolerance %.1e), "
+                "%ld non-finite outputs",
+                k->name, m.precision, sh->m, sh->n, sh->k, r.params_json, r.rel_error,
+                r.tolerance, r.nonfinite);
+    }
+    return RK_OK;
+}
+
+/* Runs k on the prepared shape with every combination of the --param values. */
+static int run_combos(struct kernels_session *s, struct db *db, int64_t capture,
+                      const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
+                      const struct run_opts *o, long *done, long total, int *failed, int *skipped)
+{
+    int idx[MAX_PARAM_SPECS] = {0}, map[MAX_PARAM_SPECS];
+    for (int j = 0; j < o->n_specs; j++)
+        map[j] = spec_index(k, &o->specs[j]);
+    for (;;) {
+        long p[KERNELS_MAX_PARAMS];
+        char why[200];
+        int rc;
+        if (rk_interrupted)
+            return RK_EINTR;
+        for (int i = 0; i < k->n_params; i++)
+            p[i] = k->params[i].def;
+        for (int j = 0; j < o->n_specs; j++)
+            if (map[j] >= 0)
+                p[map[j]] = o->specs[j].values[idx[j]];
+        rk_progress("run", *done, total);
+        if (kernels_check(k, prec, p, why, sizeof why) != RK_OK) {
+            rk_warn("skipping %s %s: %s", k->name, kernels_precision_name(prec), why);
+            (*skipped)++;
+        } else {
+            rc = measure_one(s, db, capture, k, prec, sh, p, o, failed);
+            if (rc == RK_EUSAGE) {
+                (*skipped)++; /* invalid for this shape: message printed */
+            } else if (rc != RK_OK) {
+                return rc;
+            }
+        }
+        (*done)++;
+        int j = 0;
+        for (; j < o->n_specs; j++) {
+            if (map[j] < 0)
+                continue;
+            if (++idx[j] < o->specs[j].n)
+                break;
+            idx[j] = 0;
+        }
+        if (j == o->n_specs)
+            return RK_OK;
+    }
+}
 
 int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
 {
-    (void)argc;
-    (void)argv;
-    (void)ctx;
-    return rk_error(RK_ENOTYET, "'run' is not available in this version yet (kernel-suite issue)");
+    struct run_opts o;
+    struct plan pl;
+    struct kernels_session *s = NULL;
+    struct db_device dv;
+    char host[256] = "";
+    int64_t device_id = 0, capture = 0;
+    long done = 0;
+    int rc, failed = 0, skipped = 0, nomem = 0;
+
+    memset(&o, 0, sizeof o);
+    rc = parse_args(argc, argv, &o);
+    if (rc == RK_OK)
+        rc = build_plan(&o, &pl);
+    if (rc != RK_OK)
+        goto out;
+
+    /* The GPU first: no GPU, no database write. */
+    rc = kernels_session_open(ctx->device, 0x726f6f666b6974ULL, &s);
+    if (rc != RK_OK)
+        goto out;
+    rc = rk_ctx_open_db(ctx, 1);
+    if (rc != RK_OK)
+        goto out;
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    fill_device(kernels_session_device(s), host[0] ? host : NULL, &dv);
+    rc = db_device_upsert(ctx->db, &dv, &device_id);
+    if (rc == RK_OK)
+        rc = db_capture_begin(ctx->db, device_id, DB_CAPTURE_RUN, ctx->cmdline, RK_VERSION,
+                              &capture);
+    if (rc != RK_OK)
+        goto out;
+
+    for (int e = 0; e < pl.n_entries && rc == RK_OK; e++) {
+        const struct plan_entry *pe = &pl.entries[e];
+        for (int si = 0; si < pe->n_shapes && rc == RK_OK; si++) {
+            for (int prec = 0; prec < KERNELS_NPREC && rc == RK_OK; prec++) {
+                int any = 0;
+                if (!(o.precisions & KERNELS_PREC_BIT(prec)))
+                    continue;
+                for (int i = 0; i < pe->n_kernels; i++)
+                    any |= (pe->kernels[i]->precisions & KERNELS_PREC_BIT(prec)) != 0;
+                if (!any)
+                    continue;
+                if (rk_interrupted) {
+                    rc = RK_EINTR;
+                    break;
+                }
+                rc = kernels_session_prepare(s, prec, &pe->shapes[si]);
+                if (rc == RK_ENOMEM) { /* refused before allocating: go on with the rest */
+                    nomem++;
+                    for (int i = 0; i < pe->n_kernels; i++)
+                        if (pe->kernels[i]->precisions & KERNELS_PREC_BIT(prec))
+                            done += combos(pe->kernels[i], &o);
+                    rc = RK_OK;
+                    continue;
+                }
+                for (int i = 0; i < pe->n_kernels && rc == RK_OK; i++) {
+                    const struct kernels_kernel *k = pe->kernels[i];
+                    if (!(k->precisions & KERNELS_PREC_BIT(prec)))
+                        continue;
+                    rc = run_combos(s, ctx->db, capture, k, prec, &pe->shapes[si], &o, &done,
+                                    pl.total, &failed, &skipped);
+                }
+            }
+        }
+    }
+    rk_progress_end();
+
+    if (rc == RK_EINTR || (rc == RK_OK && rk_interrupted)) {
+        db_capture_mark_interrupted(ctx->db, capture);
+        rc = rk_error(RK_EINTR, "interrupted after %ld of %ld measurements; the stored rows are "
+                                "complete",
+                      done, pl.total);
+        goto out;
+    }
+    if (rc != RK_OK) {
+        db_capture_end(ctx->db, capture, DB_FAILED);
+        goto out;
+    }
+    rc = db_capture_end(ctx->db, capture, DB_DONE);
+    if (rc != RK_OK)
+        goto out;
+    rk_info("capture %lld: %ld measurements, %d failed verification, %d skipped", (long long)capture,
+            done - skipped, failed, skipped);
+    if (failed)
+        rc = rk_error(RK_EVERIFY, "%d measurement(s) failed verification (stored with their error)",
+                      failed);
+    else if (nomem)
+        rc = rk_error(RK_ENOMEM, "%d shape(s) did not fit in GPU memory and were not run", nomem);
+out:
+    kernels_session_close(s);
+    free_opts(&o);
+    return rc;
 }

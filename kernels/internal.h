@@ -1,0 +1,94 @@
+/*
+ * internal.h - what the files of kernels/ share and nothing outside includes:
+ * the launcher interface that each registry entry points to (kernels.h calls it
+ * `impl`), and the names of the launchers defined in the .cu files. Cross-file
+ * names start with kern_ (curl's Curl_ convention); everything else is static.
+ *
+ * A launcher sees the inputs as plain device buffers in the layout its registry
+ * entry declares, tightly packed:
+ *   column-major: A[i + j*m], B[j + p*k], C[i + p*m]
+ *   row-major:    A[i*k + j], B[j*n + p], C[i*n + p]
+ * and computes C = A * B (alpha = 1, beta = 0), writing every element of C.
+ */
+#ifndef RK_KERNELS_INTERNAL_H
+#define RK_KERNELS_INTERNAL_H
+
+#include "kernels.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kern_args {
+    int prec; /* enum kernels_precision */
+    long m, n, k;
+    const void *a, *b; /* inputs of the precision */
+    void *c;           /* output, m*n elements */
+    const long *p;     /* resolved parameter values, registry order */
+    void *ws;          /* workspace of ops->workspace() bytes, or NULL */
+    size_t ws_bytes;
+    cudaStream_t stream;
+    cublasHandle_t cublas;
+    const struct kernels_device *dev;
+};
+
+/* What one timed call launched, for the measurement row. */
+struct kern_launch {
+    unsigned grid[3], block[3];
+    size_t dyn_smem;  /* dynamic shared memory per block */
+    const void *func; /* the __global__ function for cudaFuncGetAttributes, or NULL */
+    int launches;
+};
+
+struct kern_ops {
+    /*
+     * Checks the parameters (p, in registry order) for the precision and, when the
+     * shape is known (a != NULL), replaces AUTO zeros by the run-time choice.
+     * Returns RK_OK or RK_EUSAGE with the reason in why (nothing printed).
+     */
+    int (*resolve)(const struct kern_args *a, long *p, char *why, size_t why_len);
+    /* Workspace bytes for these arguments (p resolved); NULL means none. */
+    size_t (*workspace)(const struct kern_args *a);
+    /* Untimed preparation (padding the inputs into the workspace); may be NULL. */
+    int (*prepare)(const struct kern_args *a);
+    /* The timed part: enqueue on a->stream, fill *info. Checks launch errors. */
+    int (*launch)(const struct kern_args *a, struct kern_launch *info);
+    /* Untimed completion (copying C out of a padded buffer); may be NULL. */
+    int (*finish)(const struct kern_args *a);
+    /* Tolerance on the relative error; NULL: the precision's default (session.cu). */
+    double (*tolerance)(const struct kern_args *a);
+};
+
+/* Element size of a precision. */
+static inline size_t kern_elem(int prec)
+{
+    return prec == KERNELS_FP64 ? 8 : 4;
+}
+
+/* Formats a reason into why; returns RK_EUSAGE. */
+int kern_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Checks cudaGetLastError() after a launch; prints and returns RK_ECUDA on failure. */
+int kern_check_launch(const char *what);
+
+/* Raises a kernel's dynamic shared memory limit when it needs more than 48 KB. */
+int kern_smem_optin(const void *func, size_t bytes, const struct kernels_device *dev);
+
+/* The launchers (tsm2.cu, seed000.cu, seed001.cu, seed002.cu, seed003.cu, regtile.cu, cublas.c). */
+extern const struct kern_ops kern_tsm2_v0, kern_tsm2_v1, kern_tsm2_v2, kern_tsm2_v3;
+extern const struct kern_ops kern_ism2_opt1, kern_ism2_opt2;
+extern const struct kern_ops kern_naive, kern_stso, kern_stmo, kern_stmvb;
+extern const struct kern_ops kern_smem001, kern_blocktile1d;
+extern const struct kern_ops kern_rect_padded, kern_rect_border;
+extern const struct kern_ops kern_tiled003;
+extern const struct kern_ops kern_regtile;
+extern const struct kern_ops kern_cublas_sgemm, kern_cublas_dgemm, kern_cublas_gemmex;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RK_KERNELS_INTERNAL_H */

@@ -1,0 +1,222 @@
+/*
+ * kernels.h - roofkit's kernel suite: the seeds' GEMM kernels, TSM2 and ISM2, a
+ * register-tiled GEMM and the cuBLAS references; the registry that describes them;
+ * the suites; and the harness that runs, verifies and times one kernel on one
+ * shape. This header is the module's whole public interface (DESIGN.md "Layout").
+ *
+ * What the module promises:
+ *   - Every result it returns was checked against a float64 cuBLAS product of the
+ *     same random inputs (never zeros): the output is poisoned with NaN before the
+ *     first launch, and the relative error ||out - ref|| / ||ref|| is returned with
+ *     the timing. NaN or Inf anywhere in the output fails.
+ *   - Timing: warm-up launches, then CUDA events around each launch, median of
+ *     `reps` repetitions with min and max; the L2 is flushed before each timed
+ *     repetition unless `warm` is set.
+ *   - It never speaks SQL and never prints data; cli/run.c stores what it returns.
+ *   - Flops and bytes are not computed here: the registry names the model/ cost
+ *     family (model_cost()) that describes each kernel.
+ *
+ * Life cycle of a session (one per device):
+ *
+ *     kernels_session_open() -> kernels_session_prepare(prec, shape)
+ *        -> kernels_session_measure(kernel, params) ...   (same inputs, same reference)
+ *        -> kernels_session_prepare(next shape) ...
+ *     kernels_session_close()
+ *
+ * Errors are enum rk_err values (common.h); a message has been printed with
+ * rk_error() when a function returns anything but RK_OK.
+ */
+#ifndef RK_KERNELS_H
+#define RK_KERNELS_H
+
+#include <stddef.h>
+
+#include "model.h" /* enum model_kernel_family, struct model_cost */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum kernels_precision { KERNELS_FP32 = 0, KERNELS_FP64 = 1, KERNELS_NPREC = 2 };
+#define KERNELS_PREC_BIT(p) (1u << (p))
+
+/* "fp32" / "fp64"; kernels_precision_parse returns -1 for anything else. */
+const char *kernels_precision_name(int prec);
+int kernels_precision_parse(const char *s);
+
+enum kernels_layout { KERNELS_ROW_MAJOR = 0, KERNELS_COL_MAJOR = 1 };
+const char *kernels_layout_name(int layout); /* "row-major" / "column-major" */
+
+/* C (m x n) = A (m x k) * B (k x n), in the kernel's layout. */
+struct kernels_shape {
+    long m, n, k;
+};
+
+#define KERNELS_MAX_PARAMS 8
+
+/* One tunable parameter. `def` == 0 with KERNELS_PARAM_AUTO means "chosen at run time". */
+struct kernels_param {
+    const char *name; /* as on the command line: t1, t2, block_size, ... */
+    long def;         /* default value */
+    long min, max;    /* accepted range (further constraints: kernels_check) */
+    int flags;        /* KERNELS_PARAM_* */
+    const char *help; /* one line */
+};
+#define KERNELS_PARAM_AUTO 1 /* 0 selects the run-time choice described in help */
+#define KERNELS_PARAM_POW2 2 /* only powers of two (compile-time instantiations) */
+
+/*
+ * A registry entry. The registry is a static table: pointers stay valid for the
+ * program's life.
+ */
+struct kernels_kernel {
+    const char *name;        /* tsm2_v3, stmvb, cublas_sgemm, ... (selected by prefix/glob) */
+    const char *family;      /* naive, stso, ..., tsm2, ism2, regtile, cublas */
+    enum model_kernel_family cost_family; /* the model/ cost formula (kernels_cost) */
+    int layout;              /* enum kernels_layout */
+    unsigned precisions;     /* KERNELS_PREC_BIT(KERNELS_FP32) | ... */
+    int n_params;
+    struct kernels_param params[KERNELS_MAX_PARAMS];
+    const char *seed;        /* where it comes from, e.g. "004 §3.5 Alg. 4" */
+    const char *description; /* one line */
+    const void *impl;        /* private to kernels/ */
+};
+
+int kernels_count(void);
+const struct kernels_kernel *kernels_get(int i); /* NULL when out of range */
+const struct kernels_kernel *kernels_find(const char *name); /* exact name, or NULL */
+
+/*
+ * kernels_match(pattern, name): pattern is an exact name, a prefix ("tsm2" matches
+ * tsm2_v0..tsm2_v3) or a glob with * and ? ("*_v3"). Returns 1 or 0.
+ */
+int kernels_match(const char *pattern, const char *name);
+
+/* Index of parameter `name` in k->params, or -1. */
+int kernels_param_index(const struct kernels_kernel *k, const char *name);
+
+/*
+ * Suites: named lists of (kernel patterns x shapes) entries. Square sizes N in a
+ * suite mean m = n = k = N.
+ */
+#define KERNELS_SUITE_MAX_ENTRIES 6
+#define KERNELS_SUITE_MAX_SHAPES 24
+#define KERNELS_SUITE_MAX_KERNELS 16
+struct kernels_suite_entry {
+    const char *kernels[KERNELS_SUITE_MAX_KERNELS]; /* patterns, NULL-terminated */
+    int n_shapes;
+    struct kernels_shape shapes[KERNELS_SUITE_MAX_SHAPES];
+};
+struct kernels_suite {
+    const char *name;
+    const char *description;
+    int n_entries;
+    struct kernels_suite_entry entries[KERNELS_SUITE_MAX_ENTRIES];
+};
+int kernels_suites_count(void);
+const struct kernels_suite *kernels_suite_get(int i);
+const struct kernels_suite *kernels_suite_find(const char *name); /* or NULL */
+
+/*
+ * Checks parameter values (`params[i]` for k->params[i]; 0 for an AUTO parameter
+ * asks for the run-time choice) against the kernel's constraints for a precision.
+ * Returns RK_OK, or RK_EUSAGE with the reason written to `why` (no message
+ * printed): such a configuration is skipped, not failed.
+ */
+int kernels_check(const struct kernels_kernel *k, int prec, const long *params, char *why,
+                  size_t why_len);
+
+/*
+ * Analytic flops and bytes of one launch, from model_cost() for the kernel's
+ * cost_family, with the kernel's parameters (resolved values, as in
+ * kernels_result.params) translated to struct model_params. RK_OK or RK_EUSAGE
+ * (nothing printed) when the model refuses the shape or parameters.
+ */
+int kernels_cost(const struct kernels_kernel *k, int prec, const struct kernels_shape *shape,
+                 const long *params, struct model_cost *out /* OUT */);
+
+/* Writes {"name":value,...} for the kernel's parameters into buf. */
+void kernels_params_json(const struct kernels_kernel *k, const long *params, char *buf,
+                         size_t len);
+
+/* What the device is; filled by kernels_session_open. */
+struct kernels_device {
+    int ordinal;
+    char name[256];
+    char uuid[48]; /* "GPU-xxxxxxxx-xxxx-..." */
+    int cc_major, cc_minor;
+    int sm_count;
+    long l2_bytes;
+    long smem_per_sm, smem_per_block_optin;
+    int regs_per_sm, max_threads_per_sm;
+    size_t total_mem;
+    int sm_clock_mhz, mem_clock_mhz, bus_width_bits; /* peak clocks; 0 if unknown */
+    char pci_bus_id[32];
+    int driver_version, runtime_version;
+};
+
+struct kernels_session;
+
+/*
+ * Opens device `ordinal`: creates a stream, the cuBLAS handle and the L2 flush
+ * buffer. `seed` seeds the random inputs. Returns RK_OK, RK_ENOGPU (no device, or
+ * no device with that ordinal) or RK_ECUDA.
+ */
+int kernels_session_open(int ordinal, unsigned long long seed,
+                         struct kernels_session **out /* OUT */);
+void kernels_session_close(struct kernels_session *s); /* NULL is fine */
+const struct kernels_device *kernels_session_device(const struct kernels_session *s);
+
+/*
+ * Bytes of GPU memory that preparing this precision and shape needs, workspace
+ * of any kernel included (an upper bound).
+ */
+size_t kernels_bytes_needed(int prec, const struct kernels_shape *shape);
+
+/*
+ * Frees the previous inputs, then allocates A, B, C and the float64 copies for
+ * the reference, fills A and B with fresh uniform random numbers in [-1, 1), and
+ * forgets the previous references. Refuses with RK_ENOMEM, before allocating
+ * anything, when kernels_bytes_needed() exceeds the free memory cudaMemGetInfo
+ * reports. RK_EUSAGE for a shape with a dimension < 1.
+ */
+int kernels_session_prepare(struct kernels_session *s, int prec, const struct kernels_shape *shape);
+
+struct kernels_options {
+    int reps;   /* timed repetitions, >= 1 (the CLI asks for >= 3, default 10) */
+    int warm;   /* 1: do not flush the L2 between repetitions */
+    int warmup; /* untimed launches after the verified one (default 2 when 0) */
+};
+
+struct kernels_result {
+    long params[KERNELS_MAX_PARAMS]; /* resolved values (AUTO replaced by the choice) */
+    char params_json[256];           /* the same as {"t1":128,...} */
+    int verified;                    /* 1: every check passed */
+    double rel_error;                /* largest ||out - ref|| / ||ref|| of the checks */
+    double tolerance;                /* what verified was judged against */
+    long nonfinite;                  /* NaN/Inf elements found in the output */
+    int reps;
+    int warm;                        /* cache state: 1 warm, 0 cold (flushed) */
+    double time_min_ns, time_median_ns, time_max_ns;
+    unsigned grid[3], block[3];      /* 0 when unknown (cuBLAS) */
+    int registers;                   /* per thread; 0 when unknown */
+    long smem_static, smem_dynamic;  /* shared memory per block; 0 when unknown */
+    int launches;                    /* kernel launches per timed call (split-k: 1) */
+};
+
+/*
+ * Runs kernel `k` with `params` (as for kernels_check) on the prepared inputs: poisons
+ * C, launches once and verifies, warms up, times `opts->reps` repetitions and
+ * verifies the last output again. A failed verification is not an error: it
+ * returns RK_OK with result->verified == 0. RK_EUSAGE (with message) when the
+ * configuration is not valid for the prepared precision/shape; RK_ENOMEM when its
+ * workspace does not fit; RK_ECUDA when a CUDA or cuBLAS call fails.
+ */
+int kernels_session_measure(struct kernels_session *s, const struct kernels_kernel *k,
+                            const long *params, const struct kernels_options *opts,
+                            struct kernels_result *result /* OUT */);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RK_KERNELS_H */

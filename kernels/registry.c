@@ -1,0 +1,327 @@
+/*
+ * registry.c - the table of roofkit's kernels and suites (kernels.h): for each
+ * kernel its family, layout, precisions, parameters with defaults and ranges, the
+ * model/ cost formula that describes it, the seed section it comes from, and its
+ * launcher (internal.h). `roofkit list kernels|suites` prints these tables and
+ * `roofkit run` walks them (nvbandwidth's test list and BabelStream's kernel table
+ * are the models: one entry per kernel, data rather than branches).
+ *
+ * Adding a kernel: write its kern_ops in a .cu file (internal.h lists them), add
+ * an entry here and, when its parameters are not those of an existing family, a
+ * case in to_model(); the GPU test (tests/kernels/) picks it up from the table.
+ */
+#include "common.h"
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define FP32 KERNELS_PREC_BIT(KERNELS_FP32)
+#define FP64 KERNELS_PREC_BIT(KERNELS_FP64)
+#define AUTO KERNELS_PARAM_AUTO
+#define POW2 KERNELS_PARAM_POW2
+
+#define P_BLOCK(def) {"block_size", def, 1, 32, 0, "threads per block side (block_size^2 threads)"}
+#define P_T1 {"t1", 128, 32, 1024, 0, "tile_size_B: rows of B per tile = threads per block"}
+#define P_T2                                                                                       \
+    {"t2", 0, 0, 16, AUTO | POW2,                                                                  \
+     "tile_size_C: columns of C per pass (1,2,4,8,16; 0: smallest >= n)"}
+#define P_T3(def) {"t3", def, 1, 16, POW2, "tile_size_A: elements of A loaded at a time (1..16)"}
+
+static const struct kernels_kernel registry[] = {
+    {"naive", "naive", MODEL_FAM_NAIVE, KERNELS_ROW_MAJOR, FP32 | FP64, 1,
+     {P_BLOCK(16)}, "000 §3 Table 1",
+     "one thread per output, A and B read from global memory", &kern_naive},
+    {"stso", "stso", MODEL_FAM_STSO, KERNELS_ROW_MAJOR, FP32 | FP64, 1,
+     {P_BLOCK(32)}, "000 §1.1",
+     "single thread single output: BLOCK_SIZE^2 tiles of A and B in shared memory", &kern_stso},
+    {"stmo", "stmo", MODEL_FAM_STMO, KERNELS_ROW_MAJOR, FP32 | FP64, 2,
+     {P_BLOCK(32),
+      {"op_per_thread", 4, 1, 8, POW2, "outputs per thread, STRIDE rows apart (1,2,4,8)"}},
+     "000 §1.2", "single thread multiple outputs (OP_PER_THREAD per thread)", &kern_stmo},
+    {"stmvb", "stmvb", MODEL_FAM_STMVB, KERNELS_ROW_MAJOR, FP32 | FP64, 2,
+     {P_BLOCK(16), {"parallel", 4, 1, 8, POW2, "blocks per thread in each direction (1,2,4,8)"}},
+     "000 §1.3, §6",
+     "single thread multiple vertical blocks: PARALLEL^2 outputs per thread", &kern_stmvb},
+    {"smem_001", "smem_tiled", MODEL_FAM_SMEM_TILED, KERNELS_ROW_MAJOR, FP32 | FP64, 1,
+     {P_BLOCK(32)}, "001 \"Copying to the Shared Memory\"",
+     "shared-memory SGEMM, 1D block of BlockSize^2 threads, one output each", &kern_smem001},
+    {"blocktile1d_001", "blocktile_1d", MODEL_FAM_BLOCKTILE_1D, KERNELS_ROW_MAJOR, FP32 | FP64, 1,
+     {{"n_entries", 8, 4, 8, POW2, "outputs per thread along m (4 or 8); BM=BN=64, BK=8"}},
+     "001 \"Kernel 1D Blocktiling\"",
+     "1D block tiling: a column of n_entries outputs per thread in registers", &kern_blocktile1d},
+    {"tiled_003", "tiled", MODEL_FAM_TILED, KERNELS_ROW_MAJOR, FP32 | FP64, 5,
+     {{"tiledim_m", 128, 1, 1024, 0, "TILEDIM_M: rows of C per block"},
+      {"tiledim_n", 64, 1, 1024, 0, "TILEDIM_N: columns of C per block"},
+      {"tiledim_k", 16, 1, 256, 0, "TILEDIM_K: step along k"},
+      {"tilescale_m", 8, 1, 8, POW2, "TILESCALE_M: outputs per thread along m (by = TILEDIM_M/it)"},
+      {"tilescale_n", 4, 1, 4, POW2, "TILESCALE_N: outputs per thread along n (bx = TILEDIM_N/it)"}},
+     "003 Q1.A, Q2.A-C", "tiled GEMM with TILEDIM/TILESCALE and thread-block geometry",
+     &kern_tiled003},
+    {"rect_padded", "rect_padded", MODEL_FAM_RECT_PADDED, KERNELS_ROW_MAJOR, FP32 | FP64, 1,
+     {P_BLOCK(32)}, "002 §III Listing 1",
+     "rectangular GEMM on operands zero-padded to multiples of the block (padding untimed)",
+     &kern_rect_padded},
+    {"rect_border", "rect_border", MODEL_FAM_RECT_BORDER, KERNELS_ROW_MAJOR, FP32 | FP64, 1,
+     {P_BLOCK(32)}, "002 §III Algorithm 2",
+     "rectangular GEMM with border checks in the kernel", &kern_rect_border},
+    {"tsm2_v0", "tsm2", MODEL_FAM_TSM2_V0, KERNELS_COL_MAJOR, FP32 | FP64, 1, {P_T1},
+     "004 §3.2 Alg. 1, §4.2 V0", "TSM2 V0: one thread per row of A, inner product", &kern_tsm2_v0},
+    {"tsm2_v1", "tsm2", MODEL_FAM_TSM2_V1, KERNELS_COL_MAJOR, FP32 | FP64, 1, {P_T1},
+     "004 §3.2 Alg. 2, §4.2 V1", "TSM2 V1: one thread per row of A, outer product",
+     &kern_tsm2_v1},
+    {"tsm2_v2", "tsm2", MODEL_FAM_TSM2_V2, KERNELS_COL_MAJOR, FP32 | FP64, 4,
+     {P_T1, P_T2, P_T3(8),
+      {"ksplit", 0, 0, 1024, AUTO,
+       "blocks sharing k (roofkit's H100 extension; 1: the paper; 0: one full wave)"}},
+     "004 §3.3-3.4 Alg. 3, §4.2 V2", "TSM2 V2: outer product, tile of B in shared memory",
+     &kern_tsm2_v2},
+    {"tsm2_v3", "tsm2", MODEL_FAM_TSM2_V3, KERNELS_COL_MAJOR, FP32 | FP64, 4,
+     {P_T1, P_T2, P_T3(8),
+      {"ksplit", 0, 0, 1024, AUTO,
+       "blocks sharing k (roofkit's H100 extension; 1: the paper; 0: one full wave)"}},
+     "004 §3.5 Alg. 4, §4.2 V3", "TSM2 V3: V2 plus prefetching of A and B", &kern_tsm2_v3},
+    {"ism2_opt1", "ism2", MODEL_FAM_ISM2, KERNELS_COL_MAJOR, FP32 | FP64, 4,
+     {P_T1, P_T2, P_T3(8),
+      {"tcf", 0, 0, 1000000, AUTO, "thread count factor: m/tcf threads (0: about two waves)"}},
+     "004 §5.2 Alg. 6", "ISM2 optimisation 1: TSM2 V3 with m/tcf threads looping over rows",
+     &kern_ism2_opt1},
+    {"ism2_opt2", "ism2", MODEL_FAM_ISM2_OPT2, KERNELS_COL_MAJOR, FP32 | FP64, 4,
+     {P_T1, P_T2, P_T3(8),
+      {"tcf", 0, 0, 1000000, AUTO, "thread count factor: m/tcf threads (0: about two waves)"}},
+     "004 §5.2 Alg. 7",
+     "ISM2 optimisation 2: B tile loaded once, rows interleaved, C and A prefetched",
+     &kern_ism2_opt2},
+    {"regtile", "regtile", MODEL_FAM_REGTILE, KERNELS_ROW_MAJOR, FP32 | FP64, 0, {{0}},
+     "beyond the seeds (003 §6 even/odd buffers)",
+     "register-tiled GEMM: 2D block tiling, 16-byte loads, double-buffered shared memory",
+     &kern_regtile},
+    {"cublas_sgemm", "cublas", MODEL_FAM_CUBLAS, KERNELS_COL_MAJOR, FP32, 0, {{0}},
+     "004 §2.2 (reference)", "cublasSgemm, pedantic math: CUDA cores, no TF32",
+     &kern_cublas_sgemm},
+    {"cublas_dgemm", "cublas", MODEL_FAM_CUBLAS, KERNELS_COL_MAJOR, FP64, 0, {{0}},
+     "004 §2.2 (reference)", "cublasDgemm", &kern_cublas_dgemm},
+    {"cublas_gemmex", "cublas", MODEL_FAM_CUBLAS, KERNELS_COL_MAJOR, FP32 | FP64, 1,
+     {{"tf32", 0, 0, 1, 0, "1: fp32 on the tensor cores in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)"}},
+     "004 §2.2 (reference)", "cublasGemmEx with CUBLAS_COMPUTE_32F / 64F", &kern_cublas_gemmex},
+};
+
+#define N_KERNELS ((int)(sizeof registry / sizeof registry[0]))
+
+int kernels_count(void)
+{
+    return N_KERNELS;
+}
+
+const struct kernels_kernel *kernels_get(int i)
+{
+    return (i >= 0 && i < N_KERNELS) ? &registry[i] : NULL;
+}
+
+const struct kernels_kernel *kernels_find(const char *name)
+{
+    for (int i = 0; i < N_KERNELS; i++)
+        if (strcmp(registry[i].name, name) == 0)
+            return &registry[i];
+    return NULL;
+}
+
+static int glob(const char *p, const char *s)
+{
+    for (; *p; p++, s++) {
+        if (*p == '*') {
+            for (;; s++) {
+                if (glob(p + 1, s))
+                    return 1;
+                if (!*s)
+                    return 0;
+            }
+        }
+        if (!*s || (*p != '?' && *p != *s))
+            return 0;
+    }
+    return *s == '\0';
+}
+
+int kernels_match(const char *pattern, const char *name)
+{
+    if (strpbrk(pattern, "*?"))
+        return glob(pattern, name);
+    return strncmp(pattern, name, strlen(pattern)) == 0;
+}
+
+int kernels_param_index(const struct kernels_kernel *k, const char *name)
+{
+    for (int i = 0; i < k->n_params; i++)
+        if (strcmp(k->params[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int kernels_check(const struct kernels_kernel *k, int prec, const long *params, char *why,
+                  size_t why_len)
+{
+    const struct kern_ops *ops = (const struct kern_ops *)k->impl;
+    struct kern_args a;
+    long p[KERNELS_MAX_PARAMS];
+
+    if (prec < 0 || prec >= KERNELS_NPREC || !(k->precisions & KERNELS_PREC_BIT(prec)))
+        return kern_why(why, why_len, "%s has no %s version", k->name,
+                        kernels_precision_name(prec));
+    for (int i = 0; i < k->n_params; i++) {
+        const struct kernels_param *d = &k->params[i];
+        long v = params ? params[i] : d->def;
+        p[i] = v;
+        if (v == 0 && (d->flags & AUTO))
+            continue;
+        if (v < d->min || v > d->max)
+            return kern_why(why, why_len, "%s must be between %ld and %ld, not %ld", d->name,
+                            d->min, d->max, v);
+        if ((d->flags & POW2) && (v & (v - 1)) != 0)
+            return kern_why(why, why_len, "%s must be a power of two, not %ld", d->name, v);
+    }
+    memset(&a, 0, sizeof a);
+    a.prec = prec;
+    a.p = p;
+    if (ops->resolve)
+        return ops->resolve(&a, p, why, why_len);
+    return RK_OK;
+}
+
+void kernels_params_json(const struct kernels_kernel *k, const long *params, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (!len)
+        return;
+    buf[0] = '\0';
+    used += (size_t)snprintf(buf, len, "{");
+    for (int i = 0; i < k->n_params && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s\"%s\":%ld", i ? "," : "",
+                                 k->params[i].name, params[i]);
+    if (used < len)
+        snprintf(buf + used, len - used, "}");
+}
+
+/* The kernel's parameters as struct model_params (model.h) for its cost family. */
+static void to_model(const struct kernels_kernel *k, int prec, const long *p,
+                     struct model_params *mp)
+{
+    memset(mp, 0, sizeof *mp);
+    switch (k->cost_family) {
+    case MODEL_FAM_STSO:
+    case MODEL_FAM_SMEM_TILED:
+    case MODEL_FAM_RECT_PADDED:
+    case MODEL_FAM_RECT_BORDER:
+        mp->block = (int)p[0];
+        break;
+    case MODEL_FAM_STMO:
+    case MODEL_FAM_STMVB:
+        mp->block = (int)p[0];
+        mp->per_thread = (int)p[1];
+        break;
+    case MODEL_FAM_BLOCKTILE_1D: /* seed001.cu: BM = BN = 64, BK = 8 */
+        mp->tile_m = 64;
+        mp->tile_n = 64;
+        mp->tile_k = 8;
+        mp->per_thread = (int)p[0];
+        break;
+    case MODEL_FAM_TILED:
+        mp->tile_m = (int)p[0];
+        mp->tile_n = (int)p[1];
+        mp->tile_k = (int)p[2];
+        mp->scale_m = (int)p[3];
+        mp->scale_n = (int)p[4];
+        break;
+    case MODEL_FAM_REGTILE: /* regtile.cu's two configurations */
+        mp->tile_m = mp->tile_n = prec == KERNELS_FP64 ? 64 : 128;
+        mp->tile_k = 8;
+        mp->scale_m = mp->scale_n = prec == KERNELS_FP64 ? 4 : 8;
+        break;
+    case MODEL_FAM_TSM2_V2:
+    case MODEL_FAM_TSM2_V3:
+        mp->t1 = (int)p[0];
+        mp->t2 = (int)p[1];
+        mp->t3 = (int)p[2];
+        break;
+    case MODEL_FAM_ISM2:
+    case MODEL_FAM_ISM2_OPT2:
+        mp->t1 = (int)p[0];
+        mp->t2 = (int)p[1];
+        mp->t3 = (int)p[2];
+        mp->tcf = (int)p[3];
+        break;
+    default: /* naive, tsm2_v0, tsm2_v1, cublas: no parameters in the model */
+        break;
+    }
+}
+
+int kernels_cost(const struct kernels_kernel *k, int prec, const struct kernels_shape *shape,
+                 const long *params, struct model_cost *out)
+{
+    struct model_params mp;
+    struct model_shape ms = {shape->m, shape->n, shape->k, (int)kern_elem(prec)};
+    to_model(k, prec, params, &mp);
+    return model_cost(k->cost_family, &ms, &mp, out);
+}
+
+/* ---- suites ---------------------------------------------------------------- */
+
+#define SQ(N) {N, N, N}
+#define TS(M, N) {M, N, M} /* TSM2: m = k */
+#define IS(M, KN) {M, KN, KN} /* ISM2: k = n */
+
+static const struct kernels_suite suites[] = {
+    {"seeds",
+     "the seeds' experiments: square N sweeps with non-multiples of the block sizes (000 "
+     "Table 2, 003 Q4.A), the rectangular shapes of 002 (k = 32, 64), regtile at 4096",
+     3,
+     {{{"naive", "stso", "stmo", "stmvb", "smem_001", "blocktile1d_001", "tiled_003",
+        "rect_padded", "rect_border", "regtile", "cublas", NULL},
+       8,
+       {SQ(256), SQ(512), SQ(1023), SQ(1024), SQ(1025), SQ(2047), SQ(2048), SQ(2049)}},
+      {{"rect_padded", "rect_border", "cublas", NULL},
+       6,
+       {{1000, 1000, 32}, {3001, 2003, 32}, {7999, 6007, 32}, {1000, 1000, 64},
+        {3001, 2003, 64}, {7999, 6007, 64}}},
+      {{"regtile", "cublas", NULL}, 1, {SQ(4096)}}}},
+    {"tsm2",
+     "TSM2 on H100: m = k in {10240, 20480, 30720}, n in {2, 4, 8, 16} (004 §4.1)",
+     1,
+     {{{"tsm2_v0", "tsm2_v1", "tsm2_v2", "tsm2_v3", "cublas", NULL},
+       12,
+       {TS(10240, 2), TS(10240, 4), TS(10240, 8), TS(10240, 16), TS(20480, 2), TS(20480, 4),
+        TS(20480, 8), TS(20480, 16), TS(30720, 2), TS(30720, 4), TS(30720, 8), TS(30720, 16)}}}},
+    {"ism2",
+     "ISM2: m in {1e5, 1e6, 1e7}, k = n in {8, 16} (004 §6)",
+     1,
+     {{{"ism2_opt1", "ism2_opt2", "tsm2_v3", "cublas", NULL},
+       6,
+       {IS(100000, 8), IS(100000, 16), IS(1000000, 8), IS(1000000, 16), IS(10000000, 8),
+        IS(10000000, 16)}}}},
+    {"default",
+     "a short mix for 'roofkit all': TSM2, ISM2, the seeds' best and regtile against cuBLAS",
+     3,
+     {{{"tsm2_v3", "cublas", NULL}, 2, {TS(20480, 4), TS(20480, 16)}},
+      {{"ism2_opt1", "cublas", NULL}, 1, {IS(10000000, 16)}},
+      {{"stmvb", "tiled_003", "regtile", "cublas", NULL}, 1, {SQ(2048)}}}},
+};
+
+#define N_SUITES ((int)(sizeof suites / sizeof suites[0]))
+
+int kernels_suites_count(void)
+{
+    return N_SUITES;
+}
+
+const struct kernels_suite *kernels_suite_get(int i)
+{
+    return (i >= 0 && i < N_SUITES) ? &suites[i] : NULL;
+}
+
+const struct kernels_suite *kernels_suite_find(const char *name)
+{
+    for (int i = 0; i < N_SUITES; i++)
+        if (strcmp(suites[i].name, name) == 0)
+            return &suites[i];
+    return NULL;
+}

@@ -1,0 +1,722 @@
+/*
+ * tsm2.cu - TSM2 and ISM2: a tall-and-skinny or large A (m x k) times a skinny B
+ * (k x n), column-major as in the paper (004_dab40fe45003313a.txt §3 and §5).
+ *
+ *   tsm2_v0   Alg. 1: one thread per row of A, inner product; A is read n times.
+ *   tsm2_v1   Alg. 2: one thread per row, outer product: each element of A read
+ *             once, n running sums in registers (in chunks of up to 16 columns).
+ *   tsm2_v2   Alg. 3: V1 plus a t1 x t2 tile of B in shared memory (column-major,
+ *             §3.4: no bank conflicts), t3 elements of A loaded at a time.
+ *   tsm2_v3   Alg. 4: V2 plus prefetching: the next t3 elements of A and the next
+ *             tile of B are loaded while the current ones are used.
+ *   ism2_opt1 Alg. 6: V3 run by m/tcf threads, each looping over rows with stride
+ *             m/tcf (the same kernel as V3 with a smaller grid).
+ *   ism2_opt2 Alg. 7: the B tile is loaded once and the threads sweep all rows,
+ *             loading, updating and storing C, with C and A prefetched.
+ *
+ * H100 adaptation (not in the paper): V2/V3 give every thread a whole row, so
+ * m = 10240 makes only 80 blocks of t1 = 128 threads for 132 SMs. Parameter
+ * `ksplit` also splits k across blockIdx.y; each block writes its partial sums to
+ * a workspace and the last block of each row tile to finish (atomic counter after
+ * __threadfence, the CUDA threadFenceReduction pattern) adds them in a fixed order
+ * and writes C. ksplit = 1 is the paper's algorithm exactly; ksplit = 0 (default)
+ * chooses the largest split that keeps the whole grid resident in one wave.
+ *
+ * t2 and t3 size register arrays, so they are template parameters instantiated
+ * for 1, 2, 4, 8, 16; t1 (threads per block), ksplit and tcf are run-time values.
+ */
+#include "common.h"
+#include "internal.h"
+
+#include <cuda_runtime.h>
+
+#include <stdio.h>
+
+namespace {
+
+/* ---- device helpers ------------------------------------------------------ */
+
+/* Loads N consecutive elements from shared memory with the widest aligned loads. */
+template <typename T, int N> __device__ __forceinline__ void lds_n(T (&r)[N], const T *p)
+{
+    if constexpr (sizeof(T) == 4 && N % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < N / 4; i++) {
+            float4 v = reinterpret_cast<const float4 *>(p)[i];
+            r[4 * i] = v.x;
+            r[4 * i + 1] = v.y;
+            r[4 * i + 2] = v.z;
+            r[4 * i + 3] = v.w;
+        }
+    } else if constexpr (sizeof(T) == 4 && N % 2 == 0) {
+#pragma unroll
+        for (int i = 0; i < N / 2; i++) {
+            float2 v = reinterpret_cast<const float2 *>(p)[i];
+            r[2 * i] = v.x;
+            r[2 * i + 1] = v.y;
+        }
+    } else if constexpr (sizeof(T) == 8 && N % 2 == 0) {
+#pragma unroll
+        for (int i = 0; i < N / 2; i++) {
+            double2 v = reinterpret_cast<const double2 *>(p)[i];
+            r[2 * i] = v.x;
+            r[2 * i + 1] = v.y;
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            r[i] = p[i];
+    }
+}
+
+/*
+ * Loads A[row, j0 .. j0+N) (column-major, stride m) into registers. A is streamed
+ * once: __ldcs (evict-first) keeps it from pushing B and the partial sums out of
+ * the L2. CHECKED: columns at or past jend read as zero.
+ */
+template <typename T, int N, bool CHECKED>
+__device__ __forceinline__ void lda_n(T (&r)[N], const T *arow, long j0, long jend, long m)
+{
+#pragma unroll
+    for (int x = 0; x < N; x++) {
+        if (!CHECKED || j0 + x < jend)
+            r[x] = __ldcs(arow + (j0 + x) * m);
+        else
+            r[x] = T(0);
+    }
+}
+
+/* c[q] += sum_x a[x] * Bs[q*t1 + l0 + x]: the rank-t3 update of Alg. 3 lines 26-29. */
+template <typename T, int T2, int T3>
+__device__ __forceinline__ void fma_tile(T (&c)[T2], const T (&a)[T3], const T *bs, int t1)
+{
+#pragma unroll
+    for (int q = 0; q < T2; q++) {
+        T b[T3];
+        lds_n<T, T3>(b, bs + q * t1);
+#pragma unroll
+        for (int x = 0; x < T3; x++)
+            c[q] = fma(a[x], b[x], c[q]);
+    }
+}
+
+/* Row `tid` of the B tile starting at row j, columns p..p+T2, zero outside (kend, n). */
+template <typename T, int T2>
+__device__ __forceinline__ void ldb_row(T (&r)[T2], const T *B, long j, long kend, long p, long n,
+                                        long k, int tid)
+{
+    const long row = j + tid;
+#pragma unroll
+    for (int q = 0; q < T2; q++)
+        r[q] = (row < kend && p + q < n) ? B[row + (p + q) * k] : T(0);
+}
+
+template <typename T, int T2>
+__device__ __forceinline__ void stb_row(T *Bs, const T (&r)[T2], int t1, int tid)
+{
+#pragma unroll
+    for (int q = 0; q < T2; q++)
+        Bs[q * t1 + tid] = r[q];
+}
+
+/* ---- V0, V1 ------------------------------------------------------------- */
+
+/* Alg. 1. The running sum stays in a register (the listing adds into C directly). */
+template <typename T>
+__global__ void tsm2_v0_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
+                               long m, long n, long k)
+{
+    const long row = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (row >= m)
+        return;
+    for (long p = 0; p < n; p++) {
+        T acc = T(0);
+        for (long j = 0; j < k; j++)
+            acc = fma(A[row + j * m], B[j + p * k], acc);
+        C[row + p * m] = acc;
+    }
+}
+
+/* Alg. 2, n taken NC columns at a time (registers need a compile-time count). */
+template <typename T, int NC>
+__global__ void tsm2_v1_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
+                               long m, long n, long k)
+{
+    const long row = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (row >= m)
+        return;
+    for (long p = 0; p < n; p += NC) {
+        T acc[NC];
+#pragma unroll
+        for (int q = 0; q < NC; q++)
+            acc[q] = T(0);
+        for (long j = 0; j < k; j++) {
+            const T a = A[row + j * m];
+#pragma unroll
+            for (int q = 0; q < NC; q++)
+                if (p + q < n)
+                    acc[q] = fma(a, B[j + (p + q) * k], acc[q]);
+        }
+#pragma unroll
+        for (int q = 0; q < NC; q++)
+            if (p + q < n)
+                C[row + (p + q) * m] = acc[q];
+    }
+}
+
+/* ---- V2, V3, ISM2 optimisation 1 ---------------------------------------- */
+
+/*
+ * One kernel for Alg. 3 (PREFETCH false) and Alg. 4 (PREFETCH true). Block b of
+ * gridDim.x takes row tiles b, b + gridDim.x, ... (one tile for TSM2, tcf tiles
+ * for ISM2 Alg. 6); blockIdx.y takes columns [ks*kchunk, (ks+1)*kchunk) of A.
+ * With gridDim.y > 1, partial sums go to ws[(ks*n + col)*m + row] and the last
+ * block of a row tile adds them (see the file comment); counters[tile] returns to 0.
+ */
+/*
+ * Register budget of one thread: the arrays of Alg. 4 (C, currA, nextA, nextB) plus
+ * RK_TSM2_REG_SLACK for addresses and loop state (§3.6.2's R_thread with its C).
+ * Unbounded, nvcc hoists the shared loads of a t2 x t3 update ahead of its FMAs,
+ * which costs registers and so threads (and loads in flight) per SM. 0: no cap.
+ */
+#ifndef RK_TSM2_REG_SLACK
+#define RK_TSM2_REG_SLACK 0
+#endif
+template <typename T, int T2, int T3> constexpr int tsm2_regs()
+{
+    return RK_TSM2_REG_SLACK == 0 ||
+                   (2 * T2 + 2 * T3) * (int)(sizeof(T) / 4) + RK_TSM2_REG_SLACK > 255
+               ? 255
+               : (2 * T2 + 2 * T3) * (int)(sizeof(T) / 4) + RK_TSM2_REG_SLACK;
+}
+
+template <typename T, int T2, int T3, bool PREFETCH>
+__global__ void __maxnreg__((tsm2_regs<T, T2, T3>())) tsm2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
+                            long m, long n, long k, long kchunk, T *__restrict__ ws,
+                            unsigned *__restrict__ counters)
+{
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    T *Bs = reinterpret_cast<T *>(kern_smem); /* currB: t1 x T2, column-major */
+    __shared__ int s_last;
+    const int t1 = blockDim.x;
+    const int tid = threadIdx.x;
+    const int ks = blockIdx.y;
+    const int nks = gridDim.y;
+    const long kbeg = ks * kchunk;
+    const long kend = min(k, kbeg + kchunk);
+
+    for (long tile = blockIdx.x; tile * t1 < m; tile += gridDim.x) {
+        const long row = tile * t1 + tid;
+        /* Rows past m read the last row (valid memory) and store nothing. */
+        const T *arow = A + min(row, m - 1);
+
+        for (long p = 0; p < n; p += T2) {
+            T c[T2];
+#pragma unroll
+            for (int q = 0; q < T2; q++)
+                c[q] = T(0);
+
+            if constexpr (!PREFETCH) {
+                for (long j = kbeg; j < kend; j += t1) {
+                    T b[T2];
+                    __syncthreads();
+                    ldb_row<T, T2>(b, B, j, kend, p, n, k, tid);
+                    stb_row<T, T2>(Bs, b, t1, tid);
+                    __syncthreads();
+                    if (j + t1 <= kend) {
+#pragma unroll 1
+                        for (int l = 0; l < t1; l += T3) {
+                            T a[T3];
+                            lda_n<T, T3, false>(a, arow, j + l, kend, m);
+                            fma_tile<T, T2, T3>(c, a, Bs + l, t1);
+                        }
+                    } else {
+                        const int lend = (int)(kend - j);
+#pragma unroll 1
+                        for (int l = 0; l < lend; l += T3) {
+                            T a[T3];
+                            lda_n<T, T3, true>(a, arow, j + l, kend, m);
+                            fma_tile<T, T2, T3>(c, a, Bs + l, t1);
+                        }
+                    }
+                }
+            } else {
+                /* Alg. 4 lines 13-19: pre-load the first tile of B and of A. */
+                T curA[T3], nextA[T3], nextB[T2];
+                if (kbeg < kend) {
+                    ldb_row<T, T2>(nextB, B, kbeg, kend, p, n, k, tid);
+                    stb_row<T, T2>(Bs, nextB, t1, tid);
+                    lda_n<T, T3, true>(curA, arow, kbeg, kend, m);
+                }
+                for (long j = kbeg; j < kend; j += t1) {
+                    const bool more = j + t1 < kend;
+                    __syncthreads();
+                    if (more) /* lines 21-25: the next tile of B into registers */
+                        ldb_row<T, T2>(nextB, B, j + t1, kend, p, n, k, tid);
+                    if (j + t1 + T3 <= kend) {
+                        /* Interior tile: every prefetch below lies inside [kbeg, kend). */
+#pragma unroll 1
+                        for (int l = 0; l < t1; l += T3) {
+                            lda_n<T, T3, false>(nextA, arow, j + l + T3, kend, m);
+                            fma_tile<T, T2, T3>(c, curA, Bs + l, t1);
+#pragma unroll
+                            for (int x = 0; x < T3; x++)
+                                curA[x] = nextA[x];
+                        }
+                    } else {
+                        const int lend = (int)min((long)t1, kend - j);
+#pragma unroll 1
+                        for (int l = 0; l < lend; l += T3) {
+                            lda_n<T, T3, true>(nextA, arow, j + l + T3, kend, m);
+                            fma_tile<T, T2, T3>(c, curA, Bs + l, t1);
+#pragma unroll
+                            for (int x = 0; x < T3; x++)
+                                curA[x] = nextA[x];
+                        }
+                    }
+                    __syncthreads();
+                    if (more) /* lines 40-42 */
+                        stb_row<T, T2>(Bs, nextB, t1, tid);
+                }
+            }
+
+            if (row < m) {
+#pragma unroll
+                for (int q = 0; q < T2; q++) {
+                    if (p + q < n) {
+                        if (nks == 1)
+                            C[row + (p + q) * m] = c[q];
+                        else
+                            ws[((long)ks * n + p + q) * m + row] = c[q];
+                    }
+                }
+            }
+        }
+
+        if (nks > 1) {
+            /* Split k: the last block of this row tile to arrive adds the partial sums. */
+            __threadfence();
+            __syncthreads();
+            if (tid == 0)
+                s_last = atomicAdd(&counters[tile], 1u) == (unsigned)(nks - 1);
+            __syncthreads();
+            if (s_last) {
+                if (row < m) {
+                    for (long p = 0; p < n; p++) {
+                        T sum = T(0);
+                        for (int s = 0; s < nks; s++)
+                            sum += __ldcg(&ws[((long)s * n + p) * m + row]);
+                        C[row + p * m] = sum;
+                    }
+                }
+                if (tid == 0)
+                    counters[tile] = 0; /* ready for the next launch */
+            }
+        }
+        __syncthreads(); /* Bs and s_last are reused by the next row tile */
+    }
+}
+
+/* ---- ISM2 optimisation 2 ------------------------------------------------ */
+
+/*
+ * Alg. 7: for each tile of B (loaded once), every thread sweeps rows r, r + T, ...
+ * (T = m/tcf threads in all). C holds the sum so far between tiles of B, so C is
+ * loaded (prefetched one row ahead, nextC) except for the first tile, which starts
+ * from zero: the harness poisons C, and C = A*B needs no initial value. The next
+ * group of A is prefetched across row boundaries (Alg. 4 lines 26-38 per row).
+ */
+/* Alg. 7 adds nextC to Alg. 4's registers. */
+template <typename T, int T2, int T3> constexpr int opt2_regs()
+{
+    return tsm2_regs<T, T2, T3>() + T2 * (int)(sizeof(T) / 4) > 255
+               ? 255
+               : tsm2_regs<T, T2, T3>() + T2 * (int)(sizeof(T) / 4);
+}
+
+template <typename T, int T2, int T3>
+__global__ void __maxnreg__((opt2_regs<T, T2, T3>()))
+    ism2_opt2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
+                                 long m, long n, long k)
+{
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    T *Bs = reinterpret_cast<T *>(kern_smem);
+    const int t1 = blockDim.x;
+    const int tid = threadIdx.x;
+    const long total = (long)gridDim.x * t1;
+    const long r0 = blockIdx.x * (long)t1 + tid;
+
+    for (long p = 0; p < n; p += T2) {
+        for (long j = 0; j < k; j += t1) {
+            T b[T2];
+            __syncthreads();
+            ldb_row<T, T2>(b, B, j, k, p, n, k, tid);
+            stb_row<T, T2>(Bs, b, t1, tid);
+            __syncthreads();
+
+            const bool first = (j == 0);
+            const int lend = (int)min((long)t1, k - j);
+            T c[T2], nextC[T2], curA[T3], nextA[T3];
+#pragma unroll
+            for (int q = 0; q < T2; q++)
+                c[q] = (!first && r0 < m && p + q < n) ? C[r0 + (p + q) * m] : T(0);
+            lda_n<T, T3, true>(curA, A + min(r0, m - 1), j, j + lend, m);
+
+            for (long r = r0; r < m; r += total) {
+                const long rn = r + total;
+#pragma unroll
+                for (int q = 0; q < T2; q++) /* lines 22-28: prefetch the next C */
+                    nextC[q] = (!first && rn < m && p + q < n) ? C[rn + (p + q) * m] : T(0);
+#pragma unroll 1
+                for (int l = 0; l < lend; l += T3) {
+                    const bool same_row = l + T3 < lend;
+                    const long rr = same_row ? r : min(rn, m - 1);
+                    const long ll = same_row ? l + T3 : 0;
+                    lda_n<T, T3, true>(nextA, A + rr, j + ll, j + lend, m);
+                    fma_tile<T, T2, T3>(c, curA, Bs + l, t1);
+#pragma unroll
+                    for (int x = 0; x < T3; x++)
+                        curA[x] = nextA[x];
+                }
+#pragma unroll
+                for (int q = 0; q < T2; q++) { /* lines 31-39 */
+                    if (p + q < n)
+                        C[r + (p + q) * m] = c[q];
+                    c[q] = nextC[q];
+                }
+            }
+        }
+    }
+}
+
+/* ---- host side ---------------------------------------------------------- */
+
+/* Parameter positions in the registry (registry.c lists them in this order). */
+enum { P_T1 = 0, P_T2 = 1, P_T3 = 2, P_SPLIT = 3 }; /* P_SPLIT: ksplit (V2/V3) or tcf (ISM2) */
+
+int ilog2_pow2(long v)
+{
+    switch (v) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    case 16: return 4;
+    default: return -1;
+    }
+}
+
+template <typename T, bool PF> using tsm2_fn = void (*)(const T *, const T *, T *, long, long, long,
+                                                         long, T *, unsigned *);
+
+#define RK_T3_ROW(T, T2, PF)                                                                       \
+    {tsm2_kernel<T, T2, 1, PF>, tsm2_kernel<T, T2, 2, PF>, tsm2_kernel<T, T2, 4, PF>,              \
+     tsm2_kernel<T, T2, 8, PF>, tsm2_kernel<T, T2, 16, PF>}
+
+template <typename T, bool PF> tsm2_fn<T, PF> pick_tsm2(long t2, long t3)
+{
+    static const tsm2_fn<T, PF> table[5][5] = {RK_T3_ROW(T, 1, PF), RK_T3_ROW(T, 2, PF),
+                                               RK_T3_ROW(T, 4, PF), RK_T3_ROW(T, 8, PF),
+                                               RK_T3_ROW(T, 16, PF)};
+    return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
+}
+
+template <typename T> using opt2_fn = void (*)(const T *, const T *, T *, long, long, long);
+
+#define RK_OPT2_ROW(T, T2)                                                                         \
+    {ism2_opt2_kernel<T, T2, 1>, ism2_opt2_kernel<T, T2, 2>, ism2_opt2_kernel<T, T2, 4>,           \
+     ism2_opt2_kernel<T, T2, 8>, ism2_opt2_kernel<T, T2, 16>}
+
+template <typename T> opt2_fn<T> pick_opt2(long t2, long t3)
+{
+    static const opt2_fn<T> table[5][5] = {RK_OPT2_ROW(T, 1), RK_OPT2_ROW(T, 2), RK_OPT2_ROW(T, 4),
+                                           RK_OPT2_ROW(T, 8), RK_OPT2_ROW(T, 16)};
+    return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
+}
+
+enum variant { V2, V3, OPT1, OPT2 };
+
+const void *variant_func(int prec, enum variant v, long t2, long t3)
+{
+    if (prec == KERNELS_FP64) {
+        if (v == OPT2)
+            return (const void *)pick_opt2<double>(t2, t3);
+        return v == V2 ? (const void *)pick_tsm2<double, false>(t2, t3)
+                       : (const void *)pick_tsm2<double, true>(t2, t3);
+    }
+    if (v == OPT2)
+        return (const void *)pick_opt2<float>(t2, t3);
+    return v == V2 ? (const void *)pick_tsm2<float, false>(t2, t3)
+                   : (const void *)pick_tsm2<float, true>(t2, t3);
+}
+
+long ceil_div(long a, long b)
+{
+    return (a + b - 1) / b;
+}
+
+/* The smallest instantiated t2 (power of two up to 16) that covers n. */
+long auto_t2(long n)
+{
+    long t2 = 1;
+    while (t2 < n && t2 < 16)
+        t2 *= 2;
+    return t2;
+}
+
+/* Split of k for V2/V3: kchunk is a multiple of t1, the grid stays one wave. */
+void split_k(const struct kern_args *a, const long *p, long *kchunk, long *nks)
+{
+    long want = p[P_SPLIT] < 1 ? 1 : p[P_SPLIT];
+    long t1 = p[P_T1];
+    *kchunk = ceil_div(ceil_div(a->k, want), t1) * t1;
+    *nks = ceil_div(a->k, *kchunk);
+}
+
+int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why, size_t len)
+{
+    long t1 = p[P_T1], t3 = p[P_T3];
+    if (a->m > 0 && p[P_T2] == 0)
+        p[P_T2] = auto_t2(a->n);
+    if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0)
+        return kern_why(why, len, "t2 must be 1, 2, 4, 8 or 16, not %ld", p[P_T2]);
+    if (ilog2_pow2(t3) < 0)
+        return kern_why(why, len, "t3 must be 1, 2, 4, 8 or 16, not %ld", t3);
+    if (t1 % 32 != 0 || t1 < 32 || t1 > 1024)
+        return kern_why(why, len, "t1 must be a multiple of 32 between 32 and 1024, not %ld", t1);
+    if (t1 % t3 != 0)
+        return kern_why(why, len, "t1 (%ld) must be a multiple of t3 (%ld)", t1, t3);
+    if (a->m <= 0)
+        return RK_OK; /* no shape yet: static checks only */
+
+    const void *f = variant_func(a->prec, v, p[P_T2], t3);
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, f) != cudaSuccess)
+        return kern_why(why, len, "cannot query the kernel's attributes");
+    if (t1 > attr.maxThreadsPerBlock)
+        return kern_why(why, len, "t1 = %ld exceeds the %d threads per block this kernel allows "
+                        "with its %d registers",
+                        t1, attr.maxThreadsPerBlock, attr.numRegs);
+    size_t smem = (size_t)t1 * (size_t)p[P_T2] * kern_elem(a->prec);
+    if (smem > (size_t)a->dev->smem_per_block_optin)
+        return kern_why(why, len, "t1 x t2 tile of B needs %zu bytes of shared memory (limit %ld)",
+                        smem, a->dev->smem_per_block_optin);
+
+    if (v == V2 || v == V3) {
+        if (p[P_SPLIT] == 0) {
+            /* The largest split that keeps every block resident at once. */
+            int per_sm = 0;
+            if (kern_smem_optin(f, smem, a->dev) != RK_OK ||
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)t1, smem) !=
+                    cudaSuccess)
+                return kern_why(why, len, "cannot query the kernel's occupancy");
+            long resident = (long)per_sm * a->dev->sm_count;
+            long gx = ceil_div(a->m, t1);
+            long want = resident / gx;
+            long max_split = ceil_div(a->k, t1); /* at least one tile of B per block */
+            if (want > max_split)
+                want = max_split;
+            p[P_SPLIT] = want < 1 ? 1 : want;
+        }
+        long kchunk, nks;
+        split_k(a, p, &kchunk, &nks);
+        p[P_SPLIT] = nks; /* store what actually ran */
+    } else {
+        if (p[P_SPLIT] == 0) {
+            /* tcf: about two waves of the largest resident grid (tuned on an H100). */
+            long threads = 2L * a->dev->sm_count * a->dev->max_threads_per_sm;
+            long tcf = ceil_div(a->m, threads);
+            p[P_SPLIT] = tcf < 1 ? 1 : tcf;
+        }
+    }
+    return RK_OK;
+}
+
+int resolve_v2(const struct kern_args *a, long *p, char *why, size_t len)
+{
+    return resolve_common(a, p, V2, why, len);
+}
+int resolve_v3(const struct kern_args *a, long *p, char *why, size_t len)
+{
+    return resolve_common(a, p, V3, why, len);
+}
+int resolve_opt1(const struct kern_args *a, long *p, char *why, size_t len)
+{
+    return resolve_common(a, p, OPT1, why, len);
+}
+int resolve_opt2(const struct kern_args *a, long *p, char *why, size_t len)
+{
+    return resolve_common(a, p, OPT2, why, len);
+}
+
+/* Workspace of split-k: partial sums, then one counter per row tile. */
+size_t ws_partials(const struct kern_args *a)
+{
+    long kchunk, nks;
+    split_k(a, a->p, &kchunk, &nks);
+    if (nks <= 1)
+        return 0;
+    return (size_t)nks * (size_t)a->n * (size_t)a->m * kern_elem(a->prec);
+}
+
+size_t workspace_split(const struct kern_args *a)
+{
+    size_t part = ws_partials(a);
+    if (part == 0)
+        return 0;
+    return part + (size_t)ceil_div(a->m, a->p[P_T1]) * sizeof(unsigned);
+}
+
+int prepare_split(const struct kern_args *a)
+{
+    size_t part = ws_partials(a);
+    if (part == 0)
+        return RK_OK;
+    RK_CUDA(cudaMemsetAsync((char *)a->ws + part, 0, a->ws_bytes - part, a->stream));
+    return RK_OK;
+}
+
+int launch_variant(const struct kern_args *a, struct kern_launch *info, enum variant v)
+{
+    const long t1 = a->p[P_T1], t2 = a->p[P_T2], t3 = a->p[P_T3];
+    const void *f = variant_func(a->prec, v, t2, t3);
+    const size_t smem = (size_t)t1 * (size_t)t2 * kern_elem(a->prec);
+    long gx, nks = 1, kchunk = a->k;
+    void *ws = NULL;
+    unsigned *counters = NULL;
+    int rc;
+
+    if (v == V2 || v == V3) {
+        gx = ceil_div(a->m, t1);
+        split_k(a, a->p, &kchunk, &nks);
+        if (nks > 1) {
+            ws = a->ws;
+            counters = (unsigned *)((char *)a->ws + ws_partials(a));
+        }
+    } else {
+        gx = ceil_div(a->m, t1 * a->p[P_SPLIT]);
+    }
+    if (gx > 0x7fffffffL)
+        return rk_error(RK_EUSAGE, "grid of %ld blocks is too large; raise t1 or tcf", gx);
+    rc = kern_smem_optin(f, smem, a->dev);
+    if (rc != RK_OK)
+        return rc;
+
+    dim3 grid((unsigned)gx, (unsigned)nks), block((unsigned)t1);
+    if (a->prec == KERNELS_FP64) {
+        const double *A = (const double *)a->a, *B = (const double *)a->b;
+        double *C = (double *)a->c;
+        if (v == OPT2)
+            pick_opt2<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
+        else if (v == V2)
+            pick_tsm2<double, false>(t2, t3)<<<grid, block, smem, a->stream>>>(
+                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws, counters);
+        else
+            pick_tsm2<double, true>(t2, t3)<<<grid, block, smem, a->stream>>>(
+                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws, counters);
+    } else {
+        const float *A = (const float *)a->a, *B = (const float *)a->b;
+        float *C = (float *)a->c;
+        if (v == OPT2)
+            pick_opt2<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
+        else if (v == V2)
+            pick_tsm2<float, false>(t2, t3)<<<grid, block, smem, a->stream>>>(
+                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws, counters);
+        else
+            pick_tsm2<float, true>(t2, t3)<<<grid, block, smem, a->stream>>>(
+                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws, counters);
+    }
+    info->grid[0] = grid.x;
+    info->grid[1] = grid.y;
+    info->grid[2] = 1;
+    info->block[0] = block.x;
+    info->block[1] = info->block[2] = 1;
+    info->dyn_smem = smem;
+    info->func = f;
+    info->launches = 1;
+    return kern_check_launch(v == OPT2 ? "ism2_opt2" : "tsm2");
+}
+
+int launch_v2(const struct kern_args *a, struct kern_launch *info)
+{
+    return launch_variant(a, info, V2);
+}
+int launch_v3(const struct kern_args *a, struct kern_launch *info)
+{
+    return launch_variant(a, info, V3);
+}
+int launch_opt1(const struct kern_args *a, struct kern_launch *info)
+{
+    return launch_variant(a, info, OPT1);
+}
+int launch_opt2(const struct kern_args *a, struct kern_launch *info)
+{
+    return launch_variant(a, info, OPT2);
+}
+
+/* V0 and V1: parameter t1 only. */
+int resolve_t1(const struct kern_args *a, long *p, char *why, size_t len)
+{
+    (void)a;
+    if (p[0] % 32 != 0 || p[0] < 32 || p[0] > 1024)
+        return kern_why(why, len, "t1 must be a multiple of 32 between 32 and 1024, not %ld", p[0]);
+    return RK_OK;
+}
+
+template <typename T> const void *v1_func(long n)
+{
+    long nc = auto_t2(n);
+    switch (nc) {
+    case 1: return (const void *)tsm2_v1_kernel<T, 1>;
+    case 2: return (const void *)tsm2_v1_kernel<T, 2>;
+    case 4: return (const void *)tsm2_v1_kernel<T, 4>;
+    case 8: return (const void *)tsm2_v1_kernel<T, 8>;
+    default: return (const void *)tsm2_v1_kernel<T, 16>;
+    }
+}
+
+int launch_v01(const struct kern_args *a, struct kern_launch *info, int v1)
+{
+    const long t1 = a->p[0];
+    const long gx = ceil_div(a->m, t1);
+    const void *f;
+    if (gx > 0x7fffffffL)
+        return rk_error(RK_EUSAGE, "grid of %ld blocks is too large; raise t1", gx);
+    if (a->prec == KERNELS_FP64)
+        f = v1 ? v1_func<double>(a->n) : (const void *)tsm2_v0_kernel<double>;
+    else
+        f = v1 ? v1_func<float>(a->n) : (const void *)tsm2_v0_kernel<float>;
+    void *args[] = {(void *)&a->a, (void *)&a->b, (void *)&a->c,
+                    (void *)&a->m, (void *)&a->n, (void *)&a->k};
+    RK_CUDA(cudaLaunchKernel(f, dim3((unsigned)gx), dim3((unsigned)t1), args, 0, a->stream));
+    info->grid[0] = (unsigned)gx;
+    info->grid[1] = info->grid[2] = 1;
+    info->block[0] = (unsigned)t1;
+    info->block[1] = info->block[2] = 1;
+    info->dyn_smem = 0;
+    info->func = f;
+    info->launches = 1;
+    return kern_check_launch(v1 ? "tsm2_v1" : "tsm2_v0");
+}
+
+int launch_v0(const struct kern_args *a, struct kern_launch *info)
+{
+    return launch_v01(a, info, 0);
+}
+int launch_v1(const struct kern_args *a, struct kern_launch *info)
+{
+    return launch_v01(a, info, 1);
+}
+
+} // namespace
+
+extern "C" {
+const struct kern_ops kern_tsm2_v0 = {resolve_t1, NULL, NULL, launch_v0, NULL, NULL};
+const struct kern_ops kern_tsm2_v1 = {resolve_t1, NULL, NULL, launch_v1, NULL, NULL};
+const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, prepare_split, launch_v2, NULL,
+                                      NULL};
+const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, prepare_split, launch_v3, NULL,
+                                      NULL};
+const struct kern_ops kern_ism2_opt1 = {resolve_opt1, NULL, NULL, launch_opt1, NULL, NULL};
+const struct kern_ops kern_ism2_opt2 = {resolve_opt2, NULL, NULL, launch_opt2, NULL, NULL};
+}

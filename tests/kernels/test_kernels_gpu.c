@@ -1,0 +1,229 @@
+/*
+ * test_kernels_gpu.c - every kernel of the registry, in every precision it has,
+ * verified against the float64 cuBLAS reference on small and odd shapes: 1x1x1,
+ * primes, and sizes that no tile size divides (ctest label gpu).
+ *
+ * Cases:
+ *   registry_static      every registry entry is consistent: defaults pass
+ *                        kernels_check, names unique, cost formula accepts them
+ *   all_kernels_odd      every kernel x precision x shape of odd_shapes[], defaults
+ *   tsm2_variants        tsm2_v2/v3 and ism2 over t1, t2, t3, ksplit/tcf variants on
+ *                        shapes where k, n and m are no multiple of t1, t2, t3
+ *   seed_variants        STMO/STMVB/tiled/rect/smem/blocktile parameter variants
+ *   tf32_is_detected     cublas_gemmex tf32=1 passes its own tolerance but shows an
+ *                        error far above fp32's: the check distinguishes precisions
+ *   bad_params_refused   out-of-range or inconsistent parameters give RK_EUSAGE
+ *   too_big_refused      a shape beyond the GPU's memory gives RK_ENOMEM before
+ *                        allocating
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+#include "kernels.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct kernels_session *sess;
+
+static const struct kernels_shape odd_shapes[] = {
+    {1, 1, 1},     {7, 13, 5},     {31, 37, 41},  {127, 131, 137},
+    {257, 263, 269}, {1000, 3, 1001}, {129, 17, 515},
+};
+
+static const struct kernels_options quick = {2, 1, 1};
+
+static int setup(void **state)
+{
+    (void)state;
+    return kernels_session_open(0, 20261122ULL, &sess) == RK_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    kernels_session_close(sess);
+    return 0;
+}
+
+/* Measures k with params (NULL: defaults) and asserts it verified. */
+static void expect_verified(const struct kernels_kernel *k, const long *params,
+                            const struct kernels_shape *sh, int prec)
+{
+    struct kernels_result r;
+    int rc = kernels_session_measure(sess, k, params, &quick, &r);
+    if (rc != RK_OK || !r.verified)
+        fprintf(stderr, "FAILED %s %s %ldx%ldx%ld %s: rc %d err %.3e nonfinite %ld\n", k->name,
+                kernels_precision_name(prec), sh->m, sh->n, sh->k, r.params_json, rc, r.rel_error,
+                r.nonfinite);
+    assert_int_equal(rc, RK_OK);
+    assert_true(r.verified);
+    assert_false(isnan(r.rel_error));
+    assert_true(r.time_median_ns > 0);
+}
+
+static void registry_static(void **state)
+{
+    (void)state;
+    assert_true(kernels_count() >= 18);
+    for (int i = 0; i < kernels_count(); i++) {
+        const struct kernels_kernel *k = kernels_get(i);
+        char why[200];
+        long p[KERNELS_MAX_PARAMS];
+        struct model_cost cost;
+        struct kernels_shape sh = {256, 256, 256};
+        assert_non_null(k->impl);
+        assert_ptr_equal(kernels_find(k->name), k);
+        for (int j = 0; j < k->n_params; j++)
+            p[j] = k->params[j].def;
+        for (int prec = 0; prec < KERNELS_NPREC; prec++) {
+            if (!(k->precisions & KERNELS_PREC_BIT(prec)))
+                continue;
+            assert_int_equal(kernels_check(k, prec, p, why, sizeof why), RK_OK);
+            /* AUTO parameters are resolved at run time; give the model plausible values. */
+            long q[KERNELS_MAX_PARAMS];
+            memcpy(q, p, sizeof q);
+            for (int j = 0; j < k->n_params; j++)
+                if (q[j] == 0)
+                    q[j] = 1;
+            assert_int_equal(kernels_cost(k, prec, &sh, q, &cost), RK_OK);
+            assert_true(cost.flops == 2.0 * 256 * 256 * 256);
+        }
+    }
+    assert_non_null(kernels_suite_find("seeds"));
+    assert_non_null(kernels_suite_find("tsm2"));
+    assert_non_null(kernels_suite_find("ism2"));
+    assert_non_null(kernels_suite_find("default"));
+    assert_true(kernels_match("tsm2", "tsm2_v3"));
+    assert_true(kernels_match("*_v3", "tsm2_v3"));
+    assert_false(kernels_match("ism2", "tsm2_v3"));
+}
+
+static void all_kernels_odd(void **state)
+{
+    (void)state;
+    for (size_t s = 0; s < sizeof odd_shapes / sizeof odd_shapes[0]; s++) {
+        for (int prec = 0; prec < KERNELS_NPREC; prec++) {
+            assert_int_equal(kernels_session_prepare(sess, prec, &odd_shapes[s]), RK_OK);
+            for (int i = 0; i < kernels_count(); i++) {
+                const struct kernels_kernel *k = kernels_get(i);
+                if (k->precisions & KERNELS_PREC_BIT(prec))
+                    expect_verified(k, NULL, &odd_shapes[s], prec);
+            }
+        }
+    }
+}
+
+/* Runs `name` with each row of `sets` (values in registry order). */
+static void variants(const char *name, const long (*sets)[KERNELS_MAX_PARAMS], int nsets,
+                     const struct kernels_shape *shapes, int nshapes)
+{
+    const struct kernels_kernel *k = kernels_find(name);
+    assert_non_null(k);
+    for (int s = 0; s < nshapes; s++)
+        for (int prec = 0; prec < KERNELS_NPREC; prec++) {
+            assert_int_equal(kernels_session_prepare(sess, prec, &shapes[s]), RK_OK);
+            for (int v = 0; v < nsets; v++)
+                expect_verified(k, sets[v], &shapes[s], prec);
+        }
+}
+
+static void tsm2_variants(void **state)
+{
+    (void)state;
+    static const struct kernels_shape shapes[] = {
+        {1000, 3, 1001}, {257, 17, 1037}, {4099, 16, 333}, {100003, 8, 8}, {5, 2, 3000}};
+    /* t1, t2, t3, ksplit (V2/V3) or tcf (ISM2) */
+    static const long sets[][KERNELS_MAX_PARAMS] = {
+        {128, 0, 8, 0},  {128, 1, 1, 1},  {32, 2, 2, 3},   {96, 4, 4, 2},   {64, 8, 16, 1},
+        {128, 16, 8, 5}, {256, 16, 16, 0}, {160, 2, 8, 7}, {32, 16, 1, 64}, {512, 4, 4, 0},
+    };
+    const int nsets = (int)(sizeof sets / sizeof sets[0]);
+    const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+    variants("tsm2_v2", sets, nsets, shapes, nshapes);
+    variants("tsm2_v3", sets, nsets, shapes, nshapes);
+    variants("ism2_opt1", sets, nsets, shapes, nshapes);
+    variants("ism2_opt2", sets, nsets, shapes, nshapes);
+    static const long t1sets[][KERNELS_MAX_PARAMS] = {{32}, {96}, {1024}};
+    variants("tsm2_v0", t1sets, 3, shapes, nshapes);
+    variants("tsm2_v1", t1sets, 3, shapes, nshapes);
+}
+
+static void seed_variants(void **state)
+{
+    (void)state;
+    static const struct kernels_shape shapes[] = {{67, 131, 29}, {200, 45, 300}};
+    const int ns = 2;
+    static const long bs[][KERNELS_MAX_PARAMS] = {{1}, {5}, {8}, {16}, {24}, {32}};
+    variants("naive", bs, 6, shapes, ns);
+    variants("stso", bs, 6, shapes, ns);
+    variants("smem_001", bs, 6, shapes, ns);
+    variants("rect_padded", bs, 6, shapes, ns);
+    variants("rect_border", bs, 6, shapes, ns);
+    static const long stmo[][KERNELS_MAX_PARAMS] = {{8, 1}, {16, 2}, {32, 8}, {24, 4}, {12, 4}};
+    variants("stmo", stmo, 5, shapes, ns);
+    static const long stmvb[][KERNELS_MAX_PARAMS] = {{8, 8}, {16, 2}, {24, 4}, {32, 1}, {7, 4}};
+    variants("stmvb", stmvb, 5, shapes, ns);
+    static const long bt[][KERNELS_MAX_PARAMS] = {{4}, {8}};
+    variants("blocktile1d_001", bt, 2, shapes, ns);
+    static const long tiled[][KERNELS_MAX_PARAMS] = {
+        {128, 64, 16, 8, 1}, {128, 64, 16, 8, 4}, {128, 64, 7, 4, 2},
+        {32, 32, 32, 1, 1},  {64, 64, 8, 4, 4},   {48, 40, 5, 2, 2}};
+    variants("tiled_003", tiled, 6, shapes, ns);
+}
+
+static void tf32_is_detected(void **state)
+{
+    (void)state;
+    const struct kernels_kernel *k = kernels_find("cublas_gemmex");
+    const struct kernels_shape sh = {512, 512, 2048};
+    const long tf32[KERNELS_MAX_PARAMS] = {1};
+    struct kernels_result r;
+    assert_int_equal(kernels_session_prepare(sess, KERNELS_FP32, &sh), RK_OK);
+    assert_int_equal(kernels_session_measure(sess, k, tf32, &quick, &r), RK_OK);
+    assert_true(r.verified);
+    assert_true(r.rel_error > 1e-5); /* TF32's 10-bit mantissa shows */
+    assert_int_equal(kernels_session_measure(sess, k, NULL, &quick, &r), RK_OK);
+    assert_true(r.verified);
+    assert_true(r.rel_error < 1e-5); /* plain fp32 */
+}
+
+static void bad_params_refused(void **state)
+{
+    (void)state;
+    char why[200];
+    const struct kernels_kernel *v3 = kernels_find("tsm2_v3"), *stmo = kernels_find("stmo");
+    const long bad_t3[KERNELS_MAX_PARAMS] = {128, 4, 3, 1};
+    const long bad_t1[KERNELS_MAX_PARAMS] = {100, 4, 4, 1};
+    const long bad_stmo[KERNELS_MAX_PARAMS] = {12, 8};
+    assert_int_equal(kernels_check(v3, KERNELS_FP32, bad_t3, why, sizeof why), RK_EUSAGE);
+    assert_int_equal(kernels_check(v3, KERNELS_FP32, bad_t1, why, sizeof why), RK_EUSAGE);
+    assert_int_equal(kernels_check(stmo, KERNELS_FP64, bad_stmo, why, sizeof why), RK_EUSAGE);
+    assert_int_equal(
+        kernels_check(kernels_find("cublas_sgemm"), KERNELS_FP64, NULL, why, sizeof why),
+        RK_EUSAGE);
+}
+
+static void too_big_refused(void **state)
+{
+    (void)state;
+    const struct kernels_shape huge = {2000000, 2000000, 16};
+    assert_int_equal(kernels_session_prepare(sess, KERNELS_FP64, &huge), RK_ENOMEM);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(registry_static),    cmocka_unit_test(all_kernels_odd),
+        cmocka_unit_test(tsm2_variants),      cmocka_unit_test(seed_variants),
+        cmocka_unit_test(tf32_is_detected),   cmocka_unit_test(bad_params_refused),
+        cmocka_unit_test(too_big_refused),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
