@@ -29,6 +29,9 @@
  *              the caller says what the user should do
  *   RK_EUSAGE  a bad argument that came from the user (unknown table name in
  *              db_dump_table)
+ *   RK_ENOMEM  out of host memory
+ * Misuse (a write on a DB_RO connection, db_begin inside a transaction, a bad enum
+ * value) is a programmer error: RK_BUG aborts.
  *
  * Strings: the structs passed to inserts are borrowed for the duration of the
  * call. The structs that queries return own their strings; release them with the
@@ -196,7 +199,8 @@ struct db_capture {
     enum db_status status;
     const char *cmdline, *tool_version, *note;
     const char *started_at, *ended_at; /* ended_at NULL while running */
-    int64_t n_ceilings, n_latency_points, n_measurements, n_predictions;
+    int64_t n_ceilings, n_latency_points, n_measurements;
+    int64_t n_predictions; /* predictions this capture produced (a model capture) */
 };
 
 /* All captures, by id. Free with db_free_captures. */
