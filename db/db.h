@@ -74,9 +74,15 @@ int db_schema_version(void);
  *   - a file that is not SQLite ("'x' is not a SQLite database");
  *   - an SQLite file of another application (application_id not roofkit's, or 0
  *     with tables in it); an SQLite file with no tables at all is initialised;
- *   - a truncated or corrupt file (header checks and PRAGMA quick_check);
+ *   - a truncated or corrupt file (header checks; PRAGMA quick_check on files up
+ *     to 64 MiB, db_check() reads bigger ones whole);
  *   - a schema newer than db_schema_version() ("written by a newer roofkit");
- *   - DB_RW on a file or directory that cannot be written.
+ *   - DB_RW on a file that cannot be written;
+ *   - DB_RO on an empty file or an older schema (upgrading needs a write: open it
+ *     once with DB_RW).
+ * A file left half-created by a failed DB_RW open is completed by the next one.
+ * DB_RO on a WAL file in a writable folder may create its -wal/-shm side files
+ * (SQLite needs them to read) and removes them on close.
  * On success *out owns the connection; close it with db_close().
  */
 int db_open(const char *path, enum db_mode mode, struct db **out /* OUT */);
