@@ -90,8 +90,9 @@ static void gp_head(struct rp_buf *s, const struct rp_chart *c, const char *what
                   "# Written by `roofkit report`. Edit it and run `gnuplot %s.gp` in this folder\n"
                   "# to re-plot %s.svg; the data are in %s.dat ('?' = missing value).\n",
                   c->name, what, c->name, c->name, c->name);
-    rp_buf_puts(s, "reset\nset terminal svg size 960,600 noenhanced font 'Helvetica,12' "
-                   "background rgb 'white'\n");
+    rp_buf_puts(
+        s, "reset\nset encoding utf8\nset terminal svg size 960,600 noenhanced font 'Helvetica,12' "
+           "background rgb 'white'\n");
     rp_buf_printf(s, "set output '%s.svg'\nset datafile missing '?'\nset title ", c->name);
     gp_str(s, c->title);
     rp_buf_puts(s, "\nset grid\nset key outside right top spacing 1.1\n"
@@ -401,11 +402,11 @@ static void predmeas_chart(const struct rp_data *d, const char *model, struct ch
         "set format x '%%.0e'\nset format y '%%.0e'\nset size ratio -1\n"
         "lo = %.4g\nhi = %.4g\nset xrange [lo:hi]\nset yrange [lo:hi]\nset samples 200\n"
         "plot '+' using 1:(0.9*$1):(1.1*$1) with filledcurves fc rgb '#cfe3f7' "
-        "fs solid 1.0 noborder title '+-10%%', \\\n"
+        "fs solid 1.0 noborder title '±10%%', \\\n"
         "     x with lines lc rgb '#333333' lw 1 title 'y = x'%s\n",
         lo / 1.3, hi * 1.3, plot.p ? plot.p : "");
     snprintf(c.caption, sizeof c.caption,
-             "%d measurement%s, coloured by family; the band is y = x +-10%%: %d of them (%.0f%%) "
+             "%d measurement%s, coloured by family; the band is y = x ±10%%: %d of them (%.0f%%) "
              "lie in it.",
              npts, npts == 1 ? "" : "s", in10, npts ? 100.0 * in10 / npts : 0.0);
     add_chart(cs, o, &c, &s, &dat);

@@ -17,7 +17,8 @@
  *   - Replaces only roofkit's own files: a directory that holds files but no
  *     .roofkit-report marker is refused (RK_EIO), and each file is written to a
  *     temporary name and renamed over the old one, so a failure leaves the previous
- *     version of that file, never half of one. Files a previous report wrote and
+ *     version of that file, never half of one (the SVG files excepted: gnuplot
+ *     writes them itself). Files a previous report wrote and
  *     this one does not (a chart for a device no longer present) are removed.
  *   - gnuplot is a program found at run time and run once per report, on all the
  *     scripts. Without it the tables, CSV, Markdown, HTML and scripts are still
