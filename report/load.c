@@ -224,7 +224,8 @@ static int cmp_str(const void *a, const void *b)
 static int distinct(const char **list, int n, const char ***out, int *nout)
 {
     int k = 0;
-    qsort(list, (size_t)n, sizeof *list, cmp_str);
+    if (n > 0)
+        qsort(list, (size_t)n, sizeof *list, cmp_str);
     for (int i = 0; i < n; i++)
         if (k == 0 || strcmp(list[k - 1], list[i]))
             list[k++] = list[i];
