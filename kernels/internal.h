@@ -75,6 +75,12 @@ int kern_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(
 /* Checks cudaGetLastError() after a launch; prints and returns RK_ECUDA on failure. */
 int kern_check_launch(const char *what);
 
+/*
+ * RK_EUSAGE (printed) when a block of `threads` exceeds what `func` allows with its
+ * registers: a configuration to skip, not a CUDA failure.
+ */
+int kern_check_block(const void *func, unsigned threads, const char *name);
+
 /* Raises a kernel's dynamic shared memory limit when it needs more than 48 KB. */
 int kern_smem_optin(const void *func, size_t bytes, const struct kernels_device *dev);
 

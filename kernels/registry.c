@@ -26,6 +26,13 @@
 #define P_T2                                                                                       \
     {"t2", 0, 0, 16, AUTO | POW2,                                                                  \
      "tile_size_C: columns of C per pass (1,2,4,8,16; 0: smallest >= n)"}
+#define P_APIPE                                                                                    \
+    {"apipe", 1, 0, 1, 0,                                                                          \
+     "1: next A groups via a 4-stage cp.async ring in shared memory (H100 extension); 0: "        \
+     "registers, Alg. 4"}
+#define P_RPT                                                                                      \
+    {"rpt", 0, 0, 2, AUTO,                                                                         \
+     "rows per thread with apipe = 1 (1 or 2; 0: 2 when t2 >= 8); 1 is the paper's mapping"}
 #define P_T3(def) {"t3", def, 1, 16, POW2, "tile_size_A: elements of A loaded at a time (1..16)"}
 
 static const struct kernels_kernel registry[] = {
@@ -76,19 +83,21 @@ static const struct kernels_kernel registry[] = {
        "blocks sharing k (roofkit's H100 extension; 1: the paper; 0: one full wave)"}},
      "004 §3.3-3.4 Alg. 3, §4.2 V2", "TSM2 V2: outer product, tile of B in shared memory",
      &kern_tsm2_v2},
-    {"tsm2_v3", "tsm2", MODEL_FAM_TSM2_V3, KERNELS_COL_MAJOR, FP32 | FP64, 4,
+    {"tsm2_v3", "tsm2", MODEL_FAM_TSM2_V3, KERNELS_COL_MAJOR, FP32 | FP64, 6,
      {P_T1, P_T2, P_T3(8),
       {"ksplit", 0, 0, 1024, AUTO,
-       "blocks sharing k (roofkit's H100 extension; 1: the paper; 0: one full wave)"}},
+       "blocks sharing k (roofkit's H100 extension; 1: the paper; 0: one full wave)"},
+      P_APIPE, P_RPT},
      "004 §3.5 Alg. 4, §4.2 V3", "TSM2 V3: V2 plus prefetching of A and B", &kern_tsm2_v3},
-    {"ism2_opt1", "ism2", MODEL_FAM_ISM2, KERNELS_COL_MAJOR, FP32 | FP64, 4,
+    {"ism2_opt1", "ism2", MODEL_FAM_ISM2, KERNELS_COL_MAJOR, FP32 | FP64, 6,
      {P_T1, P_T2, P_T3(8),
-      {"tcf", 0, 0, 1000000, AUTO, "thread count factor: m/tcf threads (0: about two waves)"}},
+      {"tcf", 0, 0, 1000000, AUTO, "thread count factor: m/tcf threads (0: one full wave)"},
+      P_APIPE, P_RPT},
      "004 §5.2 Alg. 6", "ISM2 optimisation 1: TSM2 V3 with m/tcf threads looping over rows",
      &kern_ism2_opt1},
     {"ism2_opt2", "ism2", MODEL_FAM_ISM2_OPT2, KERNELS_COL_MAJOR, FP32 | FP64, 4,
      {P_T1, P_T2, P_T3(8),
-      {"tcf", 0, 0, 1000000, AUTO, "thread count factor: m/tcf threads (0: about two waves)"}},
+      {"tcf", 0, 0, 1000000, AUTO, "thread count factor: m/tcf threads (0: one full wave)"}},
      "004 §5.2 Alg. 7",
      "ISM2 optimisation 2: B tile loaded once, rows interleaved, C and A prefetched",
      &kern_ism2_opt2},

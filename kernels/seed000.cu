@@ -232,6 +232,8 @@ int launch2d(const struct kern_args *a, struct kern_launch *info, const void *f,
         return rk_error(RK_EUSAGE, "%s: a grid of %ld x %ld blocks is too large; choose a larger "
                                    "block",
                         name, gx, gy);
+    if ((rc = kern_check_block(f, bx * by, name)) != RK_OK)
+        return rc;
     if ((rc = kern_smem_optin(f, smem, a->dev)) != RK_OK)
         return rc;
     void *args[] = {(void *)&a->a, (void *)&a->b, (void *)&a->c,

@@ -143,13 +143,17 @@ int launch_smem(const struct kern_args *a, struct kern_launch *info)
     if (gy > 65535)
         return rk_error(RK_EUSAGE, "smem_001: m = %ld needs more than 65535 block rows", a->m);
     dim3 grid((unsigned)gx, (unsigned)gy), block((unsigned)(bs * bs));
-    const void *f;
+    const void *f = a->prec == KERNELS_FP64 ? (const void *)smem001_kernel<double>
+                                            : (const void *)smem001_kernel<float>;
+    int rc = kern_check_block(f, block.x, "smem_001");
+    if (rc != RK_OK)
+        return rc;
+    if ((rc = kern_smem_optin(f, smem, a->dev)) != RK_OK)
+        return rc;
     if (a->prec == KERNELS_FP64) {
-        f = (const void *)smem001_kernel<double>;
         smem001_kernel<double><<<grid, block, smem, a->stream>>>(
             (const double *)a->a, (const double *)a->b, (double *)a->c, a->m, a->n, a->k, bs);
     } else {
-        f = (const void *)smem001_kernel<float>;
         smem001_kernel<float><<<grid, block, smem, a->stream>>>(
             (const float *)a->a, (const float *)a->b, (float *)a->c, a->m, a->n, a->k, bs);
     }

@@ -155,6 +155,11 @@ int launch_rect(const struct kern_args *a, struct kern_launch *info, int padded)
         f = padded ? (const void *)padded_kernel<double> : (const void *)border_kernel<double>;
     else
         f = padded ? (const void *)padded_kernel<float> : (const void *)border_kernel<float>;
+    int rc = kern_check_block(f, (unsigned)(bs * bs), padded ? "rect_padded" : "rect_border");
+    if (rc != RK_OK)
+        return rc;
+    if ((rc = kern_smem_optin(f, smem, a->dev)) != RK_OK)
+        return rc;
     void *args[] = {(void *)&A, (void *)&B, (void *)&C, (void *)&m, (void *)&n, (void *)&k};
     RK_CUDA(cudaLaunchKernel(f, dim3((unsigned)gx, (unsigned)gy), dim3((unsigned)bs, (unsigned)bs),
                              args, smem, a->stream));

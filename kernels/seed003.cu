@@ -132,6 +132,8 @@ int launch_tiled(const struct kern_args *a, struct kern_launch *info)
     int rc;
     if (gy > 65535)
         return rk_error(RK_EUSAGE, "tiled_003: m = %ld needs more than 65535 block rows", a->m);
+    if ((rc = kern_check_block(f, bx * by, "tiled_003")) != RK_OK)
+        return rc;
     if ((rc = kern_smem_optin(f, smem, a->dev)) != RK_OK)
         return rc;
     void *args[] = {(void *)&a->a, (void *)&a->b, (void *)&a->c, (void *)&a->m, (void *)&a->n,

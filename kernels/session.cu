@@ -67,6 +67,18 @@ extern "C" int kern_check_launch(const char *what)
     return RK_OK;
 }
 
+extern "C" int kern_check_block(const void *func, unsigned threads, const char *name)
+{
+    cudaFuncAttributes attr;
+    RK_CUDA(cudaFuncGetAttributes(&attr, func));
+    if ((int)threads > attr.maxThreadsPerBlock)
+        return rk_error(RK_EUSAGE,
+                        "%s: a block of %u threads exceeds the %d this kernel allows with %d "
+                        "registers per thread; choose a smaller block",
+                        name, threads, attr.maxThreadsPerBlock, attr.numRegs);
+    return RK_OK;
+}
+
 extern "C" int kern_smem_optin(const void *func, size_t bytes, const struct kernels_device *dev)
 {
     if (bytes <= 48 * 1024)
@@ -547,6 +559,7 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     int rc = RK_OK;
 
     memset(r, 0, sizeof *r);
+    (void)cudaGetLastError(); /* a refused launch of an earlier configuration leaves it set */
     if (!s->prepared)
         RK_BUG("kernels_session_measure before kernels_session_prepare");
     if (!(k->precisions & KERNELS_PREC_BIT(s->prec)))

@@ -180,7 +180,7 @@ __global__ void tsm2_v1_kernel(const T *__restrict__ A, const T *__restrict__ B,
  * which costs registers and so threads (and loads in flight) per SM. 0: no cap.
  */
 #ifndef RK_TSM2_REG_SLACK
-#define RK_TSM2_REG_SLACK 0
+#define RK_TSM2_REG_SLACK 48 /* chosen on an H100: better than no cap on 20 of 24 shapes */
 #endif
 template <typename T, int T2, int T3> constexpr int tsm2_regs()
 {
@@ -317,6 +317,233 @@ __global__ void __maxnreg__((tsm2_regs<T, T2, T3>())) tsm2_kernel(const T *__res
     }
 }
 
+/* ---- V3 and ISM2 opt. 1 with A prefetched through shared memory ---------- */
+
+/*
+ * H100 extension (parameter apipe = 1): the same algorithm as Alg. 4, but the next
+ * groups of t3 elements of A are prefetched with cp.async into a ring of ASTAGES
+ * stages in shared memory instead of into the nextA registers, so the loads in
+ * flight no longer cost registers: three groups are in flight while one is used.
+ * Each thread copies and later reads only its own row's elements (As[stage][x][tid]),
+ * so A needs no barrier; cp.async.wait_group orders a thread's copies before its
+ * reads. B is handled as in Alg. 4 (next tile prefetched into registers). The
+ * stream of groups runs across row tiles (ISM2 Alg. 6), so with k = 8 or 16 the
+ * pipeline stays full from one row to the next.
+ */
+constexpr int ASTAGES = 4;
+
+template <int BYTES>
+__device__ __forceinline__ void cp_async_elem(void *smem, const void *gmem, bool valid)
+{
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+    const int src_size = valid ? BYTES : 0; /* 0: fill with zeros, read nothing */
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gmem),
+                 "n"(BYTES), "r"(src_size)
+                 : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* c[v][q] += sum_x a[v][x] * Bs[q*t1 + l0 + x] for the V rows of a thread: each value of
+ * B read from shared memory serves V rows (register blocking along m). */
+template <typename T, int T2, int T3, int V>
+__device__ __forceinline__ void fma_tile_v(T (&c)[V][T2], const T (&a)[V][T3], const T *bs, int t1)
+{
+#pragma unroll
+    for (int q = 0; q < T2; q++) {
+        T b[T3];
+        lds_n<T, T3>(b, bs + q * t1);
+#pragma unroll
+        for (int v = 0; v < V; v++)
+#pragma unroll
+            for (int x = 0; x < T3; x++)
+                c[v][q] = fma(a[v][x], b[x], c[v][q]);
+    }
+}
+
+/*
+ * V = rows per thread (parameter rpt): 1 is the paper's mapping; 2 lets one read of
+ * B from shared memory serve two rows, which halves the shared-memory traffic that
+ * bounds t2 = 16 (every thread of a warp reads the same t2 x t3 values of B per t3
+ * elements of A), and copies A 8 or 16 bytes at a time when m is even.
+ */
+template <typename T, int T2, int T3, int V>
+__global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__ B,
+                                  T *__restrict__ C, long m, long n, long k, long kchunk,
+                                  T *__restrict__ ws, unsigned *__restrict__ counters)
+{
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    const int t1 = blockDim.x;
+    const int tid = threadIdx.x;
+    const int rb = t1 * V; /* rows per row tile */
+    T *Bs = reinterpret_cast<T *>(kern_smem); /* t1 x T2, column-major */
+    T *As = Bs + t1 * T2;                     /* [ASTAGES][T3][rb] */
+    __shared__ int s_last;
+    const int ks = blockIdx.y;
+    const int nks = gridDim.y;
+    const long kbeg = ks * kchunk;
+    const long kend = min(k, kbeg + kchunk);
+    const int G = (int)((kend - kbeg + T3 - 1) / T3); /* groups of t3 columns per row tile */
+    const long ntiles = (m + rb - 1) / rb;
+    const long mine = blockIdx.x < ntiles ? (ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+    const long items = mine * G; /* (row tile, group) pairs this block streams through */
+    const bool pair_copy = V == 2 && m % 2 == 0; /* both rows in one aligned copy */
+
+    for (long p = 0; p < n; p += T2) {
+        /* Producer: the next (row tile, group) to copy, kept incrementally (no divisions). */
+        long issued = 0, itile = blockIdx.x;
+        int ig = 0;
+        auto issue = [&]() {
+            if (issued < items) {
+                const long row0 = itile * rb + (long)tid * V;
+                const long c0 = kbeg + (long)ig * T3;
+                const int valid = (int)min((long)T3, kend - c0); /* columns inside [kbeg, kend) */
+                T *dst = As + (int)(issued & (ASTAGES - 1)) * T3 * rb + tid * V;
+                if (V == 1 || pair_copy) {
+                    const T *src = A + min(row0, m - V) + c0 * m;
+#pragma unroll
+                    for (int x = 0; x < T3; x++) {
+                        /* past kend: zero-fill, read nothing (src stays a valid address) */
+                        cp_async_elem<V * sizeof(T)>(dst + x * rb, src, x < valid);
+                        if (x + 1 < valid)
+                            src += m;
+                    }
+                } else {
+#pragma unroll
+                    for (int v = 0; v < V; v++) {
+                        const T *src = A + min(row0 + v, m - 1) + c0 * m;
+#pragma unroll
+                        for (int x = 0; x < T3; x++) {
+                            cp_async_elem<sizeof(T)>(dst + x * rb + v, src, x < valid);
+                            if (x + 1 < valid)
+                                src += m;
+                        }
+                    }
+                }
+                if (++ig == G) {
+                    ig = 0;
+                    itile += gridDim.x;
+                }
+            }
+            issued++;
+            cp_async_commit(); /* empty groups keep wait_group's count uniform */
+        };
+#pragma unroll 1 /* unrolled, the three copies keep their addresses live: +50 registers */
+        for (int i = 0; i < ASTAGES - 1; i++)
+            issue();
+
+        /* Consumer. */
+        long tile = blockIdx.x, cur_bt = -1, next_bt = -1;
+        int g = 0;
+        T c[V][T2], nextB[T2];
+#pragma unroll 1
+        for (long i = 0; i < items; i++) {
+            const long bt = ((long)g * T3) / t1; /* tile of B holding this group's rows */
+            if (g == 0) {
+#pragma unroll
+                for (int v = 0; v < V; v++)
+#pragma unroll
+                    for (int q = 0; q < T2; q++)
+                        c[v][q] = T(0);
+            }
+            if (bt != cur_bt) { /* the same for every thread of the block */
+                __syncthreads();
+                if (bt == next_bt) {
+                    stb_row<T, T2>(Bs, nextB, t1, tid);
+                } else {
+                    T b[T2];
+                    ldb_row<T, T2>(b, B, kbeg + bt * t1, kend, p, n, k, tid);
+                    stb_row<T, T2>(Bs, b, t1, tid);
+                }
+                __syncthreads();
+                cur_bt = bt;
+                next_bt = -1;
+                if (kbeg + (bt + 1) * t1 < kend) { /* Alg. 4 lines 21-25 */
+                    ldb_row<T, T2>(nextB, B, kbeg + (bt + 1) * t1, kend, p, n, k, tid);
+                    next_bt = bt + 1;
+                }
+            }
+            issue();
+            cp_async_wait<ASTAGES - 1>();
+            T a[V][T3];
+            const T *src = As + (int)(i & (ASTAGES - 1)) * T3 * rb + tid * V;
+#pragma unroll
+            for (int x = 0; x < T3; x++) {
+                if constexpr (V == 2 && sizeof(T) == 4) {
+                    const float2 w = *reinterpret_cast<const float2 *>(src + x * rb);
+                    a[0][x] = w.x;
+                    a[1][x] = w.y;
+                } else if constexpr (V == 2 && sizeof(T) == 8) {
+                    const double2 w = *reinterpret_cast<const double2 *>(src + x * rb);
+                    a[0][x] = w.x;
+                    a[1][x] = w.y;
+                } else {
+#pragma unroll
+                    for (int v = 0; v < V; v++)
+                        a[v][x] = src[x * rb + v];
+                }
+            }
+            fma_tile_v<T, T2, T3, V>(c, a, Bs + ((long)g * T3 - bt * t1), t1);
+            if (++g == G) {
+#pragma unroll
+                for (int v = 0; v < V; v++) {
+                    const long row = tile * rb + (long)tid * V + v;
+                    if (row < m) {
+#pragma unroll
+                        for (int q = 0; q < T2; q++) {
+                            if (p + q < n) {
+                                if (nks == 1)
+                                    C[row + (p + q) * m] = c[v][q];
+                                else
+                                    ws[((long)ks * n + p + q) * m + row] = c[v][q];
+                            }
+                        }
+                    }
+                }
+                g = 0;
+                tile += gridDim.x;
+            }
+        }
+        cp_async_wait<0>();
+        __syncthreads(); /* the ring and Bs are reused by the next pass */
+    }
+
+    if (nks > 1) {
+        for (long t = 0; t < mine; t++) {
+            const long tile = blockIdx.x + t * gridDim.x;
+            __threadfence();
+            __syncthreads();
+            if (tid == 0)
+                s_last = atomicAdd(&counters[tile], 1u) == (unsigned)(nks - 1);
+            __syncthreads();
+            if (s_last) {
+                for (int v = 0; v < V; v++) {
+                    const long row = tile * rb + (long)tid * V + v;
+                    if (row >= m)
+                        continue;
+                    for (long p = 0; p < n; p++) {
+                        T sum = T(0);
+                        for (int s = 0; s < nks; s++)
+                            sum += __ldcg(&ws[((long)s * n + p) * m + row]);
+                        C[row + p * m] = sum;
+                    }
+                }
+                if (tid == 0)
+                    counters[tile] = 0;
+            }
+            __syncthreads();
+        }
+    }
+}
+
 /* ---- ISM2 optimisation 2 ------------------------------------------------ */
 
 /*
@@ -392,7 +619,8 @@ __global__ void __maxnreg__((opt2_regs<T, T2, T3>()))
 /* ---- host side ---------------------------------------------------------- */
 
 /* Parameter positions in the registry (registry.c lists them in this order). */
-enum { P_T1 = 0, P_T2 = 1, P_T3 = 2, P_SPLIT = 3 }; /* P_SPLIT: ksplit (V2/V3) or tcf (ISM2) */
+/* P_SPLIT: ksplit (V2/V3) or tcf (ISM2); P_APIPE, P_RPT: V3 and ISM2 opt. 1 only. */
+enum { P_T1 = 0, P_T2 = 1, P_T3 = 2, P_SPLIT = 3, P_APIPE = 4, P_RPT = 5 };
 
 int ilog2_pow2(long v)
 {
@@ -421,6 +649,25 @@ template <typename T, bool PF> tsm2_fn<T, PF> pick_tsm2(long t2, long t3)
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
+/* The cp.async kernel exists for t3 = 4, 8, 16 and rpt = 1, 2. */
+int async_t3_index(long t3)
+{
+    return t3 == 4 ? 0 : t3 == 8 ? 1 : t3 == 16 ? 2 : -1;
+}
+
+#define RK_ASYNC_ROW(T, T2, V)                                                                     \
+    {tsm2_async_kernel<T, T2, 4, V>, tsm2_async_kernel<T, T2, 8, V>,                              \
+     tsm2_async_kernel<T, T2, 16, V>}
+#define RK_ASYNC_V(T, V)                                                                           \
+    {RK_ASYNC_ROW(T, 1, V), RK_ASYNC_ROW(T, 2, V), RK_ASYNC_ROW(T, 4, V), RK_ASYNC_ROW(T, 8, V), \
+     RK_ASYNC_ROW(T, 16, V)}
+
+template <typename T> tsm2_fn<T, true> pick_async(long t2, long t3, long v)
+{
+    static const tsm2_fn<T, true> table[2][5][3] = {RK_ASYNC_V(T, 1), RK_ASYNC_V(T, 2)};
+    return table[v == 2][ilog2_pow2(t2)][async_t3_index(t3)];
+}
+
 template <typename T> using opt2_fn = void (*)(const T *, const T *, T *, long, long, long);
 
 #define RK_OPT2_ROW(T, T2)                                                                         \
@@ -436,16 +683,26 @@ template <typename T> opt2_fn<T> pick_opt2(long t2, long t3)
 
 enum variant { V2, V3, OPT1, OPT2 };
 
-const void *variant_func(int prec, enum variant v, long t2, long t3)
+/* The kernel a configuration runs and its dynamic shared memory (B tile, A ring). */
+const void *variant_func(const struct kern_args *a, const long *p, enum variant v, size_t *smem)
 {
-    if (prec == KERNELS_FP64) {
+    const long t1 = p[P_T1], t2 = p[P_T2], t3 = p[P_T3];
+    const bool async = (v == V3 || v == OPT1) && p[P_APIPE] == 1;
+    const size_t e = kern_elem(a->prec);
+    const long rpt = async && p[P_RPT] == 2 ? 2 : 1;
+    *smem = (size_t)t1 * (size_t)t2 * e + (async ? (size_t)ASTAGES * t3 * t1 * rpt * e : 0);
+    if (a->prec == KERNELS_FP64) {
         if (v == OPT2)
             return (const void *)pick_opt2<double>(t2, t3);
+        if (async)
+            return (const void *)pick_async<double>(t2, t3, rpt);
         return v == V2 ? (const void *)pick_tsm2<double, false>(t2, t3)
                        : (const void *)pick_tsm2<double, true>(t2, t3);
     }
     if (v == OPT2)
         return (const void *)pick_opt2<float>(t2, t3);
+    if (async)
+        return (const void *)pick_async<float>(t2, t3, rpt);
     return v == V2 ? (const void *)pick_tsm2<float, false>(t2, t3)
                    : (const void *)pick_tsm2<float, true>(t2, t3);
 }
@@ -462,6 +719,12 @@ long auto_t2(long n)
     while (t2 < n && t2 < 16)
         t2 *= 2;
     return t2;
+}
+
+/* Rows of A per row tile: t1 threads times rows per thread (rpt, cp.async kernel only). */
+long tile_rows(const long *p, int has_rpt)
+{
+    return p[P_T1] * (has_rpt && p[P_APIPE] == 1 && p[P_RPT] == 2 ? 2 : 1);
 }
 
 /* Split of k for V2/V3: kchunk is a multiple of t1, the grid stays one wave. */
@@ -489,7 +752,20 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     if (a->m <= 0)
         return RK_OK; /* no shape yet: static checks only */
 
-    const void *f = variant_func(a->prec, v, p[P_T2], t3);
+    if (v == V3 || v == OPT1) {
+        if (p[P_APIPE] != 0 && p[P_APIPE] != 1)
+            return kern_why(why, len, "apipe must be 0 (registers, Alg. 4) or 1 (cp.async ring)");
+        if (p[P_APIPE] == 1 && async_t3_index(t3) < 0)
+            return kern_why(why, len, "with apipe = 1, t3 must be 4, 8 or 16, not %ld", t3);
+        if (p[P_RPT] == 0) /* two rows when t2 >= 8 makes shared memory the limit */
+            p[P_RPT] = (p[P_APIPE] == 1 && p[P_T2] >= 8) ? 2 : 1;
+        if (p[P_RPT] != 1 && p[P_RPT] != 2)
+            return kern_why(why, len, "rpt must be 1 or 2, not %ld", p[P_RPT]);
+        if (p[P_RPT] == 2 && p[P_APIPE] == 0)
+            return kern_why(why, len, "rpt = 2 needs apipe = 1");
+    }
+    size_t smem;
+    const void *f = variant_func(a, p, v, &smem);
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, f) != cudaSuccess)
         return kern_why(why, len, "cannot query the kernel's attributes");
@@ -497,21 +773,22 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         return kern_why(why, len, "t1 = %ld exceeds the %d threads per block this kernel allows "
                         "with its %d registers",
                         t1, attr.maxThreadsPerBlock, attr.numRegs);
-    size_t smem = (size_t)t1 * (size_t)p[P_T2] * kern_elem(a->prec);
     if (smem > (size_t)a->dev->smem_per_block_optin)
-        return kern_why(why, len, "t1 x t2 tile of B needs %zu bytes of shared memory (limit %ld)",
+        return kern_why(why, len, "the tiles need %zu bytes of shared memory per block (limit %ld)",
                         smem, a->dev->smem_per_block_optin);
+    int per_sm = 0;
+    if (kern_smem_optin(f, smem, a->dev) != RK_OK ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)t1, smem) != cudaSuccess ||
+        per_sm < 1)
+        return kern_why(why, len, "a block of %ld threads with %zu bytes of shared memory does not "
+                        "fit on an SM",
+                        t1, smem);
+    const long resident = (long)per_sm * a->dev->sm_count; /* blocks in one full wave */
 
     if (v == V2 || v == V3) {
         if (p[P_SPLIT] == 0) {
             /* The largest split that keeps every block resident at once. */
-            int per_sm = 0;
-            if (kern_smem_optin(f, smem, a->dev) != RK_OK ||
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)t1, smem) !=
-                    cudaSuccess)
-                return kern_why(why, len, "cannot query the kernel's occupancy");
-            long resident = (long)per_sm * a->dev->sm_count;
-            long gx = ceil_div(a->m, t1);
+            long gx = ceil_div(a->m, tile_rows(p, v == V3));
             long want = resident / gx;
             long max_split = ceil_div(a->k, t1); /* at least one tile of B per block */
             if (want > max_split)
@@ -521,13 +798,11 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         long kchunk, nks;
         split_k(a, p, &kchunk, &nks);
         p[P_SPLIT] = nks; /* store what actually ran */
-    } else {
-        if (p[P_SPLIT] == 0) {
-            /* tcf: about two waves of the largest resident grid (tuned on an H100). */
-            long threads = 2L * a->dev->sm_count * a->dev->max_threads_per_sm;
-            long tcf = ceil_div(a->m, threads);
-            p[P_SPLIT] = tcf < 1 ? 1 : tcf;
-        }
+    } else if (p[P_SPLIT] == 0) {
+        /* tcf: the fewest threads that still fill every SM in one wave (004 §5.2 leaves tcf
+         * to offline profiling; this rule was chosen from a sweep on an H100). */
+        long tcf = ceil_div(a->m, resident * tile_rows(p, 1));
+        p[P_SPLIT] = tcf < 1 ? 1 : tcf;
     }
     return RK_OK;
 }
@@ -564,7 +839,7 @@ size_t workspace_split(const struct kern_args *a)
     size_t part = ws_partials(a);
     if (part == 0)
         return 0;
-    return part + (size_t)ceil_div(a->m, a->p[P_T1]) * sizeof(unsigned);
+    return part + (size_t)ceil_div(a->m, a->p[P_T1]) * sizeof(unsigned); /* >= row tiles */
 }
 
 int prepare_split(const struct kern_args *a)
@@ -579,22 +854,24 @@ int prepare_split(const struct kern_args *a)
 int launch_variant(const struct kern_args *a, struct kern_launch *info, enum variant v)
 {
     const long t1 = a->p[P_T1], t2 = a->p[P_T2], t3 = a->p[P_T3];
-    const void *f = variant_func(a->prec, v, t2, t3);
-    const size_t smem = (size_t)t1 * (size_t)t2 * kern_elem(a->prec);
+    size_t smem;
+    const void *f = variant_func(a, a->p, v, &smem);
+    const bool async = (v == V3 || v == OPT1) && a->p[P_APIPE] == 1;
+    const long rpt = async && a->p[P_RPT] == 2 ? 2 : 1;
     long gx, nks = 1, kchunk = a->k;
     void *ws = NULL;
     unsigned *counters = NULL;
     int rc;
 
     if (v == V2 || v == V3) {
-        gx = ceil_div(a->m, t1);
+        gx = ceil_div(a->m, tile_rows(a->p, v == V3));
         split_k(a, a->p, &kchunk, &nks);
         if (nks > 1) {
             ws = a->ws;
             counters = (unsigned *)((char *)a->ws + ws_partials(a));
         }
     } else {
-        gx = ceil_div(a->m, t1 * a->p[P_SPLIT]);
+        gx = ceil_div(a->m, tile_rows(a->p, v == OPT1) * a->p[P_SPLIT]);
     }
     if (gx > 0x7fffffffL)
         return rk_error(RK_EUSAGE, "grid of %ld blocks is too large; raise t1 or tcf", gx);
@@ -608,6 +885,9 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         double *C = (double *)a->c;
         if (v == OPT2)
             pick_opt2<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
+        else if (async)
+            pick_async<double>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
+                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws, counters);
         else if (v == V2)
             pick_tsm2<double, false>(t2, t3)<<<grid, block, smem, a->stream>>>(
                 A, B, C, a->m, a->n, a->k, kchunk, (double *)ws, counters);
@@ -619,6 +899,9 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         float *C = (float *)a->c;
         if (v == OPT2)
             pick_opt2<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
+        else if (async)
+            pick_async<float>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
+                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws, counters);
         else if (v == V2)
             pick_tsm2<float, false>(t2, t3)<<<grid, block, smem, a->stream>>>(
                 A, B, C, a->m, a->n, a->k, kchunk, (float *)ws, counters);
@@ -686,6 +969,9 @@ int launch_v01(const struct kern_args *a, struct kern_launch *info, int v1)
         f = v1 ? v1_func<double>(a->n) : (const void *)tsm2_v0_kernel<double>;
     else
         f = v1 ? v1_func<float>(a->n) : (const void *)tsm2_v0_kernel<float>;
+    int rc = kern_check_block(f, (unsigned)t1, v1 ? "tsm2_v1" : "tsm2_v0");
+    if (rc != RK_OK)
+        return rc;
     void *args[] = {(void *)&a->a, (void *)&a->b, (void *)&a->c,
                     (void *)&a->m, (void *)&a->n, (void *)&a->k};
     RK_CUDA(cudaLaunchKernel(f, dim3((unsigned)gx), dim3((unsigned)t1), args, 0, a->stream));

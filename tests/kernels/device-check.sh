@@ -50,6 +50,30 @@ tune)
     grep -E "^\| (tsm2|ism2|regtile)" "$OUT/summary.md" | grep -v "^| kernel" |
         awk -F'|' '{printf "%s|%s|%s|%s|%s|%s|%s\n", $2, $3, $4, $5, $8, $9, $10}' | tail -120
     ;;
+tune2)
+    run_test
+    K="$D/kbench"
+    {
+        $K --copy --kernel cublas --suite tsm2
+        $K --suite tsm2 --kernel tsm2_v3 --param apipe=1 --param t3=4,8,16 --param rpt=1,2 \
+            --param t1=128,256
+        $K --suite tsm2 --kernel tsm2_v3 --param apipe=0 --param t3=8,16
+    } > "$OUT/tune-tsm2.log" 2>&1
+    echo "tsm2 sweep done ($((SECONDS - t0)) s)"
+    {
+        $K --suite ism2 --kernel cublas
+        $K --suite ism2 --kernel ism2_opt1 --param t3=4,8,16 --param rpt=1,2 --param tcf=0,1,4,16,64
+        $K --suite ism2 --kernel ism2_opt2
+    } > "$OUT/tune-ism2.log" 2>&1
+    echo "ism2 sweep done ($((SECONDS - t0)) s)"
+    timeout 100 $K --suite seeds > "$OUT/tune-seeds.log" 2>&1
+    echo "seeds suite rc=$? ($((SECONDS - t0)) s)"
+    python3 tests/kernels/summarize.py --best "$OUT"/tune-tsm2.log "$OUT"/tune-ism2.log > "$OUT/summary.md"
+    python3 tests/kernels/summarize.py "$OUT"/tune-seeds.log > "$OUT/summary-seeds.md"
+    grep -E "^\| (tsm2|ism2)" "$OUT/summary.md" |
+        awk -F'|' '{printf "%s|%s|%s|%s|%s|%s|%s\n", $2, $3, $4, $5, $8, $9, $10}' | tail -60
+    grep -E "FAIL|failures|geomean|^\| (regtile|stmvb|tiled)" "$OUT/summary-seeds.md" | head -30
+    ;;
 final)
     run_test
     K="$D/kbench"

@@ -139,10 +139,12 @@ static void tsm2_variants(void **state)
     (void)state;
     static const struct kernels_shape shapes[] = {
         {1000, 3, 1001}, {257, 17, 1037}, {4099, 16, 333}, {100003, 8, 8}, {5, 2, 3000}};
-    /* t1, t2, t3, ksplit (V2/V3) or tcf (ISM2) */
+    /* t1, t2, t3, ksplit (V2/V3) or tcf (ISM2), apipe and rpt (V3, ISM2 opt. 1) */
     static const long sets[][KERNELS_MAX_PARAMS] = {
-        {128, 0, 8, 0},  {128, 1, 1, 1},  {32, 2, 2, 3},   {96, 4, 4, 2},   {64, 8, 16, 1},
-        {128, 16, 8, 5}, {256, 16, 16, 0}, {160, 2, 8, 7}, {32, 16, 1, 64}, {512, 4, 4, 0},
+        {128, 0, 8, 0, 1, 0},   {128, 1, 1, 1, 0, 0}, {32, 2, 4, 3, 1, 2},   {96, 4, 4, 2, 0, 0},
+        {64, 8, 16, 1, 1, 1},   {128, 16, 8, 5, 0, 0}, {256, 16, 16, 0, 1, 2}, {160, 2, 8, 7, 1, 2},
+        {32, 16, 1, 64, 0, 0},  {512, 4, 4, 0, 1, 1}, {128, 16, 16, 3, 0, 0}, {64, 16, 4, 2, 1, 2},
+        {96, 8, 8, 0, 1, 2},
     };
     const int nsets = (int)(sizeof sets / sizeof sets[0]);
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
