@@ -32,7 +32,7 @@
      "registers, Alg. 4"}
 #define P_RPT                                                                                      \
     {"rpt", 0, 0, 2, AUTO,                                                                         \
-     "rows per thread with apipe = 1 (1 or 2; 0: 2 when t2 >= 8); 1 is the paper's mapping"}
+     "rows per thread with apipe = 1 (1 or 2; 0: 2 for TSM2, 1 for ISM2); 1 is the paper's"}
 #define P_T3(def) {"t3", def, 1, 16, POW2, "tile_size_A: elements of A loaded at a time (1..16)"}
 
 static const struct kernels_kernel registry[] = {
@@ -84,14 +84,19 @@ static const struct kernels_kernel registry[] = {
      "004 §3.3-3.4 Alg. 3, §4.2 V2", "TSM2 V2: outer product, tile of B in shared memory",
      &kern_tsm2_v2},
     {"tsm2_v3", "tsm2", MODEL_FAM_TSM2_V3, KERNELS_COL_MAJOR, FP32 | FP64, 6,
-     {P_T1, P_T2, P_T3(8),
+     {{"t1", 0, 0, 1024, AUTO,
+       "tile_size_B: rows of B per tile = threads per block (0: 256 for fp32 with apipe = 1, "
+       "else 128)"},
+      P_T2, P_T3(16),
       {"ksplit", 0, 0, 1024, AUTO,
        "blocks sharing k (roofkit's H100 extension; 1: the paper; 0: one full wave)"},
       P_APIPE, P_RPT},
      "004 §3.5 Alg. 4, §4.2 V3", "TSM2 V3: V2 plus prefetching of A and B", &kern_tsm2_v3},
     {"ism2_opt1", "ism2", MODEL_FAM_ISM2, KERNELS_COL_MAJOR, FP32 | FP64, 6,
-     {P_T1, P_T2, P_T3(8),
-      {"tcf", 0, 0, 1000000, AUTO, "thread count factor: m/tcf threads (0: one full wave)"},
+     {P_T1, P_T2,
+      {"t3", 0, 0, 16, AUTO | POW2, "tile_size_A: elements of A loaded at a time (0: 4, 8 or 16 >= k)"},
+      {"tcf", 0, 0, 1000000, AUTO,
+       "thread count factor: m/tcf threads (0: one full wave, at most 16)"},
       P_APIPE, P_RPT},
      "004 §5.2 Alg. 6", "ISM2 optimisation 1: TSM2 V3 with m/tcf threads looping over rows",
      &kern_ism2_opt1},

@@ -17,10 +17,9 @@
  * H100 adaptation (not in the paper): V2/V3 give every thread a whole row, so
  * m = 10240 makes only 80 blocks of t1 = 128 threads for 132 SMs. Parameter
  * `ksplit` also splits k across blockIdx.y; each block writes its partial sums to
- * a workspace and the last block of each row tile to finish (atomic counter after
- * __threadfence, the CUDA threadFenceReduction pattern) adds them in a fixed order
- * and writes C. ksplit = 1 is the paper's algorithm exactly; ksplit = 0 (default)
- * chooses the largest split that keeps the whole grid resident in one wave.
+ * a workspace and a second, small kernel adds them in a fixed order and writes C
+ * (both launches are timed). ksplit = 1 is the paper's algorithm exactly; ksplit = 0
+ * (default) chooses the largest split that keeps the whole grid resident in one wave.
  *
  * t2 and t3 size register arrays, so they are template parameters instantiated
  * for 1, 2, 4, 8, 16; t1 (threads per block), ksplit and tcf are run-time values.
@@ -170,8 +169,8 @@ __global__ void tsm2_v1_kernel(const T *__restrict__ A, const T *__restrict__ B,
  * One kernel for Alg. 3 (PREFETCH false) and Alg. 4 (PREFETCH true). Block b of
  * gridDim.x takes row tiles b, b + gridDim.x, ... (one tile for TSM2, tcf tiles
  * for ISM2 Alg. 6); blockIdx.y takes columns [ks*kchunk, (ks+1)*kchunk) of A.
- * With gridDim.y > 1, partial sums go to ws[(ks*n + col)*m + row] and the last
- * block of a row tile adds them (see the file comment); counters[tile] returns to 0.
+ * With gridDim.y > 1, partial sums go to ws[(ks*n + col)*m + row] and
+ * splitk_reduce_kernel adds them (see the file comment).
  */
 /*
  * Register budget of one thread: the arrays of Alg. 4 (C, currA, nextA, nextB) plus
@@ -192,12 +191,10 @@ template <typename T, int T2, int T3> constexpr int tsm2_regs()
 
 template <typename T, int T2, int T3, bool PREFETCH>
 __global__ void __maxnreg__((tsm2_regs<T, T2, T3>())) tsm2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
-                            long m, long n, long k, long kchunk, T *__restrict__ ws,
-                            unsigned *__restrict__ counters)
+                            long m, long n, long k, long kchunk, T *__restrict__ ws)
 {
     extern __shared__ __align__(16) unsigned char kern_smem[];
     T *Bs = reinterpret_cast<T *>(kern_smem); /* currB: t1 x T2, column-major */
-    __shared__ int s_last;
     const int t1 = blockDim.x;
     const int tid = threadIdx.x;
     const int ks = blockIdx.y;
@@ -293,27 +290,7 @@ __global__ void __maxnreg__((tsm2_regs<T, T2, T3>())) tsm2_kernel(const T *__res
             }
         }
 
-        if (nks > 1) {
-            /* Split k: the last block of this row tile to arrive adds the partial sums. */
-            __threadfence();
-            __syncthreads();
-            if (tid == 0)
-                s_last = atomicAdd(&counters[tile], 1u) == (unsigned)(nks - 1);
-            __syncthreads();
-            if (s_last) {
-                if (row < m) {
-                    for (long p = 0; p < n; p++) {
-                        T sum = T(0);
-                        for (int s = 0; s < nks; s++)
-                            sum += __ldcg(&ws[((long)s * n + p) * m + row]);
-                        C[row + p * m] = sum;
-                    }
-                }
-                if (tid == 0)
-                    counters[tile] = 0; /* ready for the next launch */
-            }
-        }
-        __syncthreads(); /* Bs and s_last are reused by the next row tile */
+        __syncthreads(); /* Bs is reused by the next row tile */
     }
 }
 
@@ -378,7 +355,7 @@ __device__ __forceinline__ void fma_tile_v(T (&c)[V][T2], const T (&a)[V][T3], c
 template <typename T, int T2, int T3, int V>
 __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__ B,
                                   T *__restrict__ C, long m, long n, long k, long kchunk,
-                                  T *__restrict__ ws, unsigned *__restrict__ counters)
+                                  T *__restrict__ ws)
 {
     extern __shared__ __align__(16) unsigned char kern_smem[];
     const int t1 = blockDim.x;
@@ -386,7 +363,6 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
     const int rb = t1 * V; /* rows per row tile */
     T *Bs = reinterpret_cast<T *>(kern_smem); /* t1 x T2, column-major */
     T *As = Bs + t1 * T2;                     /* [ASTAGES][T3][rb] */
-    __shared__ int s_last;
     const int ks = blockIdx.y;
     const int nks = gridDim.y;
     const long kbeg = ks * kchunk;
@@ -516,31 +492,32 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
         __syncthreads(); /* the ring and Bs are reused by the next pass */
     }
 
-    if (nks > 1) {
-        for (long t = 0; t < mine; t++) {
-            const long tile = blockIdx.x + t * gridDim.x;
-            __threadfence();
-            __syncthreads();
-            if (tid == 0)
-                s_last = atomicAdd(&counters[tile], 1u) == (unsigned)(nks - 1);
-            __syncthreads();
-            if (s_last) {
-                for (int v = 0; v < V; v++) {
-                    const long row = tile * rb + (long)tid * V + v;
-                    if (row >= m)
-                        continue;
-                    for (long p = 0; p < n; p++) {
-                        T sum = T(0);
-                        for (int s = 0; s < nks; s++)
-                            sum += __ldcg(&ws[((long)s * n + p) * m + row]);
-                        C[row + p * m] = sum;
-                    }
-                }
-                if (tid == 0)
-                    counters[tile] = 0;
-            }
-            __syncthreads();
+}
+
+/*
+ * Split k, second launch: C = sum over ks of the partial sums, in the fixed order
+ * ks = 0, 1, ... (deterministic). ws[ks*mn + i] pairs with C[i] (i = col*m + row). Every
+ * thread of the grid takes its own elements, with four independent sums so the loads
+ * of one element are in flight together: a first version let the last block of each
+ * row tile add them, a chain of n x ksplit dependent loads per thread that cost up to
+ * a third of the kernel's time at n = 16.
+ */
+template <typename T>
+__global__ void splitk_reduce_kernel(const T *__restrict__ ws, T *__restrict__ C, long mn, int nks)
+{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < mn;
+         i += (long)gridDim.x * blockDim.x) {
+        T s0 = T(0), s1 = T(0), s2 = T(0), s3 = T(0);
+        int s = 0;
+        for (; s + 4 <= nks; s += 4) {
+            s0 += __ldcg(ws + (long)s * mn + i);
+            s1 += __ldcg(ws + (long)(s + 1) * mn + i);
+            s2 += __ldcg(ws + (long)(s + 2) * mn + i);
+            s3 += __ldcg(ws + (long)(s + 3) * mn + i);
         }
+        for (; s < nks; s++)
+            s0 += __ldcg(ws + (long)s * mn + i);
+        C[i] = (s0 + s1) + (s2 + s3);
     }
 }
 
@@ -635,7 +612,7 @@ int ilog2_pow2(long v)
 }
 
 template <typename T, bool PF> using tsm2_fn = void (*)(const T *, const T *, T *, long, long, long,
-                                                         long, T *, unsigned *);
+                                                         long, T *);
 
 #define RK_T3_ROW(T, T2, PF)                                                                       \
     {tsm2_kernel<T, T2, 1, PF>, tsm2_kernel<T, T2, 2, PF>, tsm2_kernel<T, T2, 4, PF>,              \
@@ -649,14 +626,9 @@ template <typename T, bool PF> tsm2_fn<T, PF> pick_tsm2(long t2, long t3)
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
-/* The cp.async kernel exists for t3 = 4, 8, 16 and rpt = 1, 2. */
-int async_t3_index(long t3)
-{
-    return t3 == 4 ? 0 : t3 == 8 ? 1 : t3 == 16 ? 2 : -1;
-}
-
 #define RK_ASYNC_ROW(T, T2, V)                                                                     \
-    {tsm2_async_kernel<T, T2, 4, V>, tsm2_async_kernel<T, T2, 8, V>,                              \
+    {tsm2_async_kernel<T, T2, 1, V>, tsm2_async_kernel<T, T2, 2, V>,                              \
+     tsm2_async_kernel<T, T2, 4, V>, tsm2_async_kernel<T, T2, 8, V>,                              \
      tsm2_async_kernel<T, T2, 16, V>}
 #define RK_ASYNC_V(T, V)                                                                           \
     {RK_ASYNC_ROW(T, 1, V), RK_ASYNC_ROW(T, 2, V), RK_ASYNC_ROW(T, 4, V), RK_ASYNC_ROW(T, 8, V), \
@@ -664,8 +636,8 @@ int async_t3_index(long t3)
 
 template <typename T> tsm2_fn<T, true> pick_async(long t2, long t3, long v)
 {
-    static const tsm2_fn<T, true> table[2][5][3] = {RK_ASYNC_V(T, 1), RK_ASYNC_V(T, 2)};
-    return table[v == 2][ilog2_pow2(t2)][async_t3_index(t3)];
+    static const tsm2_fn<T, true> table[2][5][5] = {RK_ASYNC_V(T, 1), RK_ASYNC_V(T, 2)};
+    return table[v == 2][ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
 template <typename T> using opt2_fn = void (*)(const T *, const T *, T *, long, long, long);
@@ -738,6 +710,13 @@ void split_k(const struct kern_args *a, const long *p, long *kchunk, long *nks)
 
 int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why, size_t len)
 {
+    /* Defaults chosen from sweeps on an H100 (docs/perf-notes.md "kernels"). */
+    if (p[P_T1] == 0) /* V3: 256 threads for fp32 through the cp.async ring, else 128 */
+        p[P_T1] = (v == V3 && p[P_APIPE] == 1 && a->prec == KERNELS_FP32) ? 256 : 128;
+    if (p[P_T3] == 0 && a->m > 0) /* ISM2: all of a row's k <= 16 elements at once */
+        p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : 16;
+    if (p[P_T3] == 0)
+        return RK_OK; /* no shape yet: t3 is chosen with it */
     long t1 = p[P_T1], t3 = p[P_T3];
     if (a->m > 0 && p[P_T2] == 0)
         p[P_T2] = auto_t2(a->n);
@@ -755,10 +734,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     if (v == V3 || v == OPT1) {
         if (p[P_APIPE] != 0 && p[P_APIPE] != 1)
             return kern_why(why, len, "apipe must be 0 (registers, Alg. 4) or 1 (cp.async ring)");
-        if (p[P_APIPE] == 1 && async_t3_index(t3) < 0)
-            return kern_why(why, len, "with apipe = 1, t3 must be 4, 8 or 16, not %ld", t3);
-        if (p[P_RPT] == 0) /* two rows when t2 >= 8 makes shared memory the limit */
-            p[P_RPT] = (p[P_APIPE] == 1 && p[P_T2] >= 8) ? 2 : 1;
+        if (p[P_RPT] == 0) /* TSM2: two rows per thread; ISM2: one */
+            p[P_RPT] = (p[P_APIPE] == 1 && v == V3) ? 2 : 1;
         if (p[P_RPT] != 1 && p[P_RPT] != 2)
             return kern_why(why, len, "rpt must be 1 or 2, not %ld", p[P_RPT]);
         if (p[P_RPT] == 2 && p[P_APIPE] == 0)
@@ -799,10 +776,11 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         split_k(a, p, &kchunk, &nks);
         p[P_SPLIT] = nks; /* store what actually ran */
     } else if (p[P_SPLIT] == 0) {
-        /* tcf: the fewest threads that still fill every SM in one wave (004 §5.2 leaves tcf
-         * to offline profiling; this rule was chosen from a sweep on an H100). */
+        /* tcf: the fewest threads that still fill every SM in one wave, at most 16 rows
+         * per thread (004 §5.2 leaves tcf to offline profiling; this rule was chosen
+         * from a sweep of tcf = 1..300 on an H100). */
         long tcf = ceil_div(a->m, resident * tile_rows(p, 1));
-        p[P_SPLIT] = tcf < 1 ? 1 : tcf;
+        p[P_SPLIT] = tcf < 1 ? 1 : tcf > 16 ? 16 : tcf;
     }
     return RK_OK;
 }
@@ -836,19 +814,7 @@ size_t ws_partials(const struct kern_args *a)
 
 size_t workspace_split(const struct kern_args *a)
 {
-    size_t part = ws_partials(a);
-    if (part == 0)
-        return 0;
-    return part + (size_t)ceil_div(a->m, a->p[P_T1]) * sizeof(unsigned); /* >= row tiles */
-}
-
-int prepare_split(const struct kern_args *a)
-{
-    size_t part = ws_partials(a);
-    if (part == 0)
-        return RK_OK;
-    RK_CUDA(cudaMemsetAsync((char *)a->ws + part, 0, a->ws_bytes - part, a->stream));
-    return RK_OK;
+    return ws_partials(a);
 }
 
 int launch_variant(const struct kern_args *a, struct kern_launch *info, enum variant v)
@@ -860,16 +826,13 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     const long rpt = async && a->p[P_RPT] == 2 ? 2 : 1;
     long gx, nks = 1, kchunk = a->k;
     void *ws = NULL;
-    unsigned *counters = NULL;
     int rc;
 
     if (v == V2 || v == V3) {
         gx = ceil_div(a->m, tile_rows(a->p, v == V3));
         split_k(a, a->p, &kchunk, &nks);
-        if (nks > 1) {
+        if (nks > 1)
             ws = a->ws;
-            counters = (unsigned *)((char *)a->ws + ws_partials(a));
-        }
     } else {
         gx = ceil_div(a->m, tile_rows(a->p, v == OPT1) * a->p[P_SPLIT]);
     }
@@ -887,13 +850,13 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
             pick_opt2<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<double>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
-                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws, counters);
+                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws);
         else if (v == V2)
             pick_tsm2<double, false>(t2, t3)<<<grid, block, smem, a->stream>>>(
-                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws, counters);
+                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws);
         else
             pick_tsm2<double, true>(t2, t3)<<<grid, block, smem, a->stream>>>(
-                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws, counters);
+                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws);
     } else {
         const float *A = (const float *)a->a, *B = (const float *)a->b;
         float *C = (float *)a->c;
@@ -901,13 +864,13 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
             pick_opt2<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<float>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
-                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws, counters);
+                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws);
         else if (v == V2)
             pick_tsm2<float, false>(t2, t3)<<<grid, block, smem, a->stream>>>(
-                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws, counters);
+                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws);
         else
             pick_tsm2<float, true>(t2, t3)<<<grid, block, smem, a->stream>>>(
-                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws, counters);
+                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws);
     }
     info->grid[0] = grid.x;
     info->grid[1] = grid.y;
@@ -917,7 +880,22 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     info->dyn_smem = smem;
     info->func = f;
     info->launches = 1;
-    return kern_check_launch(v == OPT2 ? "ism2_opt2" : "tsm2");
+    if ((rc = kern_check_launch(v == OPT2 ? "ism2_opt2" : "tsm2")) != RK_OK)
+        return rc;
+    if (nks > 1) {
+        const long mn = a->m * a->n;
+        const unsigned blocks = (unsigned)min(ceil_div(mn, 256), 8L * a->dev->sm_count);
+        if (a->prec == KERNELS_FP64)
+            splitk_reduce_kernel<double><<<blocks, 256, 0, a->stream>>>((const double *)ws,
+                                                                        (double *)a->c, mn,
+                                                                        (int)nks);
+        else
+            splitk_reduce_kernel<float><<<blocks, 256, 0, a->stream>>>((const float *)ws,
+                                                                       (float *)a->c, mn, (int)nks);
+        info->launches = 2;
+        return kern_check_launch("tsm2 split-k reduction");
+    }
+    return RK_OK;
 }
 
 int launch_v2(const struct kern_args *a, struct kern_launch *info)
@@ -999,9 +977,9 @@ int launch_v1(const struct kern_args *a, struct kern_launch *info)
 extern "C" {
 const struct kern_ops kern_tsm2_v0 = {resolve_t1, NULL, NULL, launch_v0, NULL, NULL};
 const struct kern_ops kern_tsm2_v1 = {resolve_t1, NULL, NULL, launch_v1, NULL, NULL};
-const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, prepare_split, launch_v2, NULL,
+const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, NULL, launch_v2, NULL,
                                       NULL};
-const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, prepare_split, launch_v3, NULL,
+const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, NULL, launch_v3, NULL,
                                       NULL};
 const struct kern_ops kern_ism2_opt1 = {resolve_opt1, NULL, NULL, launch_opt1, NULL, NULL};
 const struct kern_ops kern_ism2_opt2 = {resolve_opt2, NULL, NULL, launch_opt2, NULL, NULL};

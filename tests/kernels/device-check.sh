@@ -4,7 +4,8 @@
 #   test   the GPU test (every kernel on odd shapes)
 #   tune   the GPU test, the copy ceiling, and sweeps that choose the TSM2/ISM2
 #          defaults (t1, t3, tcf, register cap) against cuBLAS
-#   final  the suites with the registry defaults: the closing figures
+#   final  roofkit probe (copy ceiling) and roofkit run of the suites with the
+#          registry defaults into $OUT/run.db: the closing figures
 # Full logs go to $OUT; a summary table is printed last.
 set -u
 D=${D:-build-kdev}
@@ -75,19 +76,34 @@ tune2)
     grep -E "FAIL|failures|geomean|^\| (regtile|stmvb|tiled)" "$OUT/summary-seeds.md" | head -30
     ;;
 final)
+    # The closing figures: `roofkit run` with the registry defaults, stored in run.db.
     run_test
+    R="$D/roofkit"
     K="$D/kbench"
-    $K --copy --suite tsm2 > "$OUT/final-tsm2.log" 2>&1
-    echo "tsm2 suite done ($((SECONDS - t0)) s)"
-    $K --suite ism2 > "$OUT/final-ism2.log" 2>&1
-    echo "ism2 suite done ($((SECONDS - t0)) s)"
-    $K --suite seeds > "$OUT/final-seeds.log" 2>&1
-    echo "seeds suite done ($((SECONDS - t0)) s)"
-    python3 tests/kernels/summarize.py "$OUT"/final-*.log > "$OUT/summary.md"
-    tail -40 "$OUT/summary.md"
+    DB="$OUT/run.db"
+    {
+        $K --copy --kernel cublas_sgemm --sizes 64 --precision fp32
+        echo "== roofkit probe --only bw_dram_copy,bw_dram_read"
+        $R --db "$DB" probe --only bw_dram_copy,bw_dram_read
+        echo "probe rc=$?"
+        for suite in tsm2 ism2 seeds; do
+            echo "== roofkit run --suite $suite"
+            $R --db "$DB" run --suite $suite
+            echo "run $suite rc=$? ($((SECONDS - t0)) s)"
+        done
+        echo "== roofkit run --kernel tsm2_v3 --param t2=2,4,8 --param t3=2,4 --sizes 12288x6x12288"
+        $R --db "$DB" run --kernel tsm2_v3 --param t2=2,4,8 --param t3=2,4 --sizes 12288x6x12288
+        echo "run example rc=$?"
+    } > "$OUT/runs.log" 2>&1
+    grep -E "rc=|copy:" "$OUT/runs.log"
+    $K --kernel tsm2_v3 --sizes 10240x16x10240,20480x16x20480,30720x16x30720 \
+        --param t1=128,256 --param t3=4,8,16 --param rpt=1,2 > "$OUT/sweep16.log" 2>&1
+    python3 tests/kernels/summarize.py --db "$DB" > "$OUT/summary.md"
+    grep -E "^\| (tsm2_v3|ism2_opt1) " "$OUT/summary.md" | awk -F'|' '{printf "%s|%s|%s|%s|%s|%s\n", $2, $3, $4, $8, $9, $10}'
+    tail -14 "$OUT/summary.md"
     ;;
 *)
-    echo "usage: device-check.sh test|tune|final" >&2
+    echo "usage: device-check.sh test|tune|tune2|final" >&2
     exit 2
     ;;
 esac

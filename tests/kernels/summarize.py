@@ -4,12 +4,16 @@ suite's targets (issue 4): best configuration per kernel and shape, ratios again
 cuBLAS in the same run, geometric means, effective bandwidth against the copy
 ceiling. Reads kbench logs given as arguments (or stdin); prints Markdown tables.
 
-  summarize.py [--best] [--copy GBPS] LOG...
+  summarize.py [--best] [--copy GBPS] [--db FILE] [LOG...]
     --best   pick the fastest verified configuration per (kernel, precision, shape);
-             default: the registry default is the only configuration in the log
+             default: the last configuration (the registry default when it is alone)
+    --db     read the measurements (and the bw_dram_copy ceiling) of a roofkit database
+             instead of kbench logs; prints the issue's targets beside the figures
 """
+import json
 import math
 import re
+import sqlite3
 import sys
 from collections import defaultdict
 
@@ -40,7 +44,24 @@ def main(argv):
             files.append(a)
         i += 1
     rows = defaultdict(list)  # (kernel, prec, shape) -> [(med_us, bw, gf, ok, err, params)]
-    for f in files or ["-"]:
+    db = argv[argv.index("--db") + 1] if "--db" in argv else None
+    if db:
+        files = [f for f in files if f != db]
+        con = sqlite3.connect(db)
+        for (name, value, unit) in con.execute(
+                "select name, value, unit from ceiling where name = 'bw_dram_copy'"):
+            copy = value * (1000.0 if unit == "TB/s" else 1.0)
+            print(f"ceiling from roofkit probe: {name} = {value} {unit}")
+        q = ("select kernel, precision, m, n, k, params, time_median_ns, verified, rel_error "
+             "from measurement where source = 'suite' order by id")
+        for kernel, prec, m, n, k, params, med_ns, ok, err in con.execute(q):
+            e = 8 if prec == "fp64" else 4
+            t = med_ns * 1e-9
+            bw = (m * k + k * n + m * n) * e / t / 1e9
+            gf = 2.0 * m * n * k / t / 1e9
+            rows[(kernel, prec, (m, n, k))].append(
+                (med_ns / 1e3, bw, gf, ok == 1, err if err is not None else float("nan"), params))
+    for f in files if not db else []:
         fh = sys.stdin if f == "-" else open(f)
         for line in fh:
             c = COPY.match(line)
@@ -91,6 +112,59 @@ def main(argv):
     print(f"verification failures: {len(fails)}")
     for k, r in fails[:20]:
         print("  FAIL", k, r)
+    targets(pick, ratios, copy, fails, rows)
+
+
+def targets(pick, ratios, copy, fails, rows):
+    """The issue's targets, each beside the figure measured."""
+    def ratio_list(kernel, prec, cond=lambda s: True):
+        return [r for s, r in ratios.get((kernel, prec), []) if cond(s)]
+
+    tsm2 = {(m, n, k) for m in (10240, 20480, 30720) for n in (2, 4, 8, 16) for k in [m]}
+    ism2 = {(m, kn, kn) for m in (100000, 1000000, 10000000) for kn in (8, 16)}
+    out = []
+    for prec in ("fp32", "fp64"):
+        rs = ratio_list("tsm2_v3", prec, lambda s: s in tsm2)
+        out.append((f"TSM2 V3 / cuBLAS geomean, tsm2 suite, {prec}", f"{geomean(rs):.3f} ({len(rs)} shapes)", ">= 1.00",
+                    len(rs) == 12 and geomean(rs) >= 1.0))
+    rs = ratio_list("tsm2_v3", "fp32", lambda s: s in tsm2 and s[0] == 10240)
+    out.append(("TSM2 V3 / cuBLAS geomean, fp32, m = 10240", f"{geomean(rs):.3f} ({len(rs)} shapes)", ">= 1.15",
+                len(rs) == 4 and geomean(rs) >= 1.15))
+    if copy:
+        worst = None
+        for (k, prec, s), r in pick.items():
+            if k == "tsm2_v3" and s in tsm2:
+                pct = 100 * r[1] / copy
+                if worst is None or pct < worst[0]:
+                    worst = (pct, prec, s, r[1])
+        if worst:
+            out.append(("TSM2 V3 effective bandwidth, worst tsm2 shape, % of copy ceiling",
+                        f"{worst[0]:.1f}% ({worst[3]:.0f} GB/s, {worst[1]} {worst[2][0]}x{worst[2][1]}x{worst[2][2]})",
+                        ">= 90%", worst[0] >= 90.0))
+    for kern in ("ism2_opt1", "ism2_opt2"):
+        rs = ratio_list(kern, "fp32", lambda s: s in ism2) + ratio_list(kern, "fp64", lambda s: s in ism2)
+        out.append((f"{kern} / cuBLAS geomean, ism2 suite (fp32 + fp64)", f"{geomean(rs):.3f} ({len(rs)} shapes)",
+                    ">= 1.50", len(rs) == 12 and geomean(rs) >= 1.5))
+        worst = None
+        for (k, prec, s), r in pick.items():
+            if k == kern and s in ism2 and s[0] == 10000000:
+                if worst is None or r[1] < worst[0]:
+                    worst = (r[1], prec, s)
+        if worst:
+            out.append((f"{kern} effective bandwidth at m = 1e7, worst of k = n, precision",
+                        f"{worst[0]:.0f} GB/s ({worst[1]} k = n = {worst[2][1]})", ">= 2400 GB/s", worst[0] >= 2400))
+    r = pick.get(("regtile", "fp32", (4096, 4096, 4096)))
+    c = pick.get(("cublas_sgemm", "fp32", (4096, 4096, 4096)))
+    if r and c:
+        out.append(("regtile / cublasSgemm, fp32 4096^3", f"{c[0] / r[0]:.3f} ({r[2] / 1e3:.1f} vs {c[2] / 1e3:.1f} TFLOP/s)",
+                    ">= 0.70", c[0] / r[0] >= 0.7))
+    nmeas = sum(len(v) for v in rows.values())
+    out.append(("verification: measurements failed / stored", f"{len(fails)} / {nmeas}", "0", not fails))
+    print()
+    print("| target | measured | wanted | met |")
+    print("|---|---|---|---|")
+    for name, val, want, ok in out:
+        print(f"| {name} | {val} | {want} | {'yes' if ok else 'NO'} |")
 
 
 if __name__ == "__main__":
