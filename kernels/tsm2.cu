@@ -711,10 +711,16 @@ void split_k(const struct kern_args *a, const long *p, long *kchunk, long *nks)
 int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why, size_t len)
 {
     /* Defaults chosen from sweeps on an H100 (docs/perf-notes.md "kernels"). */
-    if (p[P_T1] == 0) /* V3: 256 threads for fp32 through the cp.async ring, else 128 */
-        p[P_T1] = (v == V3 && p[P_APIPE] == 1 && a->prec == KERNELS_FP32) ? 256 : 128;
-    if (p[P_T3] == 0 && a->m > 0) /* ISM2: all of a row's k <= 16 elements at once */
-        p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : 16;
+    const bool wide = a->m > 0 && a->n > 8; /* t2 = 16: registers and shared memory are tight */
+    if (p[P_T1] == 0) /* V3 through the cp.async ring: 256 threads for fp32, and for fp64 at
+                         n > 8; else 128 */
+        p[P_T1] = (v == V3 && p[P_APIPE] == 1 && (a->prec == KERNELS_FP32 || wide)) ? 256 : 128;
+    if (p[P_T3] == 0 && a->m > 0) {
+        if (v == V3) /* fp64 at n > 8: a ring of 16 columns leaves one block per SM */
+            p[P_T3] = (a->prec == KERNELS_FP64 && wide) ? 8 : 16;
+        else /* ISM2: a row's k <= 16 elements at once; fp64 at k > 8 in groups of 4 */
+            p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 4 : 16;
+    }
     if (p[P_T3] == 0)
         return RK_OK; /* no shape yet: t3 is chosen with it */
     long t1 = p[P_T1], t3 = p[P_T3];

@@ -96,8 +96,12 @@ final)
         echo "run example rc=$?"
     } > "$OUT/runs.log" 2>&1
     grep -E "rc=|copy:" "$OUT/runs.log"
-    $K --kernel tsm2_v3 --sizes 10240x16x10240,20480x16x20480,30720x16x30720 \
-        --param t1=128,256 --param t3=4,8,16 --param rpt=1,2 > "$OUT/sweep16.log" 2>&1
+    {   # evidence for the next defaults, not part of the closing figures
+        $K --kernel tsm2_v3 --sizes 10240x16x10240,20480x16x20480 --precision fp32 \
+            --param t1=128,256,512 --param t3=8,16 --param rpt=2
+        $K --kernel ism2_opt1 --sizes 100000x16x16,1000000x16x16,10000000x16x16 --precision fp64 \
+            --param t3=4,8,16 --param tcf=0,4,64
+    } > "$OUT/sweep.log" 2>&1
     python3 tests/kernels/summarize.py --db "$DB" > "$OUT/summary.md"
     grep -E "^\| (tsm2_v3|ism2_opt1) " "$OUT/summary.md" | awk -F'|' '{printf "%s|%s|%s|%s|%s|%s\n", $2, $3, $4, $8, $9, $10}'
     tail -14 "$OUT/summary.md"

@@ -152,7 +152,7 @@ static void tsm2_variants(void **state)
     variants("tsm2_v3", sets, nsets, shapes, nshapes);
     variants("ism2_opt1", sets, nsets, shapes, nshapes);
     variants("ism2_opt2", sets, nsets, shapes, nshapes);
-    static const long t1sets[][KERNELS_MAX_PARAMS] = {{32}, {96}, {1024}};
+    static const long t1sets[][KERNELS_MAX_PARAMS] = {{32}, {96}, {256}};
     variants("tsm2_v0", t1sets, 3, shapes, nshapes);
     variants("tsm2_v1", t1sets, 3, shapes, nshapes);
 }
