@@ -33,8 +33,8 @@
 #endif
 
 #define MAX_PARAM_SPECS 8
-#define MAX_VALUES 64
-#define MAX_SHAPES 64
+#define MAX_VALUES      64
+#define MAX_SHAPES      64
 
 struct param_spec {
     char *name;
@@ -171,16 +171,18 @@ static int parse_param(const char *arg, struct run_opts *o)
     if (o->n_specs == MAX_PARAM_SPECS)
         return rk_error(RK_EUSAGE, "at most %d --param options", MAX_PARAM_SPECS);
     if (!eq || eq == arg)
-        return rk_error(RK_EUSAGE, "option '--param' needs NAME=V1,V2,... such as t2=2,4,8, not "
-                                   "'%s'",
+        return rk_error(RK_EUSAGE,
+                        "option '--param' needs NAME=V1,V2,... such as t2=2,4,8, not "
+                        "'%s'",
                         arg);
     sp = &o->specs[o->n_specs];
     sp->name = strndup(arg, (size_t)(eq - arg));
     if (!sp->name)
         return rk_error(RK_ENOMEM, "out of host memory");
     if (rk_parse_long_list(eq + 1, &sp->values, &sp->n) != RK_OK || sp->n > MAX_VALUES) {
-        int rc = rk_error(RK_EUSAGE, "option '--param %s' needs up to %d whole numbers, such as "
-                                     "%s=2,4,8",
+        int rc = rk_error(RK_EUSAGE,
+                          "option '--param %s' needs up to %d whole numbers, such as "
+                          "%s=2,4,8",
                           arg, MAX_VALUES, sp->name);
         free(sp->name);
         return rc;
@@ -203,18 +205,18 @@ static void kernel_names(char *buf, size_t len)
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; i < kernels_count() && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-                                 kernels_get(i)->name);
+        used +=
+            (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", kernels_get(i)->name);
 }
 
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
     static const struct option longopts[] = {
-        {"suite", required_argument, NULL, 's'},  {"kernel", required_argument, NULL, 'k'},
-        {"sizes", required_argument, NULL, 'S'},  {"precision", required_argument, NULL, 'p'},
-        {"param", required_argument, NULL, 'P'},  {"reps", required_argument, NULL, 'r'},
-        {"warm", no_argument, NULL, 'w'},         {"metrics", required_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"suite", required_argument, NULL, 's'}, {"kernel", required_argument, NULL, 'k'},
+        {"sizes", required_argument, NULL, 'S'}, {"precision", required_argument, NULL, 'p'},
+        {"param", required_argument, NULL, 'P'}, {"reps", required_argument, NULL, 'r'},
+        {"warm", no_argument, NULL, 'w'},        {"metrics", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     const char *suite = NULL, *metrics = NULL;
     long reps = 10;
@@ -275,8 +277,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             char names[256] = "";
             size_t used = 0;
             for (int i = 0; i < kernels_suites_count(); i++)
-                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-                                         i ? ", " : "", kernels_suite_get(i)->name);
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                         kernels_suite_get(i)->name);
             return rk_error(RK_EUSAGE, "no suite named '%s'; valid suites are %s", suite, names);
         }
     } else if (!o->kernel_pats) {
@@ -361,8 +363,9 @@ static int build_plan(const struct run_opts *o, struct plan *pl)
         pe->n_shapes = o->n_sizes;
         pl->n_entries = pe->n_kernels ? 1 : 0;
         if (!pl->n_entries)
-            return rk_error(RK_EUSAGE, "suite '%s' has no kernel that --kernel selects; see "
-                                       "'roofkit list suites'",
+            return rk_error(RK_EUSAGE,
+                            "suite '%s' has no kernel that --kernel selects; see "
+                            "'roofkit list suites'",
                             o->suite->name);
     } else if (o->suite) {
         for (int e = 0; e < o->suite->n_entries; e++) {
@@ -375,8 +378,9 @@ static int build_plan(const struct run_opts *o, struct plan *pl)
             pl->n_entries++;
         }
         if (!pl->n_entries)
-            return rk_error(RK_EUSAGE, "suite '%s' has no kernel that --kernel selects; see "
-                                       "'roofkit list suites'",
+            return rk_error(RK_EUSAGE,
+                            "suite '%s' has no kernel that --kernel selects; see "
+                            "'roofkit list suites'",
                             o->suite->name);
     } else if (o->n_sizes) {
         add_kernels(&pl->entries[0], NULL, o);
@@ -425,8 +429,9 @@ static int build_plan(const struct run_opts *o, struct plan *pl)
                                                 len ? ", " : "", k->params[p].name);
             }
         if (!used)
-            return rk_error(RK_EUSAGE, "no selected kernel has a parameter '%s'; their "
-                                       "parameters are %s",
+            return rk_error(RK_EUSAGE,
+                            "no selected kernel has a parameter '%s'; their "
+                            "parameters are %s",
                             o->specs[j].name, names[0] ? names : "(none)");
     }
     for (int e = 0; e < pl->n_entries; e++)
@@ -519,8 +524,8 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
         return rc;
 
     t = r.time_median_ns * 1e-9;
-    printf("%-16s %s %7ldx%-6ldx%-7ld %-40s %11.2f us %9.1f GFLOP/s %7.1f GB/s %s %.1e\n",
-           k->name, m.precision, sh->m, sh->n, sh->k, r.params_json, r.time_median_ns / 1e3,
+    printf("%-16s %s %7ldx%-6ldx%-7ld %-40s %11.2f us %9.1f GFLOP/s %7.1f GB/s %s %.1e\n", k->name,
+           m.precision, sh->m, sh->n, sh->k, r.params_json, r.time_median_ns / 1e3,
            2.0 * sh->m * sh->n * sh->k / t / 1e9,
            ((double)sh->m * sh->k + (double)sh->k * sh->n + (double)sh->m * sh->n) * e / t / 1e9,
            r.verified ? "verified" : "FAILED  ", r.rel_error);
@@ -529,8 +534,8 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
         (*failed)++;
         rk_warn("%s %s %ldx%ldx%ld %s failed verification: relative error %.3e (tolerance %.1e), "
                 "%ld non-finite outputs",
-                k->name, m.precision, sh->m, sh->n, sh->k, r.params_json, r.rel_error,
-                r.tolerance, r.nonfinite);
+                k->name, m.precision, sh->m, sh->n, sh->k, r.params_json, r.rel_error, r.tolerance,
+                r.nonfinite);
     }
     return RK_OK;
 }
@@ -653,8 +658,9 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
 
     if (rc == RK_EINTR || (rc == RK_OK && rk_interrupted)) {
         db_capture_mark_interrupted(ctx->db, capture);
-        rc = rk_error(RK_EINTR, "interrupted after %ld of %ld measurements; the stored rows are "
-                                "complete",
+        rc = rk_error(RK_EINTR,
+                      "interrupted after %ld of %ld measurements; the stored rows are "
+                      "complete",
                       done, pl.total);
         goto out;
     }
@@ -665,8 +671,8 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     rc = db_capture_end(ctx->db, capture, DB_DONE);
     if (rc != RK_OK)
         goto out;
-    rk_info("capture %lld: %ld measurements, %d failed verification, %d skipped", (long long)capture,
-            done - skipped, failed, skipped);
+    rk_info("capture %lld: %ld measurements, %d failed verification, %d skipped",
+            (long long)capture, done - skipped, failed, skipped);
     if (failed)
         rc = rk_error(RK_EVERIFY, "%d measurement(s) failed verification (stored with their error)",
                       failed);

@@ -77,9 +77,9 @@ static int launch_gemmex(const struct kern_args *a, struct kern_launch *info)
     const cublasComputeType_t ct =
         f64 ? CUBLAS_COMPUTE_64F : (a->p[0] ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
     no_info(info);
-    return status(cublasGemmEx(a->cublas, CUBLAS_OP_N, CUBLAS_OP_N, (int)a->m, (int)a->n,
-                               (int)a->k, f64 ? (const void *)&oned : (const void *)&onef, a->a, t,
-                               (int)a->m, a->b, t, (int)a->k,
+    return status(cublasGemmEx(a->cublas, CUBLAS_OP_N, CUBLAS_OP_N, (int)a->m, (int)a->n, (int)a->k,
+                               f64 ? (const void *)&oned : (const void *)&onef, a->a, t, (int)a->m,
+                               a->b, t, (int)a->k,
                                f64 ? (const void *)&zerod : (const void *)&zerof, a->c, t,
                                (int)a->m, ct, CUBLAS_GEMM_DEFAULT),
                   "cublasGemmEx");
@@ -95,5 +95,5 @@ static double tolerance_gemmex(const struct kern_args *a)
 
 const struct kern_ops kern_cublas_sgemm = {resolve_none, NULL, NULL, launch_sgemm, NULL, NULL};
 const struct kern_ops kern_cublas_dgemm = {resolve_none, NULL, NULL, launch_dgemm, NULL, NULL};
-const struct kern_ops kern_cublas_gemmex = {resolve_gemmex, NULL,          NULL,
-                                            launch_gemmex,  NULL,          tolerance_gemmex};
+const struct kern_ops kern_cublas_gemmex = {resolve_gemmex, NULL, NULL,
+                                            launch_gemmex,  NULL, tolerance_gemmex};

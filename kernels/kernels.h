@@ -70,11 +70,11 @@ struct kernels_param {
  * program's life.
  */
 struct kernels_kernel {
-    const char *name;        /* tsm2_v3, stmvb, cublas_sgemm, ... (selected by prefix/glob) */
-    const char *family;      /* naive, stso, ..., tsm2, ism2, regtile, cublas */
+    const char *name;   /* tsm2_v3, stmvb, cublas_sgemm, ... (selected by prefix/glob) */
+    const char *family; /* naive, stso, ..., tsm2, ism2, regtile, cublas */
     enum model_kernel_family cost_family; /* the model/ cost formula (kernels_cost) */
-    int layout;              /* enum kernels_layout */
-    unsigned precisions;     /* KERNELS_PREC_BIT(KERNELS_FP32) | ... */
+    int layout;                           /* enum kernels_layout */
+    unsigned precisions;                  /* KERNELS_PREC_BIT(KERNELS_FP32) | ... */
     int n_params;
     struct kernels_param params[KERNELS_MAX_PARAMS];
     const char *seed;        /* where it comes from, e.g. "004 §3.5 Alg. 4" */
@@ -83,7 +83,7 @@ struct kernels_kernel {
 };
 
 int kernels_count(void);
-const struct kernels_kernel *kernels_get(int i); /* NULL when out of range */
+const struct kernels_kernel *kernels_get(int i);             /* NULL when out of range */
 const struct kernels_kernel *kernels_find(const char *name); /* exact name, or NULL */
 
 /*
@@ -100,7 +100,7 @@ int kernels_param_index(const struct kernels_kernel *k, const char *name);
  * suite mean m = n = k = N.
  */
 #define KERNELS_SUITE_MAX_ENTRIES 6
-#define KERNELS_SUITE_MAX_SHAPES 24
+#define KERNELS_SUITE_MAX_SHAPES  24
 #define KERNELS_SUITE_MAX_KERNELS 16
 struct kernels_suite_entry {
     const char *kernels[KERNELS_SUITE_MAX_KERNELS]; /* patterns, NULL-terminated */
@@ -136,8 +136,7 @@ int kernels_cost(const struct kernels_kernel *k, int prec, const struct kernels_
                  const long *params, struct model_cost *out /* OUT */);
 
 /* Writes {"name":value,...} for the kernel's parameters into buf. */
-void kernels_params_json(const struct kernels_kernel *k, const long *params, char *buf,
-                         size_t len);
+void kernels_params_json(const struct kernels_kernel *k, const long *params, char *buf, size_t len);
 
 /* What the device is; filled by kernels_session_open. */
 struct kernels_device {
@@ -196,12 +195,12 @@ struct kernels_result {
     double tolerance;                /* what verified was judged against */
     long nonfinite;                  /* NaN/Inf elements found in the output */
     int reps;
-    int warm;                        /* cache state: 1 warm, 0 cold (flushed) */
+    int warm; /* cache state: 1 warm, 0 cold (flushed) */
     double time_min_ns, time_median_ns, time_max_ns;
-    unsigned grid[3], block[3];      /* 0 when unknown (cuBLAS) */
-    int registers;                   /* per thread; 0 when unknown */
-    long smem_static, smem_dynamic;  /* shared memory per block; 0 when unknown */
-    int launches;                    /* kernel launches per timed call (split-k: 1) */
+    unsigned grid[3], block[3];     /* 0 when unknown (cuBLAS) */
+    int registers;                  /* per thread; 0 when unknown */
+    long smem_static, smem_dynamic; /* shared memory per block; 0 when unknown */
+    int launches;                   /* kernel launches per timed call (split-k: 1) */
 };
 
 /*

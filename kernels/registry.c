@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The tables below are data: kept one entry per few lines, not clang-formatted. */
+/* clang-format off */
 #define FP32 KERNELS_PREC_BIT(KERNELS_FP32)
 #define FP64 KERNELS_PREC_BIT(KERNELS_FP64)
 #define AUTO KERNELS_PARAM_AUTO
@@ -122,6 +124,8 @@ static const struct kernels_kernel registry[] = {
      {{"tf32", 0, 0, 1, 0, "1: fp32 on the tensor cores in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)"}},
      "004 §2.2 (reference)", "cublasGemmEx with CUBLAS_COMPUTE_32F / 64F", &kern_cublas_gemmex},
 };
+
+/* clang-format on */
 
 #define N_KERNELS ((int)(sizeof registry / sizeof registry[0]))
 
@@ -283,6 +287,7 @@ int kernels_cost(const struct kernels_kernel *k, int prec, const struct kernels_
 
 /* ---- suites ---------------------------------------------------------------- */
 
+/* clang-format off */
 #define SQ(N) {N, N, N}
 #define TS(M, N) {M, N, M} /* TSM2: m = k */
 #define IS(M, KN) {M, KN, KN} /* ISM2: k = n */
@@ -322,6 +327,8 @@ static const struct kernels_suite suites[] = {
       {{"ism2_opt1", "cublas", NULL}, 1, {IS(10000000, 16)}},
       {{"stmvb", "tiled_003", "regtile", "cublas", NULL}, 1, {SQ(2048)}}}},
 };
+
+/* clang-format on */
 
 #define N_SUITES ((int)(sizeof suites / sizeof suites[0]))
 

@@ -24,7 +24,8 @@
 
 #include <cuda_runtime.h>
 
-namespace {
+namespace
+{
 
 template <typename T> struct vec16;
 template <> struct vec16<float> {
@@ -36,7 +37,8 @@ template <> struct vec16<double> {
     static constexpr int n = 2;
 };
 
-template <typename T> __device__ __forceinline__ void unpack(T *dst, const typename vec16<T>::type &v);
+template <typename T>
+__device__ __forceinline__ void unpack(T *dst, const typename vec16<T>::type &v);
 template <> __device__ __forceinline__ void unpack<float>(float *d, const float4 &v)
 {
     d[0] = v.x;
@@ -68,10 +70,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     using V = typename vec16<T>::type;
     constexpr int VEC = vec16<T>::n;
     constexpr int TX = BN / TN, TY = BM / TM, THREADS = TX * TY;
-    constexpr int HM = TM / 2, HN = TN / 2;       /* half micro-tiles */
-    constexpr int AS_LD = BM + VEC;               /* padded row of As (16 bytes) */
-    constexpr int LA = BM * BK / VEC / THREADS;   /* 16-byte loads of A per thread */
-    constexpr int LB = BK * BN / VEC / THREADS;   /* 16-byte loads of B per thread */
+    constexpr int HM = TM / 2, HN = TN / 2;     /* half micro-tiles */
+    constexpr int AS_LD = BM + VEC;             /* padded row of As (16 bytes) */
+    constexpr int LA = BM * BK / VEC / THREADS; /* 16-byte loads of A per thread */
+    constexpr int LB = BK * BN / VEC / THREADS; /* 16-byte loads of B per thread */
     static_assert(HM == VEC && HN == VEC, "a half micro-tile is one 16-byte vector");
     static_assert(LA >= 1 && LB >= 1 && LA * VEC * THREADS == BM * BK &&
                       LB * VEC * THREADS == BK * BN,

@@ -24,7 +24,8 @@
 
 #include <cuda_runtime.h>
 
-namespace {
+namespace
+{
 
 template <typename T>
 __global__ void naive_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
@@ -214,9 +215,9 @@ int resolve_stmvb(const struct kern_args *a, long *p, char *why, size_t len)
         return kern_why(why, len, "block_size must be 1..32 (block_size^2 <= 1024 threads)");
     if (!is_pow2_upto8(p[1]))
         return kern_why(why, len, "parallel must be 1, 2, 4 or 8, not %ld", p[1]);
-    if (a->dev &&
-        2 * p[1] * p[0] * p[0] * (long)kern_elem(a->prec) > a->dev->smem_per_block_optin)
-        return kern_why(why, len, "2 x parallel x block_size^2 elements exceed the %ld bytes of "
+    if (a->dev && 2 * p[1] * p[0] * p[0] * (long)kern_elem(a->prec) > a->dev->smem_per_block_optin)
+        return kern_why(why, len,
+                        "2 x parallel x block_size^2 elements exceed the %ld bytes of "
                         "shared memory per block",
                         a->dev->smem_per_block_optin);
     return RK_OK;
@@ -229,8 +230,9 @@ int launch2d(const struct kern_args *a, struct kern_launch *info, const void *f,
     const long gx = ceil_div(a->n, tile_w), gy = ceil_div(a->m, tile_h);
     int rc;
     if (gy > 65535 || gx > 0x7fffffffL)
-        return rk_error(RK_EUSAGE, "%s: a grid of %ld x %ld blocks is too large; choose a larger "
-                                   "block",
+        return rk_error(RK_EUSAGE,
+                        "%s: a grid of %ld x %ld blocks is too large; choose a larger "
+                        "block",
                         name, gx, gy);
     if ((rc = kern_check_block(f, bx * by, name)) != RK_OK)
         return rc;
@@ -238,8 +240,8 @@ int launch2d(const struct kern_args *a, struct kern_launch *info, const void *f,
         return rc;
     void *args[] = {(void *)&a->a, (void *)&a->b, (void *)&a->c,
                     (void *)&a->m, (void *)&a->n, (void *)&a->k};
-    RK_CUDA(cudaLaunchKernel(f, dim3((unsigned)gx, (unsigned)gy), dim3(bx, by), args, smem,
-                             a->stream));
+    RK_CUDA(
+        cudaLaunchKernel(f, dim3((unsigned)gx, (unsigned)gy), dim3(bx, by), args, smem, a->stream));
     info->grid[0] = (unsigned)gx;
     info->grid[1] = (unsigned)gy;
     info->grid[2] = 1;
@@ -272,10 +274,14 @@ int launch_stso(const struct kern_args *a, struct kern_launch *info)
 template <typename T> const void *stmo_func(long op)
 {
     switch (op) {
-    case 1: return (const void *)stmo_kernel<T, 1>;
-    case 2: return (const void *)stmo_kernel<T, 2>;
-    case 4: return (const void *)stmo_kernel<T, 4>;
-    default: return (const void *)stmo_kernel<T, 8>;
+    case 1:
+        return (const void *)stmo_kernel<T, 1>;
+    case 2:
+        return (const void *)stmo_kernel<T, 2>;
+    case 4:
+        return (const void *)stmo_kernel<T, 4>;
+    default:
+        return (const void *)stmo_kernel<T, 8>;
     }
 }
 
@@ -290,10 +296,14 @@ int launch_stmo(const struct kern_args *a, struct kern_launch *info)
 template <typename T> const void *stmvb_func(long par)
 {
     switch (par) {
-    case 1: return (const void *)stmvb_kernel<T, 1>;
-    case 2: return (const void *)stmvb_kernel<T, 2>;
-    case 4: return (const void *)stmvb_kernel<T, 4>;
-    default: return (const void *)stmvb_kernel<T, 8>;
+    case 1:
+        return (const void *)stmvb_kernel<T, 1>;
+    case 2:
+        return (const void *)stmvb_kernel<T, 2>;
+    case 4:
+        return (const void *)stmvb_kernel<T, 4>;
+    default:
+        return (const void *)stmvb_kernel<T, 8>;
     }
 }
 

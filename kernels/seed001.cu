@@ -22,7 +22,8 @@
 
 #include <cuda_runtime.h>
 
-namespace {
+namespace
+{
 
 template <typename T>
 __device__ __forceinline__ T ld_or_zero(const T *M, long rows, long cols, long r, long c)

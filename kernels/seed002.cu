@@ -20,7 +20,8 @@
 
 #include <cuda_runtime.h>
 
-namespace {
+namespace
+{
 
 /* Listing 1's "normal kernel": m, n, k are multiples of blockDim.x. */
 template <typename T>
@@ -186,7 +187,7 @@ int launch_border(const struct kern_args *a, struct kern_launch *info)
 } // namespace
 
 extern "C" {
-const struct kern_ops kern_rect_padded = {resolve_rect,   workspace_padded, prepare_padded,
-                                          launch_padded,  finish_padded,    NULL};
+const struct kern_ops kern_rect_padded = {resolve_rect,  workspace_padded, prepare_padded,
+                                          launch_padded, finish_padded,    NULL};
 const struct kern_ops kern_rect_border = {resolve_rect, NULL, NULL, launch_border, NULL, NULL};
 }

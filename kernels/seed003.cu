@@ -19,7 +19,8 @@
 
 #include <cuda_runtime.h>
 
-namespace {
+namespace
+{
 
 template <typename T>
 __device__ __forceinline__ T ld_or_zero(const T *M, long rows, long cols, long r, long c)
@@ -103,11 +104,13 @@ int resolve_tiled(const struct kern_args *a, long *p, char *why, size_t len)
 {
     const long tm = p[P_TM], tn = p[P_TN], tk = p[P_TK], sm = p[P_SM], sn = p[P_SN];
     if (!tiled_func<float>(sm, sn))
-        return kern_why(why, len, "tilescale_m x tilescale_n must be one of 1x1, 2x2, 4x2, 4x4, "
+        return kern_why(why, len,
+                        "tilescale_m x tilescale_n must be one of 1x1, 2x2, 4x2, 4x4, "
                         "8x1, 8x4, not %ldx%ld",
                         sm, sn);
     if (tm % sm != 0 || tn % sn != 0)
-        return kern_why(why, len, "tiledim_m (%ld) and tiledim_n (%ld) must be multiples of "
+        return kern_why(why, len,
+                        "tiledim_m (%ld) and tiledim_n (%ld) must be multiples of "
                         "tilescale_m (%ld) and tilescale_n (%ld)",
                         tm, tn, sm, sn);
     const long by = tm / sm, bx = tn / sn;
@@ -128,7 +131,8 @@ int launch_tiled(const struct kern_args *a, struct kern_launch *info)
     const unsigned by = (unsigned)(tm / sm), bx = (unsigned)(tn / sn);
     const size_t smem = (size_t)(tm * tk + tk * tn) * kern_elem(a->prec);
     const long gx = (a->n + tn - 1) / tn, gy = (a->m + tm - 1) / tm;
-    const void *f = a->prec == KERNELS_FP64 ? tiled_func<double>(sm, sn) : tiled_func<float>(sm, sn);
+    const void *f =
+        a->prec == KERNELS_FP64 ? tiled_func<double>(sm, sn) : tiled_func<float>(sm, sn);
     int rc;
     if (gy > 65535)
         return rk_error(RK_EUSAGE, "tiled_003: m = %ld needs more than 65535 block rows", a->m);
@@ -138,8 +142,8 @@ int launch_tiled(const struct kern_args *a, struct kern_launch *info)
         return rc;
     void *args[] = {(void *)&a->a, (void *)&a->b, (void *)&a->c, (void *)&a->m, (void *)&a->n,
                     (void *)&a->k, (void *)&tm,   (void *)&tn,   (void *)&tk};
-    RK_CUDA(cudaLaunchKernel(f, dim3((unsigned)gx, (unsigned)gy), dim3(bx, by), args, smem,
-                             a->stream));
+    RK_CUDA(
+        cudaLaunchKernel(f, dim3((unsigned)gx, (unsigned)gy), dim3(bx, by), args, smem, a->stream));
     info->grid[0] = (unsigned)gx;
     info->grid[1] = (unsigned)gy;
     info->grid[2] = 1;

@@ -38,9 +38,9 @@ struct kernels_session {
 
     int prepared, prec;
     struct kernels_shape shape;
-    void *a, *b, *c;        /* inputs and output in the precision */
-    double *a64, *b64;      /* float64 inputs for the reference (== a, b for fp64) */
-    double *ref[2];         /* per enum kernels_layout, NULL until needed */
+    void *a, *b, *c;   /* inputs and output in the precision */
+    double *a64, *b64; /* float64 inputs for the reference (== a, b for fp64) */
+    double *ref[2];    /* per enum kernels_layout, NULL until needed */
     void *ws;
     size_t ws_bytes;
 };
@@ -92,7 +92,8 @@ extern "C" int kern_smem_optin(const void *func, size_t bytes, const struct kern
 
 /* ---- device helpers ------------------------------------------------------ */
 
-namespace {
+namespace
+{
 
 __device__ __forceinline__ double uniform_pm1(unsigned long long seed, unsigned long long i)
 {
@@ -239,11 +240,11 @@ int check_output(struct kernels_session *s, int layout, double *rel, long *nonfi
     int blocks = 4 * s->dev.sm_count;
     RK_CUDA(cudaMemsetAsync(s->stats, 0, 3 * sizeof(double), s->stream));
     if (s->prec == KERNELS_FP64)
-        verify_kernel<double><<<blocks, 256, 0, s->stream>>>((const double *)s->c, s->ref[layout],
-                                                             count, s->stats);
+        verify_kernel<double>
+            <<<blocks, 256, 0, s->stream>>>((const double *)s->c, s->ref[layout], count, s->stats);
     else
-        verify_kernel<float><<<blocks, 256, 0, s->stream>>>((const float *)s->c, s->ref[layout],
-                                                            count, s->stats);
+        verify_kernel<float>
+            <<<blocks, 256, 0, s->stream>>>((const float *)s->c, s->ref[layout], count, s->stats);
     RK_CUDA(cudaGetLastError());
     RK_CUDA(cudaMemcpyAsync(h, s->stats, sizeof h, cudaMemcpyDeviceToHost, s->stream));
     RK_CUDA(cudaStreamSynchronize(s->stream));
@@ -258,8 +259,8 @@ int flush_l2(struct kernels_session *s, unsigned pass)
 {
     const long n = (long)(s->flush_bytes / sizeof(uint4));
     RK_CUDA(cudaMemsetAsync(s->flush, (int)(pass & 0xff), s->flush_bytes, s->stream));
-    flush_read_kernel<<<4 * s->dev.sm_count, 512, 0, s->stream>>>((const uint4 *)s->flush, n,
-                                                                  0x5eed1e55u ^ pass, s->flush_sink);
+    flush_read_kernel<<<4 * s->dev.sm_count, 512, 0, s->stream>>>(
+        (const uint4 *)s->flush, n, 0x5eed1e55u ^ pass, s->flush_sink);
     RK_CUDA(cudaGetLastError());
     return RK_OK;
 }
@@ -351,8 +352,9 @@ int kernels_session_open(int ordinal, unsigned long long seed, struct kernels_se
         return rk_error(RK_ENOGPU, "no CUDA GPU found (%s); run roofkit on a machine with a GPU",
                         cerr != cudaSuccess ? cudaGetErrorString(cerr) : "0 devices");
     if (ordinal < 0 || ordinal >= count)
-        return rk_error(RK_ENOGPU, "there is no CUDA device %d (this machine has %d); pass --device",
-                        ordinal, count);
+        return rk_error(RK_ENOGPU,
+                        "there is no CUDA device %d (this machine has %d); pass --device", ordinal,
+                        count);
     s = (struct kernels_session *)calloc(1, sizeof *s);
     if (!s)
         return rk_error(RK_ENOMEM, "out of host memory");
@@ -408,8 +410,8 @@ int kernels_session_open(int ordinal, unsigned long long seed, struct kernels_se
     TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     TRY(cudaEventCreate(&s->ev_start));
     TRY(cudaEventCreate(&s->ev_stop));
-    s->flush_bytes = round_up(2 * (size_t)(s->dev.l2_bytes > 0 ? s->dev.l2_bytes : 64 << 20),
-                              1 << 20);
+    s->flush_bytes =
+        round_up(2 * (size_t)(s->dev.l2_bytes > 0 ? s->dev.l2_bytes : 64 << 20), 1 << 20);
     TRY(cudaMalloc(&s->flush, s->flush_bytes));
     TRY(cudaMalloc((void **)&s->flush_sink, sizeof(unsigned)));
     TRY(cudaMalloc((void **)&s->stats, 4 * sizeof(double)));
@@ -476,7 +478,7 @@ size_t kernels_bytes_needed(int prec, const struct kernels_shape *sh)
     const size_t e = kern_elem(prec);
     const size_t mk = (size_t)sh->m * (size_t)sh->k, kn = (size_t)sh->k * (size_t)sh->n,
                  mn = (size_t)sh->m * (size_t)sh->n;
-    size_t bytes = (mk + kn + mn) * e;     /* A, B, C */
+    size_t bytes = (mk + kn + mn) * e; /* A, B, C */
     if (prec != KERNELS_FP64)
         bytes += (mk + kn) * sizeof(double); /* float64 copies for the reference */
     bytes += 2 * mn * sizeof(double);        /* references, both layouts */
@@ -508,7 +510,8 @@ int kernels_session_prepare(struct kernels_session *s, int prec, const struct ke
         return rk_error(RK_ENOMEM,
                         "shape %ldx%ldx%ld in %s needs %.2f GB of GPU memory but %.2f GB are free; "
                         "choose smaller --sizes",
-                        sh->m, sh->n, sh->k, kernels_precision_name(prec), need / 1e9, free_b / 1e9);
+                        sh->m, sh->n, sh->k, kernels_precision_name(prec), need / 1e9,
+                        free_b / 1e9);
 
     mk = (size_t)sh->m * (size_t)sh->k;
     kn = (size_t)sh->k * (size_t)sh->n;
@@ -534,10 +537,10 @@ int kernels_session_prepare(struct kernels_session *s, int prec, const struct ke
             fill_kernel<double><<<blocks, 256, 0, s->stream>>>(s->a64, NULL, (long)mk, seed_a);
             fill_kernel<double><<<blocks, 256, 0, s->stream>>>(s->b64, NULL, (long)kn, seed_b);
         } else {
-            fill_kernel<float><<<blocks, 256, 0, s->stream>>>((float *)s->a, s->a64, (long)mk,
-                                                              seed_a);
-            fill_kernel<float><<<blocks, 256, 0, s->stream>>>((float *)s->b, s->b64, (long)kn,
-                                                              seed_b);
+            fill_kernel<float>
+                <<<blocks, 256, 0, s->stream>>>((float *)s->a, s->a64, (long)mk, seed_a);
+            fill_kernel<float>
+                <<<blocks, 256, 0, s->stream>>>((float *)s->b, s->b64, (long)kn, seed_b);
         }
     }
     RK_CUDA(cudaGetLastError());
@@ -643,12 +646,11 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     qsort(times, (size_t)reps, sizeof *times, cmp_double);
     r->time_min_ns = times[0];
     r->time_max_ns = times[reps - 1];
-    r->time_median_ns =
-        reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    r->time_median_ns = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
     r->reps = reps;
     r->warm = warm;
-    r->tolerance = ops->tolerance ? ops->tolerance(&args)
-                                  : (s->prec == KERNELS_FP64 ? TOL_FP64 : TOL_FP32);
+    r->tolerance =
+        ops->tolerance ? ops->tolerance(&args) : (s->prec == KERNELS_FP64 ? TOL_FP64 : TOL_FP32);
     r->nonfinite = bad1 > bad2 ? bad1 : bad2;
     r->rel_error = (bad1 || bad2) ? NAN : (rel1 > rel2 ? rel1 : rel2);
     r->verified = !bad1 && !bad2 && rel1 <= r->tolerance && rel2 <= r->tolerance;

@@ -31,7 +31,8 @@
 
 #include <stdio.h>
 
-namespace {
+namespace
+{
 
 /* ---- device helpers ------------------------------------------------------ */
 
@@ -190,8 +191,9 @@ template <typename T, int T2, int T3> constexpr int tsm2_regs()
 }
 
 template <typename T, int T2, int T3, bool PREFETCH>
-__global__ void __maxnreg__((tsm2_regs<T, T2, T3>())) tsm2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
-                            long m, long n, long k, long kchunk, T *__restrict__ ws)
+__global__ void __maxnreg__((tsm2_regs<T, T2, T3>()))
+    tsm2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m, long n,
+                long k, long kchunk, T *__restrict__ ws)
 {
     extern __shared__ __align__(16) unsigned char kern_smem[];
     T *Bs = reinterpret_cast<T *>(kern_smem); /* currB: t1 x T2, column-major */
@@ -360,7 +362,7 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
     extern __shared__ __align__(16) unsigned char kern_smem[];
     const int t1 = blockDim.x;
     const int tid = threadIdx.x;
-    const int rb = t1 * V; /* rows per row tile */
+    const int rb = t1 * V;                    /* rows per row tile */
     T *Bs = reinterpret_cast<T *>(kern_smem); /* t1 x T2, column-major */
     T *As = Bs + t1 * T2;                     /* [ASTAGES][T3][rb] */
     const int ks = blockIdx.y;
@@ -491,7 +493,6 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
         cp_async_wait<0>();
         __syncthreads(); /* the ring and Bs are reused by the next pass */
     }
-
 }
 
 /*
@@ -540,8 +541,8 @@ template <typename T, int T2, int T3> constexpr int opt2_regs()
 
 template <typename T, int T2, int T3>
 __global__ void __maxnreg__((opt2_regs<T, T2, T3>()))
-    ism2_opt2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
-                                 long m, long n, long k)
+    ism2_opt2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
+                     long n, long k)
 {
     extern __shared__ __align__(16) unsigned char kern_smem[];
     T *Bs = reinterpret_cast<T *>(kern_smem);
@@ -602,21 +603,29 @@ enum { P_T1 = 0, P_T2 = 1, P_T3 = 2, P_SPLIT = 3, P_APIPE = 4, P_RPT = 5 };
 int ilog2_pow2(long v)
 {
     switch (v) {
-    case 1: return 0;
-    case 2: return 1;
-    case 4: return 2;
-    case 8: return 3;
-    case 16: return 4;
-    default: return -1;
+    case 1:
+        return 0;
+    case 2:
+        return 1;
+    case 4:
+        return 2;
+    case 8:
+        return 3;
+    case 16:
+        return 4;
+    default:
+        return -1;
     }
 }
 
-template <typename T, bool PF> using tsm2_fn = void (*)(const T *, const T *, T *, long, long, long,
-                                                         long, T *);
+template <typename T, bool PF>
+using tsm2_fn = void (*)(const T *, const T *, T *, long, long, long, long, T *);
 
 #define RK_T3_ROW(T, T2, PF)                                                                       \
-    {tsm2_kernel<T, T2, 1, PF>, tsm2_kernel<T, T2, 2, PF>, tsm2_kernel<T, T2, 4, PF>,              \
-     tsm2_kernel<T, T2, 8, PF>, tsm2_kernel<T, T2, 16, PF>}
+    {                                                                                              \
+        tsm2_kernel<T, T2, 1, PF>, tsm2_kernel<T, T2, 2, PF>, tsm2_kernel<T, T2, 4, PF>,           \
+            tsm2_kernel<T, T2, 8, PF>, tsm2_kernel<T, T2, 16, PF>                                  \
+    }
 
 template <typename T, bool PF> tsm2_fn<T, PF> pick_tsm2(long t2, long t3)
 {
@@ -627,12 +636,16 @@ template <typename T, bool PF> tsm2_fn<T, PF> pick_tsm2(long t2, long t3)
 }
 
 #define RK_ASYNC_ROW(T, T2, V)                                                                     \
-    {tsm2_async_kernel<T, T2, 1, V>, tsm2_async_kernel<T, T2, 2, V>,                              \
-     tsm2_async_kernel<T, T2, 4, V>, tsm2_async_kernel<T, T2, 8, V>,                              \
-     tsm2_async_kernel<T, T2, 16, V>}
+    {                                                                                              \
+        tsm2_async_kernel<T, T2, 1, V>, tsm2_async_kernel<T, T2, 2, V>,                            \
+            tsm2_async_kernel<T, T2, 4, V>, tsm2_async_kernel<T, T2, 8, V>,                        \
+            tsm2_async_kernel<T, T2, 16, V>                                                        \
+    }
 #define RK_ASYNC_V(T, V)                                                                           \
-    {RK_ASYNC_ROW(T, 1, V), RK_ASYNC_ROW(T, 2, V), RK_ASYNC_ROW(T, 4, V), RK_ASYNC_ROW(T, 8, V), \
-     RK_ASYNC_ROW(T, 16, V)}
+    {                                                                                              \
+        RK_ASYNC_ROW(T, 1, V), RK_ASYNC_ROW(T, 2, V), RK_ASYNC_ROW(T, 4, V),                       \
+            RK_ASYNC_ROW(T, 8, V), RK_ASYNC_ROW(T, 16, V)                                          \
+    }
 
 template <typename T> tsm2_fn<T, true> pick_async(long t2, long t3, long v)
 {
@@ -643,8 +656,10 @@ template <typename T> tsm2_fn<T, true> pick_async(long t2, long t3, long v)
 template <typename T> using opt2_fn = void (*)(const T *, const T *, T *, long, long, long);
 
 #define RK_OPT2_ROW(T, T2)                                                                         \
-    {ism2_opt2_kernel<T, T2, 1>, ism2_opt2_kernel<T, T2, 2>, ism2_opt2_kernel<T, T2, 4>,           \
-     ism2_opt2_kernel<T, T2, 8>, ism2_opt2_kernel<T, T2, 16>}
+    {                                                                                              \
+        ism2_opt2_kernel<T, T2, 1>, ism2_opt2_kernel<T, T2, 2>, ism2_opt2_kernel<T, T2, 4>,        \
+            ism2_opt2_kernel<T, T2, 8>, ism2_opt2_kernel<T, T2, 16>                                \
+    }
 
 template <typename T> opt2_fn<T> pick_opt2(long t2, long t3)
 {
@@ -721,39 +736,38 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         else /* ISM2: a row's k <= 16 elements at once; fp64 at k > 8 in groups of 4 */
             p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 4 : 16;
     }
-    if (p[P_T3] == 0)
-        return RK_OK; /* no shape yet: t3 is chosen with it */
-    long t1 = p[P_T1], t3 = p[P_T3];
+    if (v == V3 || v == OPT1) {
+        if (p[P_APIPE] != 0 && p[P_APIPE] != 1)
+            return kern_why(why, len, "apipe must be 0 (registers, Alg. 4) or 1 (cp.async ring)");
+        if (p[P_RPT] != 0 && p[P_RPT] != 1 && p[P_RPT] != 2)
+            return kern_why(why, len, "rpt must be 1 or 2, not %ld", p[P_RPT]);
+        if (p[P_RPT] == 2 && p[P_APIPE] == 0)
+            return kern_why(why, len, "rpt = 2 needs apipe = 1");
+        if (p[P_RPT] == 0 && a->m > 0) /* TSM2: two rows per thread; ISM2: one */
+            p[P_RPT] = (p[P_APIPE] == 1 && v == V3) ? 2 : 1;
+    }
+    const long t1 = p[P_T1], t3 = p[P_T3];
     if (a->m > 0 && p[P_T2] == 0)
         p[P_T2] = auto_t2(a->n);
     if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0)
         return kern_why(why, len, "t2 must be 1, 2, 4, 8 or 16, not %ld", p[P_T2]);
-    if (ilog2_pow2(t3) < 0)
-        return kern_why(why, len, "t3 must be 1, 2, 4, 8 or 16, not %ld", t3);
     if (t1 % 32 != 0 || t1 < 32 || t1 > 1024)
         return kern_why(why, len, "t1 must be a multiple of 32 between 32 and 1024, not %ld", t1);
-    if (t1 % t3 != 0)
+    if (t3 != 0 && ilog2_pow2(t3) < 0) /* 0: chosen with the shape */
+        return kern_why(why, len, "t3 must be 1, 2, 4, 8 or 16, not %ld", t3);
+    if (t3 != 0 && t1 % t3 != 0)
         return kern_why(why, len, "t1 (%ld) must be a multiple of t3 (%ld)", t1, t3);
     if (a->m <= 0)
         return RK_OK; /* no shape yet: static checks only */
 
-    if (v == V3 || v == OPT1) {
-        if (p[P_APIPE] != 0 && p[P_APIPE] != 1)
-            return kern_why(why, len, "apipe must be 0 (registers, Alg. 4) or 1 (cp.async ring)");
-        if (p[P_RPT] == 0) /* TSM2: two rows per thread; ISM2: one */
-            p[P_RPT] = (p[P_APIPE] == 1 && v == V3) ? 2 : 1;
-        if (p[P_RPT] != 1 && p[P_RPT] != 2)
-            return kern_why(why, len, "rpt must be 1 or 2, not %ld", p[P_RPT]);
-        if (p[P_RPT] == 2 && p[P_APIPE] == 0)
-            return kern_why(why, len, "rpt = 2 needs apipe = 1");
-    }
     size_t smem;
     const void *f = variant_func(a, p, v, &smem);
     cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, f) != cudaSuccess)
         return kern_why(why, len, "cannot query the kernel's attributes");
     if (t1 > attr.maxThreadsPerBlock)
-        return kern_why(why, len, "t1 = %ld exceeds the %d threads per block this kernel allows "
+        return kern_why(why, len,
+                        "t1 = %ld exceeds the %d threads per block this kernel allows "
                         "with its %d registers",
                         t1, attr.maxThreadsPerBlock, attr.numRegs);
     if (smem > (size_t)a->dev->smem_per_block_optin)
@@ -763,7 +777,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     if (kern_smem_optin(f, smem, a->dev) != RK_OK ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)t1, smem) != cudaSuccess ||
         per_sm < 1)
-        return kern_why(why, len, "a block of %ld threads with %zu bytes of shared memory does not "
+        return kern_why(why, len,
+                        "a block of %ld threads with %zu bytes of shared memory does not "
                         "fit on an SM",
                         t1, smem);
     const long resident = (long)per_sm * a->dev->sm_count; /* blocks in one full wave */
@@ -892,12 +907,11 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         const long mn = a->m * a->n;
         const unsigned blocks = (unsigned)min(ceil_div(mn, 256), 8L * a->dev->sm_count);
         if (a->prec == KERNELS_FP64)
-            splitk_reduce_kernel<double><<<blocks, 256, 0, a->stream>>>((const double *)ws,
-                                                                        (double *)a->c, mn,
-                                                                        (int)nks);
+            splitk_reduce_kernel<double>
+                <<<blocks, 256, 0, a->stream>>>((const double *)ws, (double *)a->c, mn, (int)nks);
         else
-            splitk_reduce_kernel<float><<<blocks, 256, 0, a->stream>>>((const float *)ws,
-                                                                       (float *)a->c, mn, (int)nks);
+            splitk_reduce_kernel<float>
+                <<<blocks, 256, 0, a->stream>>>((const float *)ws, (float *)a->c, mn, (int)nks);
         info->launches = 2;
         return kern_check_launch("tsm2 split-k reduction");
     }
@@ -934,11 +948,16 @@ template <typename T> const void *v1_func(long n)
 {
     long nc = auto_t2(n);
     switch (nc) {
-    case 1: return (const void *)tsm2_v1_kernel<T, 1>;
-    case 2: return (const void *)tsm2_v1_kernel<T, 2>;
-    case 4: return (const void *)tsm2_v1_kernel<T, 4>;
-    case 8: return (const void *)tsm2_v1_kernel<T, 8>;
-    default: return (const void *)tsm2_v1_kernel<T, 16>;
+    case 1:
+        return (const void *)tsm2_v1_kernel<T, 1>;
+    case 2:
+        return (const void *)tsm2_v1_kernel<T, 2>;
+    case 4:
+        return (const void *)tsm2_v1_kernel<T, 4>;
+    case 8:
+        return (const void *)tsm2_v1_kernel<T, 8>;
+    default:
+        return (const void *)tsm2_v1_kernel<T, 16>;
     }
 }
 
@@ -983,10 +1002,8 @@ int launch_v1(const struct kern_args *a, struct kern_launch *info)
 extern "C" {
 const struct kern_ops kern_tsm2_v0 = {resolve_t1, NULL, NULL, launch_v0, NULL, NULL};
 const struct kern_ops kern_tsm2_v1 = {resolve_t1, NULL, NULL, launch_v1, NULL, NULL};
-const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, NULL, launch_v2, NULL,
-                                      NULL};
-const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, NULL, launch_v3, NULL,
-                                      NULL};
+const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, NULL, launch_v2, NULL, NULL};
+const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, NULL, launch_v3, NULL, NULL};
 const struct kern_ops kern_ism2_opt1 = {resolve_opt1, NULL, NULL, launch_opt1, NULL, NULL};
 const struct kern_ops kern_ism2_opt2 = {resolve_opt2, NULL, NULL, launch_opt2, NULL, NULL};
 }

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SPECS 8
+#define MAX_SPECS  8
 #define MAX_VALUES 16
 
 struct pspec {
@@ -116,9 +116,8 @@ static int run_kernel(struct kernels_session *s, const struct kernels_kernel *k,
             if (rc == RK_OK) {
                 double e = prec == KERNELS_FP64 ? 8 : 4;
                 double t = r.time_median_ns * 1e-9;
-                double bytes = ((double)sh->m * sh->k + (double)sh->k * sh->n +
-                                (double)sh->m * sh->n) *
-                               e;
+                double bytes =
+                    ((double)sh->m * sh->k + (double)sh->k * sh->n + (double)sh->m * sh->n) * e;
                 double model_bytes = NAN;
                 if (kernels_cost(k, prec, sh, r.params, &cost) == RK_OK)
                     model_bytes = cost.bytes_dram;
@@ -128,8 +127,8 @@ static int run_kernel(struct kernels_session *s, const struct kernels_kernel *k,
                        k->name, kernels_precision_name(prec), sh->m, sh->n, sh->k, r.params_json,
                        r.time_median_ns / 1e3, r.time_min_ns / 1e3, r.time_max_ns / 1e3,
                        2.0 * sh->m * sh->n * sh->k / t / 1e9, bytes / t / 1e9,
-                       r.verified ? "ok  " : "FAIL", r.rel_error, r.registers, r.grid[0],
-                       r.grid[1], r.block[0], model_bytes);
+                       r.verified ? "ok  " : "FAIL", r.rel_error, r.registers, r.grid[0], r.grid[1],
+                       r.block[0], model_bytes);
                 if (!r.verified)
                     (*failures)++;
             }
@@ -221,8 +220,7 @@ int main(int argc, char **argv)
         static char sbuf[512];
         snprintf(sbuf, sizeof sbuf, "%s", sizes ? sizes : "1024");
         int ns = 0;
-        for (char *t = strtok(sbuf, ","); t && ns < KERNELS_SUITE_MAX_SHAPES;
-             t = strtok(NULL, ","))
+        for (char *t = strtok(sbuf, ","); t && ns < KERNELS_SUITE_MAX_SHAPES; t = strtok(NULL, ","))
             if (parse_shape(t, &custom.entries[0].shapes[ns]) == 0)
                 ns++;
         custom.entries[0].n_shapes = ns;

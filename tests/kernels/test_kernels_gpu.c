@@ -33,7 +33,7 @@
 static struct kernels_session *sess;
 
 static const struct kernels_shape odd_shapes[] = {
-    {1, 1, 1},     {7, 13, 5},     {31, 37, 41},  {127, 131, 137},
+    {1, 1, 1},       {7, 13, 5},      {31, 37, 41},   {127, 131, 137},
     {257, 263, 269}, {1000, 3, 1001}, {129, 17, 515},
 };
 
@@ -141,9 +141,9 @@ static void tsm2_variants(void **state)
         {1000, 3, 1001}, {257, 17, 1037}, {4099, 16, 333}, {100003, 8, 8}, {5, 2, 3000}};
     /* t1, t2, t3, ksplit (V2/V3) or tcf (ISM2), apipe and rpt (V3, ISM2 opt. 1) */
     static const long sets[][KERNELS_MAX_PARAMS] = {
-        {128, 0, 8, 0, 1, 0},   {128, 1, 1, 1, 0, 0}, {32, 2, 4, 3, 1, 2},   {96, 4, 4, 2, 0, 0},
-        {64, 8, 16, 1, 1, 1},   {128, 16, 8, 5, 0, 0}, {256, 16, 8, 0, 1, 2}, {160, 2, 8, 7, 1, 2},
-        {32, 16, 1, 64, 0, 0},  {512, 4, 4, 0, 1, 1}, {128, 16, 16, 3, 0, 0}, {64, 16, 4, 2, 1, 2},
+        {128, 0, 8, 0, 1, 0},  {128, 1, 1, 1, 0, 0},  {32, 2, 4, 3, 1, 2},    {96, 4, 4, 2, 0, 0},
+        {64, 8, 16, 1, 1, 1},  {128, 16, 8, 5, 0, 0}, {256, 16, 8, 0, 1, 2},  {160, 2, 8, 7, 1, 2},
+        {32, 16, 1, 64, 0, 0}, {512, 4, 4, 0, 1, 1},  {128, 16, 16, 3, 0, 0}, {64, 16, 4, 2, 1, 2},
         {96, 8, 8, 0, 1, 2},
     };
     const int nsets = (int)(sizeof sets / sizeof sets[0]);
@@ -174,9 +174,9 @@ static void seed_variants(void **state)
     variants("stmvb", stmvb, 5, shapes, ns);
     static const long bt[][KERNELS_MAX_PARAMS] = {{4}, {8}};
     variants("blocktile1d_001", bt, 2, shapes, ns);
-    static const long tiled[][KERNELS_MAX_PARAMS] = {
-        {128, 64, 16, 8, 1}, {128, 64, 16, 8, 4}, {128, 64, 7, 4, 2},
-        {32, 32, 32, 1, 1},  {64, 64, 8, 4, 4},   {48, 40, 5, 2, 2}};
+    static const long tiled[][KERNELS_MAX_PARAMS] = {{128, 64, 16, 8, 1}, {128, 64, 16, 8, 4},
+                                                     {128, 64, 7, 4, 2},  {32, 32, 32, 1, 1},
+                                                     {64, 64, 8, 4, 4},   {48, 40, 5, 2, 2}};
     variants("tiled_003", tiled, 6, shapes, ns);
 }
 
@@ -222,9 +222,9 @@ static void too_big_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(registry_static),    cmocka_unit_test(all_kernels_odd),
-        cmocka_unit_test(tsm2_variants),      cmocka_unit_test(seed_variants),
-        cmocka_unit_test(tf32_is_detected),   cmocka_unit_test(bad_params_refused),
+        cmocka_unit_test(registry_static),  cmocka_unit_test(all_kernels_odd),
+        cmocka_unit_test(tsm2_variants),    cmocka_unit_test(seed_variants),
+        cmocka_unit_test(tf32_is_detected), cmocka_unit_test(bad_params_refused),
         cmocka_unit_test(too_big_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,183 @@
+/*
+ * test_kernels_registry.c - the kernel registry and suites without a GPU (ctest
+ * label unit, CI included): everything `roofkit list kernels|suites` and the
+ * argument checks of `roofkit run` rely on.
+ *
+ * Cases:
+ *   defaults_valid       every kernel's defaults pass kernels_check in each of its
+ *                        precisions and the model's cost formula accepts them
+ *   names_unique         names are unique and kernels_find returns the entry
+ *   match_prefix_glob    exact names, prefixes and globs select what they should
+ *   bad_params_refused   out-of-range, non-power-of-two and inconsistent values and
+ *                        missing precisions give RK_EUSAGE with a reason
+ *   params_json_text     the JSON text of a parameter set
+ *   suites_well_formed   every suite entry names kernels that exist and has shapes;
+ *                        the tsm2 and ism2 suites hold the issue's shapes
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+#include "kernels.h"
+
+#include <string.h>
+
+static void defaults_valid(void **state)
+{
+    (void)state;
+    for (int i = 0; i < kernels_count(); i++) {
+        const struct kernels_kernel *k = kernels_get(i);
+        long p[KERNELS_MAX_PARAMS] = {0};
+        char why[200] = "";
+        for (int j = 0; j < k->n_params; j++)
+            p[j] = k->params[j].def;
+        for (int prec = 0; prec < KERNELS_NPREC; prec++) {
+            struct kernels_shape sh = {1000, 16, 1000};
+            struct model_cost cost;
+            long q[KERNELS_MAX_PARAMS];
+            if (!(k->precisions & KERNELS_PREC_BIT(prec)))
+                continue;
+            if (kernels_check(k, prec, p, why, sizeof why) != RK_OK)
+                fail_msg("%s %s: %s", k->name, kernels_precision_name(prec), why);
+            memcpy(q, p, sizeof q);
+            for (int j = 0; j < k->n_params; j++)
+                if (q[j] == 0) /* AUTO: give the model a plausible resolved value */
+                    q[j] = strcmp(k->params[j].name, "t1") == 0 ? 128 : 1;
+            assert_int_equal(kernels_cost(k, prec, &sh, q, &cost), RK_OK);
+            assert_true(cost.flops == 2.0 * 1000 * 16 * 1000);
+            assert_true(cost.bytes_dram > 0);
+        }
+    }
+}
+
+static void names_unique(void **state)
+{
+    (void)state;
+    assert_true(kernels_count() >= 18);
+    assert_null(kernels_get(-1));
+    assert_null(kernels_get(kernels_count()));
+    for (int i = 0; i < kernels_count(); i++) {
+        const struct kernels_kernel *k = kernels_get(i);
+        assert_ptr_equal(kernels_find(k->name), k);
+        assert_non_null(k->impl);
+        assert_non_null(k->description);
+        assert_non_null(k->seed);
+        assert_true(k->precisions != 0);
+        for (int j = i + 1; j < kernels_count(); j++)
+            assert_string_not_equal(k->name, kernels_get(j)->name);
+    }
+    assert_null(kernels_find("tsm2"));
+}
+
+static void match_prefix_glob(void **state)
+{
+    (void)state;
+    assert_true(kernels_match("tsm2_v3", "tsm2_v3"));
+    assert_true(kernels_match("tsm2", "tsm2_v0"));
+    assert_true(kernels_match("cublas", "cublas_gemmex"));
+    assert_true(kernels_match("*_v3", "tsm2_v3"));
+    assert_true(kernels_match("tsm2_v?", "tsm2_v2"));
+    assert_true(kernels_match("*", "naive"));
+    assert_false(kernels_match("ism2", "tsm2_v3"));
+    assert_false(kernels_match("*_v3", "tsm2_v2"));
+    assert_false(kernels_match("tsm2_v3x", "tsm2_v3"));
+}
+
+static void bad_params_refused(void **state)
+{
+    (void)state;
+    char why[200] = "";
+    const struct kernels_kernel *v3 = kernels_find("tsm2_v3");
+    const struct kernels_kernel *stmo = kernels_find("stmo");
+    const struct kernels_kernel *tiled = kernels_find("tiled_003");
+    const long t3_not_pow2[KERNELS_MAX_PARAMS] = {128, 4, 3, 1, 1, 0};
+    const long t1_not_warp[KERNELS_MAX_PARAMS] = {100, 4, 4, 1, 1, 0};
+    const long t3_too_big[KERNELS_MAX_PARAMS] = {32, 4, 64, 1, 1, 0};
+    const long rpt2_registers[KERNELS_MAX_PARAMS] = {128, 4, 4, 1, 0, 2};
+    const long stmo_stride[KERNELS_MAX_PARAMS] = {12, 8};
+    const long tiled_scale[KERNELS_MAX_PARAMS] = {128, 64, 16, 3, 4};
+    assert_int_equal(kernels_check(v3, KERNELS_FP32, t3_not_pow2, why, sizeof why), RK_EUSAGE);
+    assert_true(strstr(why, "t3") != NULL);
+    assert_int_equal(kernels_check(v3, KERNELS_FP32, t1_not_warp, why, sizeof why), RK_EUSAGE);
+    assert_true(strstr(why, "t1") != NULL);
+    assert_int_equal(kernels_check(v3, KERNELS_FP32, t3_too_big, why, sizeof why), RK_EUSAGE);
+    assert_int_equal(kernels_check(v3, KERNELS_FP64, rpt2_registers, why, sizeof why), RK_EUSAGE);
+    assert_true(strstr(why, "rpt") != NULL);
+    assert_int_equal(kernels_check(stmo, KERNELS_FP64, stmo_stride, why, sizeof why), RK_EUSAGE);
+    assert_int_equal(kernels_check(tiled, KERNELS_FP32, tiled_scale, why, sizeof why), RK_EUSAGE);
+    assert_int_equal(
+        kernels_check(kernels_find("cublas_sgemm"), KERNELS_FP64, NULL, why, sizeof why),
+        RK_EUSAGE);
+    assert_true(strstr(why, "fp64") != NULL);
+    assert_int_equal(kernels_check(v3, KERNELS_FP32, NULL, why, sizeof why), RK_OK);
+}
+
+static void params_json_text(void **state)
+{
+    (void)state;
+    char buf[256];
+    const long p[KERNELS_MAX_PARAMS] = {16, 4};
+    kernels_params_json(kernels_find("stmvb"), p, buf, sizeof buf);
+    assert_string_equal(buf, "{\"block_size\":16,\"parallel\":4}");
+    kernels_params_json(kernels_find("regtile"), p, buf, sizeof buf);
+    assert_string_equal(buf, "{}");
+}
+
+static int suite_has(const struct kernels_suite *s, long m, long n, long k)
+{
+    for (int e = 0; e < s->n_entries; e++)
+        for (int i = 0; i < s->entries[e].n_shapes; i++) {
+            const struct kernels_shape *sh = &s->entries[e].shapes[i];
+            if (sh->m == m && sh->n == n && sh->k == k)
+                return 1;
+        }
+    return 0;
+}
+
+static void suites_well_formed(void **state)
+{
+    (void)state;
+    const struct kernels_suite *tsm2 = kernels_suite_find("tsm2");
+    const struct kernels_suite *ism2 = kernels_suite_find("ism2");
+    assert_non_null(kernels_suite_find("seeds"));
+    assert_non_null(kernels_suite_find("default"));
+    assert_null(kernels_suite_find("nope"));
+    for (int s = 0; s < kernels_suites_count(); s++) {
+        const struct kernels_suite *su = kernels_suite_get(s);
+        assert_true(su->n_entries >= 1);
+        for (int e = 0; e < su->n_entries; e++) {
+            const struct kernels_suite_entry *en = &su->entries[e];
+            assert_true(en->n_shapes >= 1);
+            assert_non_null(en->kernels[0]);
+            for (int i = 0; en->kernels[i]; i++) {
+                int hit = 0;
+                for (int k = 0; k < kernels_count(); k++)
+                    hit |= kernels_match(en->kernels[i], kernels_get(k)->name);
+                assert_true(hit);
+            }
+        }
+    }
+    for (long m = 10240; m <= 30720; m += 10240)
+        for (long n = 2; n <= 16; n *= 2)
+            assert_true(suite_has(tsm2, m, n, m));
+    for (long m = 100000; m <= 10000000; m *= 10) {
+        assert_true(suite_has(ism2, m, 8, 8));
+        assert_true(suite_has(ism2, m, 16, 16));
+    }
+    assert_true(suite_has(kernels_suite_find("seeds"), 1025, 1025, 1025));
+    assert_true(suite_has(kernels_suite_find("seeds"), 4096, 4096, 4096));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_valid),    cmocka_unit_test(names_unique),
+        cmocka_unit_test(match_prefix_glob), cmocka_unit_test(bad_params_refused),
+        cmocka_unit_test(params_json_text),  cmocka_unit_test(suites_well_formed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
