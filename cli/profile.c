@@ -1,14 +1,303 @@
 /*
- * profile.c - `roofkit profile -- PROGRAM`: parses and checks the command line;
- * the CUPTI injection library that records the launches comes with the collect
- * issue, so until then it says so and exits with RK_ENOTYET.
+ * profile.c - `roofkit profile -- PROGRAM [ARGS...]`: runs PROGRAM with roofkit's CUDA injection
+ * library (collect/inject.c) and stores every kernel launch it makes, with counters, as
+ * measurements of one capture.
+ *
+ * What happens, in order; nothing is written before the command line is known to be good:
+ *   1. options, the metric list (aliases or CUPTI names, checked with CUPTI's host API for the
+ *      GPU at hand, or GH100 without one), the --kernel regex and PROGRAM on PATH are checked;
+ *   2. the database is opened and a `profile` capture begun;
+ *   3. PROGRAM runs with CUDA_INJECTION64_PATH and ROOFKIT_* set (inject.c lists them): the
+ *      driver loads the library into it and into every child process that uses CUDA, and each
+ *      process writes its own measurements at exit;
+ *   4. the processes' status lines (one per process, in a temporary file) say which mode ran;
+ *      one warning says why counters were missing and how to enable them, and the capture's
+ *      note keeps it.
+ * PROGRAM's standard streams are its own; roofkit only adds its lines on stderr. The exit code
+ * is PROGRAM's (128 + N when signal N killed it).
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "collect.h"
 #include "common.h"
+#include "db.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define INJECT_NAME "libroofkit-inject.so"
+
+/* PROGRAM as execvp would find it: a path with '/', else the first executable on PATH. */
+static int find_program(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    char *copy = strdup(path);
+    int found = 0;
+    for (char *save = NULL, *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char full[PATH_MAX];
+        struct stat st;
+        snprintf(full, sizeof full, "%s/%s", *dir ? dir : ".", prog);
+        found = stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+    }
+    free(copy);
+    return found;
+}
+
+/* The injection library: $ROOFKIT_INJECT, else beside roofkit, its lib/ or the build tree. */
+static int find_injection(char *out, size_t size)
+{
+    const char *env = getenv("ROOFKIT_INJECT");
+    if (env && *env) {
+        snprintf(out, size, "%s", env);
+        return access(out, R_OK) == 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return 0;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    static const char *const rel[] = {"", "/../lib", "/../lib64", "/../lib/x86_64-linux-gnu",
+                                      "/../collect"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        snprintf(out, size, "%s%s/%s", exe, rel[i], INJECT_NAME);
+        if (access(out, R_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Checks --metrics (NULL = default set) against the GPU at hand (GH100 without one), says how
+ * many replay passes it costs, and returns in *checked the names left after dropping those the
+ * chip lacks (malloc'd; "" for the default set, "none" for none).
+ */
+static int check_metrics(const char *list, char **checked)
+{
+    char **names = NULL;
+    int n = 0, rc, passes = 0;
+    struct collect_plan *plan = NULL;
+    *checked = NULL;
+    if (list && strcmp(list, "none") == 0)
+        return (*checked = strdup("none")) ? RK_OK : rk_error(RK_ENOMEM, "out of memory");
+    if (list && rk_parse_name_list(list, &names, &n) != RK_OK)
+        return rk_error(RK_EUSAGE, "option '--metrics' needs a comma-separated list of names");
+    if ((rc = collect_plan_new((const char *const *)names, n, &plan)) == RK_OK &&
+        (rc = collect_plan_check(plan, NULL)) == RK_OK) {
+        size_t len = 1;
+        for (int i = 0; i < plan->nout; i++)
+            len += strlen(plan->out[i].alias ? plan->out[i].alias : plan->out[i].raw) + 1;
+        if (!(*checked = calloc(1, len))) {
+            rc = rk_error(RK_ENOMEM, "out of memory");
+        } else if (list) {
+            for (int i = 0; i < plan->nout; i++) {
+                if (i)
+                    strcat(*checked, ",");
+                strcat(*checked, plan->out[i].alias ? plan->out[i].alias : plan->out[i].raw);
+            }
+        }
+        if (rc == RK_OK && collect_count_passes_for(NULL, (const char *const *)plan->raw,
+                                                    plan->nraw, &passes) == RK_OK)
+            rk_info("collecting %d metric%s in %d replay pass%s per kernel launch", plan->nout,
+                    plan->nout == 1 ? "" : "s", passes, passes == 1 ? "" : "es");
+    }
+    collect_plan_free(plan);
+    rk_free_name_list(names, n);
+    return rc;
+}
+
+/* A status line of one process (collect/inject.c). */
+struct proc_status {
+    long pid, launches, with_counters;
+    int passes;
+    char mode[16];
+    char reason[1024];
+};
+
+static int read_status(const char *path, struct proc_status **out, int *n)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    *out = NULL;
+    *n = 0;
+    if (!f)
+        return RK_OK;
+    while (fgets(line, sizeof line, f)) {
+        struct proc_status st;
+        memset(&st, 0, sizeof st);
+        line[strcspn(line, "\n")] = '\0';
+        if (sscanf(line, "%ld\t%15[^\t]\t%ld\t%ld\t%d", &st.pid, st.mode, &st.launches,
+                   &st.with_counters, &st.passes) != 5)
+            continue;
+        const char *r = line;
+        for (int tabs = 0; *r && tabs < 5; r++)
+            tabs += *r == '\t';
+        snprintf(st.reason, sizeof st.reason, "%s", r);
+        struct proc_status *p = realloc(*out, (size_t)(*n + 1) * sizeof *p);
+        if (!p)
+            break;
+        *out = p;
+        (*out)[(*n)++] = st;
+    }
+    fclose(f);
+    return RK_OK;
+}
+
+/* Runs argv with the injection environment; *status gets waitpid's status. */
+static int run_program(char **argv, char *const *env_kv, int nenv, int *status)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return rk_error(RK_EFAIL, "cannot create a pipe: %s", strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return rk_error(RK_EFAIL, "cannot start '%s': %s", argv[0], strerror(errno));
+    }
+    if (pid == 0) {
+        for (int i = 0; i + 1 < nenv * 2; i += 2)
+            setenv(env_kv[i], env_kv[i + 1], 1);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        execvp(argv[0], argv);
+        int e = errno;
+        if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e) {
+            /* the parent then sees an empty pipe and reports no exec error */
+        }
+        _exit(127);
+    }
+    close(pipefd[1]);
+    int e = 0;
+    ssize_t got;
+    while ((got = read(pipefd[0], &e, sizeof e)) < 0 && errno == EINTR) {
+    }
+    close(pipefd[0]);
+    while (waitpid(pid, status, 0) < 0) {
+        if (errno != EINTR)
+            return rk_error(RK_EFAIL, "cannot wait for '%s': %s", argv[0], strerror(errno));
+    }
+    if (got == (ssize_t)sizeof e)
+        return rk_error(RK_EUSAGE, "cannot run '%s': %s", argv[0], strerror(e));
+    return RK_OK;
+}
+
+/* Prints the summary, the one warning, and keeps the mode in the capture's note. */
+static void report(struct rk_ctx *ctx, int64_t capture, const struct proc_status *st, int nst,
+                   int counters_wanted)
+{
+    long launches = 0, with_counters = 0;
+    int first_bad = -1, nbad = 0, passes = 0;
+    char note[1400];
+    for (int i = 0; i < nst; i++) {
+        int bad = strcmp(st[i].mode, "counters") != 0;
+        nbad += bad;
+        if (bad && first_bad < 0)
+            first_bad = i;
+        launches += st[i].launches;
+        with_counters += st[i].with_counters;
+        if (st[i].passes > passes)
+            passes = st[i].passes;
+    }
+    if (first_bad >= 0) {
+        const struct proc_status *b = &st[first_bad];
+        if (counters_wanted)
+            rk_warn("%s", b->reason);
+        snprintf(note, sizeof note, "mode %s in %d of %d processes: %s", b->mode, nbad, nst,
+                 b->reason);
+    } else {
+        snprintf(note, sizeof note, "mode counters (%d replay passes) in %d processes", passes,
+                 nst);
+    }
+    rk_info("recorded %ld kernel launches (%ld with counters) from %d CUDA process%s in "
+            "capture %lld",
+            launches, with_counters, nst, nst == 1 ? "" : "es", (long long)capture);
+    if (nst > 0)
+        db_capture_note(ctx->db, capture, note);
+}
+
+/*
+ * Steps 2-4 of the header: capture, run, report. Returns PROGRAM's exit code, or an rk_err
+ * when roofkit itself failed before PROGRAM ran.
+ */
+static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, const char *metrics,
+                       const char *kernel, long skip, long count)
+{
+    char dbabs[PATH_MAX], status_path[] = "/tmp/roofkit-status-XXXXXX";
+    char capture_s[32], skip_s[32], count_s[32];
+    struct proc_status *st = NULL;
+    int64_t capture = 0;
+    int rc, nst = 0, wstatus = 0, fd = -1;
+    enum db_status end = DB_FAILED;
+
+    if ((rc = rk_ctx_open_db(ctx, 1)) != RK_OK)
+        return rc;
+    if (!realpath(db_path(ctx->db), dbabs))
+        return rk_error(RK_EIO, "cannot resolve the path of '%s': %s", db_path(ctx->db),
+                        strerror(errno));
+    if ((rc = db_capture_begin(ctx->db, 0, DB_CAPTURE_PROFILE, ctx->cmdline, RK_VERSION,
+                               &capture)) != RK_OK)
+        return rc;
+    if ((fd = mkstemp(status_path)) < 0) {
+        rc = rk_error(RK_EIO, "cannot create a temporary file in /tmp: %s", strerror(errno));
+        goto out;
+    }
+    close(fd);
+    snprintf(capture_s, sizeof capture_s, "%lld", (long long)capture);
+    snprintf(skip_s, sizeof skip_s, "%ld", skip);
+    snprintf(count_s, sizeof count_s, "%ld", count);
+    char *env[] = {
+        "CUDA_INJECTION64_PATH",
+        (char *)inject,
+        "ROOFKIT_DB",
+        dbabs,
+        "ROOFKIT_CAPTURE",
+        capture_s,
+        "ROOFKIT_METRICS",
+        (char *)metrics,
+        "ROOFKIT_KERNEL",
+        (char *)(kernel ? kernel : ""),
+        "ROOFKIT_LAUNCH_SKIP",
+        skip_s,
+        "ROOFKIT_LAUNCH_COUNT",
+        count_s,
+        "ROOFKIT_STATUS",
+        status_path,
+    };
+    rc = run_program(prog, env, (int)(sizeof env / sizeof *env / 2), &wstatus);
+    read_status(status_path, &st, &nst);
+    unlink(status_path);
+    if (rc != RK_OK)
+        goto out;
+    report(ctx, capture, st, nst, strcmp(metrics, "none") != 0);
+    int killed = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+    end = killed == SIGINT || killed == SIGTERM || rk_interrupted ? DB_INTERRUPTED : DB_DONE;
+    rc = killed ? 128 + killed : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : RK_EFAIL;
+out:
+    db_capture_end(ctx->db, capture, end);
+    free(st);
+    return rc;
+}
 
 int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
 {
@@ -20,8 +309,9 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         {NULL, 0, NULL, 0},
     };
     long skip = 0, count = 0;
-    int c;
-    (void)ctx;
+    const char *metrics = NULL, *kernel = NULL;
+    char inject[PATH_MAX], *checked = NULL;
+    int c, rc;
     rk_getopt_reset();
     /* "+" stops at the first non-option: PROGRAM's own options are not ours. */
     while ((c = rk_getopt(argc, argv, "+:", opts)) != -1) {
@@ -29,7 +319,12 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         case 'm':
         case 'k':
             if (!*optarg)
-                return rk_error(RK_EUSAGE, "option needs a non-empty value; see 'roofkit help profile'");
+                return rk_error(RK_EUSAGE,
+                                "option needs a non-empty value; see 'roofkit help profile'");
+            if (c == 'm')
+                metrics = optarg;
+            else
+                kernel = optarg;
             break;
         case 's':
             if (rk_opt_long("launch-skip", optarg, 0, 1L << 40, &skip) != RK_OK)
@@ -44,7 +339,32 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         }
     }
     if (optind >= argc)
-        return rk_error(RK_EUSAGE, "no program to profile; write 'roofkit profile -- PROGRAM [ARGS...]'");
-    return rk_error(RK_ENOTYET,
-                    "'profile' is not available in this version yet (it comes with the collect issue)");
+        return rk_error(RK_EUSAGE,
+                        "no program to profile; write 'roofkit profile -- PROGRAM [ARGS...]'");
+    char **prog = argv + optind;
+    if (kernel) {
+        regex_t re;
+        char msg[256];
+        int rrc = regcomp(&re, kernel, REG_EXTENDED | REG_NOSUB);
+        if (rrc != 0) {
+            regerror(rrc, &re, msg, sizeof msg);
+            return rk_error(RK_EUSAGE, "option '--kernel' needs a regular expression: '%s': %s",
+                            kernel, msg);
+        }
+        regfree(&re);
+    }
+    if (!find_program(prog[0]))
+        return rk_error(RK_EUSAGE, "cannot find program '%s'; give its path or put it on PATH",
+                        prog[0]);
+    if (!find_injection(inject, sizeof inject))
+        return rk_error(RK_EIO,
+                        "cannot find %s beside roofkit or in its lib/ folder; set "
+                        "ROOFKIT_INJECT to its path",
+                        INJECT_NAME);
+
+    if ((rc = check_metrics(metrics, &checked)) != RK_OK)
+        return rc;
+    rc = profile_run(ctx, prog, inject, checked, kernel, skip, count);
+    free(checked);
+    return rc;
 }
