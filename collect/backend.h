@@ -63,8 +63,9 @@ struct bk_kernel {
 /* Called by a backend; arg is hooks->arg. May come from any thread. */
 struct bk_hooks {
     void *arg;
-    /* Runtime or driver launch API entry/exit. nested = 1 for a driver call made inside a
-     * runtime launch already reported (its corr is an alias of the outer launch). */
+    /* Runtime or driver launch API entry/exit. nested = 1 for a launch call made inside
+     * another (cuLaunchKernel inside cudaLaunchKernel): its corr is an alias of the outer
+     * launch, and its context may be the first one known. */
     void (*launch_enter)(void *arg, const struct bk_launch *l, int nested);
     void (*launch_exit)(void *arg, const struct bk_launch *l, int nested);
     void (*kernel)(void *arg, const struct bk_kernel *k);

@@ -187,7 +187,7 @@ int cupti_chip_name(int device, char *buf, size_t size)
 const struct bk_hooks *hooks; /* set while tracing */
 CUpti_SubscriberHandle subscriber;
 int tracing, activity_on, profiler_initialized;
-thread_local int runtime_depth; /* > 0 inside a runtime launch call on this thread */
+thread_local int launch_depth; /* launch API calls open on this thread */
 
 const size_t kActivityBuffer = 8u << 20;
 
@@ -290,15 +290,16 @@ void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_Callbac
     l.corr = cb->correlationId;
     l.symbol = cb->symbolName;
     l.graph = graph;
-    int nested = !runtime && runtime_depth > 0;
+    /* A launch API called inside another (cudaLaunchKernel -> cuLaunchKernel, or one runtime
+     * entry point calling another) is the same launch: only the outermost one is reported as a
+     * launch, the inner ones as nested. */
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        if (runtime)
-            runtime_depth++;
-        h->launch_enter(h->arg, &l, nested);
+        h->launch_enter(h->arg, &l, launch_depth > 0);
+        launch_depth++;
     } else {
-        h->launch_exit(h->arg, &l, nested);
-        if (runtime && runtime_depth > 0)
-            runtime_depth--;
+        if (launch_depth > 0)
+            launch_depth--;
+        h->launch_exit(h->arg, &l, launch_depth > 0);
     }
 }
 

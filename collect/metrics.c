@@ -207,7 +207,7 @@ static int has_output(const struct collect_plan *plan, const char *alias, const 
     for (int i = 0; i < plan->nout; i++) {
         const struct collect_output *o = &plan->out[i];
         if (alias ? (o->alias && strcmp(o->alias, alias) == 0)
-                  : (!o->alias && strcmp(o->raw, raw) == 0))
+                  : (!o->alias && raw && strcmp(o->raw, raw) == 0))
             return 1;
     }
     return 0;

@@ -1,0 +1,111 @@
+#!/bin/bash
+# device-check.sh BUILD OUT - collect/'s checks on the H100, in one go (gpu.md: batch the device
+# time). Needs a Release build of roofkit, roofkit-inject, test_collect_gpu and collect_prog100 in
+# BUILD. Writes the full log, the database and ncu's reports under OUT; prints a short table last.
+#
+#   1 GPU tests: counters of kernels with known work (test_gpu_counters.cu), registers vs ptxas
+#   2 gpu_prog100 (100 launches): plain, under roofkit profile (default set), under ncu with the
+#     same raw metrics (default clock control, for the wall time; --clock-control none, for the
+#     values); launch counts, checksums, wall times; compare_ncu.py side by side
+#   3 --kernel/--launch-skip/--launch-count; child processes; the batch re-arm variants
+#   4 a golden counter data image for the CPU tests (tests/data/collect-golden-*)
+#   5 PyTorch: kernels recorded vs torch.profiler's count; checksum with and without roofkit
+set -u
+B=$(cd "$1" && pwd)
+OUT=$2
+R=$B/cli/roofkit
+P=$B/tests/collect/collect_prog100
+HERE=$(cd "$(dirname "$0")" && pwd)
+DB=$OUT/profile.db
+LOG=$OUT/log.txt
+export PYTHONUNBUFFERED=1
+exec 3>&1 >"$LOG" 2>&1
+T=() # summary lines
+
+now() { date +%s.%N; }
+secs() { python3 -c "print('%.2f' % ($2 - $1))"; }
+say() { T+=("$*"); echo "== $*"; }
+q() { python3 - "$DB" "$@" <<'EOF'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+print(con.execute(sys.argv[2], sys.argv[3:]).fetchone()[0])
+EOF
+}
+last_capture() { q "select max(id) from capture"; }
+
+nvidia-smi -L; ncu --version | tail -1; python3 -c 'import torch; print("torch", torch.__version__)'
+
+echo "### 1 GPU tests"
+t0=$(now)
+"$B/tests/collect/test_collect_gpu"; rc=$?
+say "gpu tests (test_collect_gpu): rc=$rc in $(secs "$t0" "$(now)") s"
+cuobjdump --dump-resource-usage "$B/tests/collect/test_collect_gpu" 2>&1 | grep -A1 -E "copy_k|smem_k" | head -8
+
+echo "### 2 gpu_prog100"
+RAW=$(python3 - "$HERE/../../collect/metrics.c" <<'EOF'
+import re, sys
+src = open(sys.argv[1]).read()
+defs = dict(re.findall(r'#define (\w+) "([^"]+)"', src))
+default = src[src.index("the default set"):src.index("by name (each")]
+names = re.findall(r'"([a-z0-9_]+__[a-z0-9_.]+)"', default)
+names += [defs[m] for m in re.findall(r'\b(FADD|FMUL|FFMA|DADD|DMUL|DFMA|HADD|HMUL|HFMA)\b', default)]
+print(",".join(dict.fromkeys(names)))
+EOF
+)
+echo "default raw metrics: $RAW"
+t0=$(now); "$P" >"$OUT/plain.txt"; t_plain=$(secs "$t0" "$(now)")
+t0=$(now); "$R" --db "$DB" profile -- "$P" >"$OUT/rk.txt"; rc=$?; t_rk=$(secs "$t0" "$(now)")
+cap=$(last_capture)
+n=$(q "select count(*) from measurement where capture_id=?" "$cap")
+nc=$(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null" "$cap")
+say "prog100 under roofkit profile: rc=$rc, $n measurements ($nc with counters) of 100 launches, capture $cap: $(q "select note from capture where id=?" "$cap")"
+cmp -s "$OUT/plain.txt" "$OUT/rk.txt" && same=same || same=DIFFERENT
+say "prog100 output with and without roofkit: $same ($(cat "$OUT/rk.txt"))"
+t0=$(now); ncu --metrics "$RAW" --csv --print-units base "$P" >"$OUT/ncu_default.csv" 2>&1; t_ncu=$(secs "$t0" "$(now)")
+t0=$(now); ncu --clock-control none --metrics "$RAW" --csv --print-units base "$P" >"$OUT/ncu_cmp.csv" 2>&1; t_ncu2=$(secs "$t0" "$(now)")
+nn=$(grep -c '"dram__bytes_read.sum"' "$OUT/ncu_cmp.csv")
+say "wall time, 100 launches, default set: plain $t_plain s, roofkit $t_rk s, ncu $t_ncu s (ratio $(python3 -c "print('%.3f' % ($t_rk / $t_ncu))"), target <= 0.4), ncu --clock-control none $t_ncu2 s; ncu profiled $nn kernels"
+python3 "$HERE/compare_ncu.py" "$DB" "$cap" "$OUT/ncu_cmp.csv" | tee "$OUT/compare.txt"
+say "side by side with ncu: $(tail -1 "$OUT/compare.txt")"
+t0=$(now); "$R" --db "$DB" profile --metrics none -- "$P" >/dev/null; t_none=$(secs "$t0" "$(now)")
+say "roofkit profile --metrics none: $t_none s, $(q "select count(*) from measurement where capture_id=? and time_median_ns > 0" "$(last_capture)") timed launches"
+
+echo "### 3 filters, children, re-arm"
+"$R" --db "$DB" profile --kernel '^triad' --launch-skip 5 --launch-count 10 -- "$P" >/dev/null
+cap=$(last_capture)
+say "--kernel ^triad --launch-skip 5 --launch-count 10: $(q "select count(*) || ' launches, ' || sum(kernel like 'triad%') || ' triad, ' || count(distinct launch_index) || ' indexes' from measurement where capture_id=?" "$cap"), $(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null" "$cap") with counters"
+"$R" --db "$DB" profile --metrics none -- sh -c "'$P' 8 >/dev/null && '$P' 12 >/dev/null"
+cap=$(last_capture)
+say "child processes (8 + 12 launches, --metrics none): $(q "select count(*) || ' launches from ' || count(distinct json_extract(params, '\$.pid')) || ' processes' from measurement where capture_id=?" "$cap")"
+ROOFKIT_MAX_RANGES=8 "$R" --db "$DB" profile -- "$P" 40 >/dev/null
+cap=$(last_capture)
+say "re-arm with SetConfig, 8-range batches, 40 launches: $(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null" "$cap") with counters; $(q "select note from capture where id=?" "$cap")"
+ROOFKIT_CUPTI_RESET=image ROOFKIT_MAX_RANGES=8 "$R" --db "$DB" profile -- "$P" 40 >/dev/null
+cap=$(last_capture)
+say "re-arm image only, 8-range batches, 40 launches: $(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null" "$cap") with counters; $(q "select note from capture where id=?" "$cap")"
+
+echo "### 4 golden image"
+mkdir -p "$OUT/dump"
+ROOFKIT_DUMP_DIR=$OUT/dump ROOFKIT_MAX_RANGES=4 "$R" --db "$DB" profile --launch-count 4 \
+    --metrics dram__bytes_read.sum,dram__bytes_write.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum -- "$P" >/dev/null
+img=$(ls "$OUT"/dump/*.bin 2>/dev/null | head -1)
+[ -n "$img" ] && mv "$img" "$OUT/golden.bin"
+rm -rf "$OUT/dump"
+say "golden image: $(stat -c %s "$OUT/golden.bin" 2>/dev/null || echo none) bytes"
+
+echo "### 5 PyTorch"
+S=$HERE/torch_small.py
+t0=$(now); python3 "$S" >"$OUT/torch_plain.txt"; t_tp=$(secs "$t0" "$(now)")
+python3 "$S" --count >"$OUT/torch_count.txt" 2>&1
+want=$(awk '/^kernels/ {print $2}' "$OUT/torch_count.txt")
+t0=$(now); "$R" --db "$DB" profile -- python3 "$S" >"$OUT/torch_rk.txt"; rc=$?; t_tr=$(secs "$t0" "$(now)")
+cap=$(last_capture)
+say "pytorch: rc=$rc, recorded $(q "select count(*) from measurement where capture_id=?" "$cap") kernels, torch.profiler counted ${want:-?}; $(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null" "$cap") with counters; $t_tp s plain, $t_tr s profiled; $(q "select note from capture where id=?" "$cap")"
+cmp -s "$OUT/torch_plain.txt" "$OUT/torch_rk.txt" && same=same || same=DIFFERENT
+say "pytorch output with and without roofkit: $same ($(cat "$OUT/torch_rk.txt"))"
+cat "$OUT/torch_count.txt"
+rm -f "$OUT"/torch_*.txt "$OUT"/plain.txt "$OUT"/rk.txt
+
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('pragma wal_checkpoint(truncate)'); c.execute('pragma journal_mode=delete')" "$DB"
+exec 1>&3
+printf '%s\n' "${T[@]}"

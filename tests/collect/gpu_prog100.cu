@@ -1,0 +1,95 @@
+/*
+ * gpu_prog100.cu - a CUDA program that launches a known number of kernels (default 100: triad,
+ * FMA loop, scale and increment in turn, on buffers 5x the L2), then prints a checksum of its
+ * results. device-check.sh profiles it with roofkit and with ncu: the launch count, the
+ * counters side by side, the wall time, and the checksum with and without roofkit.
+ * Usage: gpu_prog100 [LAUNCHES]
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "gpu_prog100: %s: %s\n", #call, cudaGetErrorString(e_));               \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+__global__ void triad(double *a, const double *b, const double *c, double s, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        a[i] = b[i] + s * c[i];
+}
+
+__global__ void fma_loop(float *x, float b, float c, int iters)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    float a = x[i];
+    for (int k = 0; k < iters; k++)
+        a = fmaf(a, b, c);
+    x[i] = a;
+}
+
+__global__ void scale(float *y, const float *x, float s, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        y[i] = s * x[i];
+}
+
+__global__ void inc(float *x, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        x[i] += 1.0f;
+}
+
+int main(int argc, char **argv)
+{
+    int launches = argc > 1 ? atoi(argv[1]) : 100;
+    const size_t nd = (size_t)32 << 20; /* 256 MiB per double array */
+    const size_t nf = (size_t)64 << 20; /* 256 MiB per float array */
+    const int fma_blocks = 1024, fma_threads = 256;
+    double *a, *b, *c;
+    float *x, *y, *f;
+    CHECK(cudaMalloc(&a, nd * 8));
+    CHECK(cudaMalloc(&b, nd * 8));
+    CHECK(cudaMalloc(&c, nd * 8));
+    CHECK(cudaMalloc(&x, nf * 4));
+    CHECK(cudaMalloc(&y, nf * 4));
+    CHECK(cudaMalloc(&f, (size_t)fma_blocks * fma_threads * 4));
+    CHECK(cudaMemset(a, 0, nd * 8));
+    CHECK(cudaMemset(b, 0, nd * 8));
+    CHECK(cudaMemset(c, 0, nd * 8));
+    CHECK(cudaMemset(x, 0, nf * 4));
+    CHECK(cudaMemset(y, 0, nf * 4));
+    CHECK(cudaMemset(f, 0, (size_t)fma_blocks * fma_threads * 4));
+    for (int i = 0; i < launches; i++) {
+        switch (i % 4) {
+        case 0:
+            triad<<<132 * 8, 256>>>(a, b, c, 3.0, nd);
+            break;
+        case 1:
+            fma_loop<<<fma_blocks, fma_threads>>>(f, 1.0f, 0.5f, 2048);
+            break;
+        case 2:
+            scale<<<132 * 8, 256>>>(y, x, 2.0f, nf);
+            break;
+        default:
+            inc<<<132 * 8, 256>>>(x, nf);
+            break;
+        }
+        CHECK(cudaGetLastError());
+    }
+    CHECK(cudaDeviceSynchronize());
+    float hx, hy, hf;
+    CHECK(cudaMemcpy(&hx, x + nf - 1, 4, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&hy, y + 12345, 4, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&hf, f + 777, 4, cudaMemcpyDeviceToHost));
+    printf("checksum x=%.1f y=%.1f f=%.1f launches=%d\n", hx, hy, hf, launches);
+    return 0;
+}

@@ -1,0 +1,326 @@
+/*
+ * test_gpu_counters.cu - collect/ sessions on a real GPU, checked against work known in advance.
+ * Label `gpu` (H100; counters need permission, which the GPU machine grants as root).
+ *
+ * Case map (id: what):
+ *   K1  a copy kernel of 4 GiB: dram_read_bytes + dram_write_bytes = 2 x size within 1 %
+ *       (the size is 80x L2, so what stays dirty in L2 at the end is under 1 %)
+ *   K2  an FP32 FMA loop: FFMA count and flop_count_sp exact (2 x iterations x threads), no
+ *       FADD/FMUL; the kernel's side effects are the same as without replay
+ *   K3  cuBLAS bf16 GEMM 4096^3: tensor operations summed over its launches = 2 m n k (wgmma
+ *       path in the default set, and the all-path counter by name)
+ *   K4  launch configuration: registers = ptxas's (cudaFuncGetAttributes), static and dynamic
+ *       shared memory, grid, block, demangled name
+ *   K5  timing mode (--metrics none): Activity timestamps present; 100 launches -> 100 records
+ *   K6  100 launches in counter mode with 64-range batches: every launch has counters
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include "collect.h"
+#include "common.h"
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess)                                                                     \
+            fail_msg("%s: %s", #call, cudaGetErrorString(e_));                                     \
+    } while (0)
+
+#define FMA_ITERS 4096
+
+__global__ void copy_k(float *dst, const float *src, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+
+__global__ void fma_k(float *x, float b, float c)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    float a = x[i];
+#pragma unroll 16
+    for (int k = 0; k < FMA_ITERS; k++)
+        a = fmaf(a, b, c);
+    x[i] = a;
+}
+
+/* Static shared memory of a known size, so the record can be checked. */
+__global__ void smem_k(float *x)
+{
+    __shared__ float tile[1024];
+    extern __shared__ float dyn[];
+    tile[threadIdx.x] = x[threadIdx.x];
+    dyn[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x];
+    __syncthreads();
+    x[threadIdx.x] = dyn[threadIdx.x] + tile[threadIdx.x];
+}
+
+static const struct collect_value *find(const struct collect_launch *l, const char *name)
+{
+    for (int i = 0; i < l->nvalues; i++)
+        if ((l->values[i].alias && strcmp(l->values[i].alias, name) == 0) ||
+            (!l->values[i].alias && strcmp(l->values[i].raw, name) == 0))
+            return &l->values[i];
+    return NULL;
+}
+
+static double value(const struct collect_launch *l, const char *name)
+{
+    const struct collect_value *v = find(l, name);
+    if (!v)
+        fail_msg("no value %s", name);
+    if (v->is_null)
+        fail_msg("value %s is NULL", name);
+    return v->value;
+}
+
+static struct collect_session *begin(const char **names, int n, int max_ranges)
+{
+    struct collect_options opt;
+    struct collect_session *s = NULL;
+    memset(&opt, 0, sizeof opt);
+    opt.metrics = names;
+    opt.nmetrics = n;
+    opt.max_ranges = max_ranges;
+    assert_int_equal(collect_session_begin(&opt, &s), RK_OK);
+    return s;
+}
+
+static struct collect_result *end(struct collect_session *s, enum collect_mode want)
+{
+    struct collect_result *r = NULL;
+    CHECK(cudaDeviceSynchronize());
+    assert_int_equal(collect_session_end(s, &r), RK_OK);
+    if (r->mode != want)
+        fail_msg("mode %s, want %s: %s", collect_mode_name(r->mode), collect_mode_name(want),
+                 r->reason);
+    return r;
+}
+
+/* K1 */
+static void test_copy_dram_bytes(void **state)
+{
+    (void)state;
+    const size_t n = (size_t)1 << 30; /* 4 GiB of floats */
+    float *a = NULL, *b = NULL;
+    CHECK(cudaMalloc(&a, n * sizeof(float)));
+    CHECK(cudaMalloc(&b, n * sizeof(float)));
+    CHECK(cudaMemset(a, 1, n * sizeof(float)));
+    CHECK(cudaDeviceSynchronize());
+    struct collect_session *s = begin(NULL, 0, 0);
+    copy_k<<<132 * 16, 512>>>(b, a, n);
+    CHECK(cudaGetLastError());
+    struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
+    assert_int_equal(r->nlaunch, 1);
+    const struct collect_launch *l = &r->launch[0];
+    double rd = value(l, "dram_read_bytes"), wr = value(l, "dram_write_bytes");
+    double size = (double)n * sizeof(float);
+    print_message("copy 4 GiB: dram read %.6g, write %.6g, sum/(2 size) = %.5f; %d passes; "
+                  "gpu_time %.0f ns; gld_efficiency %.2f %%\n",
+                  rd, wr, (rd + wr) / (2 * size), r->passes, l->duration_ns,
+                  value(l, "gld_efficiency"));
+    assert_true(fabs((rd + wr) - 2 * size) <= 0.01 * 2 * size);
+    assert_true(fabs(rd - size) <= 0.01 * size);
+    assert_true(r->passes <= 2);
+    /* the copy itself happened (replay keeps side effects) */
+    unsigned char probe[4];
+    CHECK(cudaMemcpy(probe, b + n - 1, 4, cudaMemcpyDeviceToHost));
+    assert_int_equal(probe[0], 1);
+    collect_result_free(r);
+    cudaFree(a);
+    cudaFree(b);
+}
+
+/* K2 */
+static void test_fma_flops(void **state)
+{
+    (void)state;
+    const int blocks = 1024, threads = 256;
+    const size_t n = (size_t)blocks * threads;
+    float *x = NULL;
+    float host[4] = {0};
+    CHECK(cudaMalloc(&x, n * sizeof(float)));
+    CHECK(cudaMemset(x, 0, n * sizeof(float)));
+    const char *names[] = {"default", "flop_count_sp_fma", "flop_count_sp_add",
+                           "flop_count_sp_mul"};
+    struct collect_session *s = begin(names, 4, 0);
+    fma_k<<<blocks, threads>>>(x, 1.0f, 1.0f); /* a = a + 1, FMA_ITERS times */
+    CHECK(cudaGetLastError());
+    struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
+    assert_int_equal(r->nlaunch, 1);
+    const struct collect_launch *l = &r->launch[0];
+    double ffma = value(l, "flop_count_sp_fma"), flops = value(l, "flop_count_sp");
+    print_message("fma: FFMA %.17g (want %.17g), flop_count_sp %.17g, FADD %g, FMUL %g\n", ffma,
+                  (double)FMA_ITERS * n, flops, value(l, "flop_count_sp_add"),
+                  value(l, "flop_count_sp_mul"));
+    assert_true(ffma == (double)FMA_ITERS * n);
+    assert_true(value(l, "flop_count_sp_add") == 0.0);
+    assert_true(value(l, "flop_count_sp_mul") == 0.0);
+    assert_true(flops == 2.0 * FMA_ITERS * n);
+    /* each replay pass restored x: one pass's worth of increments */
+    CHECK(cudaMemcpy(host, x, sizeof host, cudaMemcpyDeviceToHost));
+    assert_true(host[0] == (float)FMA_ITERS);
+    collect_result_free(r);
+    cudaFree(x);
+}
+
+/* K3 */
+static void test_bf16_gemm_tensor_ops(void **state)
+{
+    (void)state;
+    const int m = 4096, n = 4096, k = 4096;
+    __nv_bfloat16 *a = NULL, *b = NULL, *c = NULL;
+    cublasHandle_t h = NULL;
+    float alpha = 1.0f, beta = 0.0f;
+    CHECK(cudaMalloc(&a, (size_t)m * k * sizeof *a));
+    CHECK(cudaMalloc(&b, (size_t)k * n * sizeof *b));
+    CHECK(cudaMalloc(&c, (size_t)m * n * sizeof *c));
+    CHECK(cudaMemset(a, 0, (size_t)m * k * sizeof *a));
+    CHECK(cudaMemset(b, 0, (size_t)k * n * sizeof *b));
+    assert_int_equal(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+    /* warm-up outside the session: cuBLAS's first call may launch helper kernels */
+    assert_int_equal(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16BF, m,
+                                  b, CUDA_R_16BF, k, &beta, c, CUDA_R_16BF, m, CUBLAS_COMPUTE_32F,
+                                  CUBLAS_GEMM_DEFAULT),
+                     CUBLAS_STATUS_SUCCESS);
+    CHECK(cudaDeviceSynchronize());
+    const char *names[] = {"default", "tensor_ops_bf16"};
+    struct collect_session *s = begin(names, 2, 0);
+    assert_int_equal(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16BF, m,
+                                  b, CUDA_R_16BF, k, &beta, c, CUDA_R_16BF, m, CUBLAS_COMPUTE_32F,
+                                  CUBLAS_GEMM_DEFAULT),
+                     CUBLAS_STATUS_SUCCESS);
+    struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
+    double wg = 0, all = 0, want = 2.0 * m * n * k;
+    assert_true(r->nlaunch >= 1);
+    for (int i = 0; i < r->nlaunch; i++) {
+        wg += value(&r->launch[i], "tensor_ops_bf16_wgmma");
+        all += value(&r->launch[i], "tensor_ops_bf16");
+        print_message("gemm launch %d: %s, %d regs, tensor_inst %.0f\n", i, r->launch[i].demangled,
+                      r->launch[i].registers, value(&r->launch[i], "tensor_inst"));
+    }
+    print_message("bf16 gemm 4096^3: wgmma ops %.17g, all-path ops %.17g, 2mnk %.17g; %d passes\n",
+                  wg, all, want, r->passes);
+    assert_true(all == want);
+    assert_true(wg == want);
+    collect_result_free(r);
+    cublasDestroy(h);
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+}
+
+/* K4 */
+static void test_launch_config(void **state)
+{
+    (void)state;
+    float *x = NULL;
+    struct cudaFuncAttributes fa_copy, fa_smem;
+    CHECK(cudaMalloc(&x, 1 << 20));
+    CHECK(cudaMemset(x, 0, 1 << 20));
+    CHECK(cudaFuncGetAttributes(&fa_copy, copy_k));
+    CHECK(cudaFuncGetAttributes(&fa_smem, smem_k));
+    const char *names[] = {"gpu_time"};
+    struct collect_session *s = begin(names, 1, 0);
+    copy_k<<<dim3(7, 3, 2), dim3(64, 2, 1)>>>(x + 4096, x, 4096);
+    smem_k<<<2, 256, 256 * sizeof(float)>>>(x);
+    CHECK(cudaGetLastError());
+    struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
+    assert_int_equal(r->nlaunch, 2);
+    const struct collect_launch *c = &r->launch[0], *m = &r->launch[1];
+    print_message("copy_k: %d registers (ptxas %d), smem_k: %d registers (ptxas %d), static %d "
+                  "(%zu), dynamic %d\n",
+                  c->registers, fa_copy.numRegs, m->registers, fa_smem.numRegs, m->static_smem,
+                  fa_smem.sharedSizeBytes, m->dynamic_smem);
+    assert_true(c->has_record && m->has_record);
+    assert_int_equal(c->registers, fa_copy.numRegs);
+    assert_int_equal(m->registers, fa_smem.numRegs);
+    assert_int_equal(c->grid[0], 7);
+    assert_int_equal(c->grid[1], 3);
+    assert_int_equal(c->grid[2], 2);
+    assert_int_equal(c->block[0], 64);
+    assert_int_equal(c->block[1], 2);
+    assert_int_equal(m->static_smem, (int)fa_smem.sharedSizeBytes);
+    assert_int_equal(m->static_smem, 1024 * (int)sizeof(float));
+    assert_int_equal(m->dynamic_smem, 256 * (int)sizeof(float));
+    assert_string_equal(c->demangled, "copy_k(float*, float const*, unsigned long)");
+    assert_string_equal(m->name, "_Z6smem_kPf");
+    assert_true(c->duration_ns > 0);
+    collect_result_free(r);
+    cudaFree(x);
+}
+
+/* K5 */
+static void test_timing_mode(void **state)
+{
+    (void)state;
+    float *x = NULL;
+    CHECK(cudaMalloc(&x, 1 << 20));
+    struct collect_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.nmetrics = -1;
+    struct collect_session *s = NULL;
+    assert_int_equal(collect_session_begin(&opt, &s), RK_OK);
+    for (int i = 0; i < 100; i++)
+        copy_k<<<64, 256>>>(x + 65536, x, 65536);
+    struct collect_result *r = end(s, COLLECT_MODE_TIMING);
+    assert_int_equal(r->nlaunch, 100);
+    for (int i = 0; i < r->nlaunch; i++) {
+        assert_true(r->launch[i].has_record);
+        assert_true(r->launch[i].start_ns > 0 && r->launch[i].end_ns > r->launch[i].start_ns);
+        assert_int_equal(r->launch[i].nvalues > 0 ? r->launch[i].has_counters : 0, 0);
+    }
+    collect_result_free(r);
+    cudaFree(x);
+}
+
+/* K6 */
+static void test_many_launches(void **state)
+{
+    (void)state;
+    float *x = NULL;
+    CHECK(cudaMalloc(&x, 1 << 22));
+    CHECK(cudaMemset(x, 0, 1 << 22));
+    struct collect_session *s = begin(NULL, 0, 0);
+    for (int i = 0; i < 100; i++)
+        copy_k<<<64, 256>>>(x + 262144, x, 262144);
+    struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
+    assert_int_equal(r->nlaunch, 100);
+    assert_int_equal(r->nmismatch, 0);
+    for (int i = 0; i < r->nlaunch; i++) {
+        assert_true(r->launch[i].has_counters);
+        /* 1 MiB read from L2 or DRAM: l2 bytes at least the bytes loaded */
+        assert_true(value(&r->launch[i], "l2_bytes") >= 262144.0 * 4);
+    }
+    collect_result_free(r);
+    cudaFree(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_copy_dram_bytes),      cmocka_unit_test(test_fma_flops),
+        cmocka_unit_test(test_bf16_gemm_tensor_ops), cmocka_unit_test(test_launch_config),
+        cmocka_unit_test(test_timing_mode),          cmocka_unit_test(test_many_launches),
+    };
+    if (cudaFree(0) != cudaSuccess) {
+        printf("no CUDA device: skipping\n");
+        return 0;
+    }
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
