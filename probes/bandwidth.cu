@@ -342,7 +342,13 @@ out:
 
 /* ---- caches: L2, L1, shared memory ---- */
 
-/* L2: each block re-reads chunk (blockIdx % nchunks) `passes` times with ld.global.cg. */
+/*
+ * L2: each block re-reads chunk (blockIdx % nchunks) `passes` times with loads that
+ * skip L1: ld.global.cg (NC = 0) or ld.global.nc.L1::no_allocate (NC = 1). A block
+ * streams 256-512 KB and an SM 8 blocks, far more than its L1, so even a load that
+ * did allocate would find nothing there on the next pass.
+ */
+template <int NC>
 __global__ void k_l2_read(const uint4 *buf, uint32_t chunk_vecs, uint32_t nchunks, int passes,
                           uint32_t zmask, uint32_t *sink, int verify)
 {
@@ -355,7 +361,7 @@ __global__ void k_l2_read(const uint4 *buf, uint32_t chunk_vecs, uint32_t nchunk
             uint4 v[8];
 #pragma unroll
             for (int u = 0; u < 8; u++)
-                v[u] = pt_ld_cg(p + j + u * step);
+                v[u] = NC ? pt_ld_nc_na(p + j + u * step) : pt_ld_cg(p + j + u * step);
 #pragma unroll
             for (int u = 0; u < 8; u++)
                 acc ^= pt_xor4(v[u]);
@@ -426,7 +432,7 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 struct cache_job {
-    int level, variant; /* PT_CACHE_*, index into the variant table */
+    int level, variant; /* PT_CACHE_*, index into the variant table (L2: 1 = nc) */
     const uint4 *buf;
     uint32_t chunk_vecs, nchunks;
     int grid, block, passes;
@@ -453,8 +459,8 @@ static int enqueue_cache(void *arg, cudaStream_t st)
 {
     struct cache_job *j = (struct cache_job *)arg;
     if (j->level == PT_CACHE_L2)
-        k_l2_read<<<j->grid, j->block, 0, st>>>(j->buf, j->chunk_vecs, j->nchunks, j->passes, 0,
-                                                j->sink, j->verify);
+        (j->variant ? k_l2_read<1> : k_l2_read<0>)<<<j->grid, j->block, 0, st>>>(
+            j->buf, j->chunk_vecs, j->nchunks, j->passes, 0, j->sink, j->verify);
     else if (j->level == PT_CACHE_L1)
         variants[j->variant].l1<<<j->grid, j->block, 0, st>>>(j->buf, j->passes, 0, j->sink,
                                                               j->verify);
@@ -513,7 +519,7 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
     static const char *names[] = {"bw_l2_read", "bw_l1_read", "bw_shared_read"};
     int reps = s->quick ? 5 : 10, rc = RK_OK, n_cfg = 0, best_cfg = -1;
     double ms[PT_MAX_REPS], best_ms[PT_MAX_REPS], best_med = INFINITY, best_bytes = 0;
-    struct cache_job cfg[16], *b;
+    struct cache_job cfg[24], *b;
     uint32_t *d_sink = NULL;
     size_t footprint = 0;
     double clk, per_sm;
@@ -537,17 +543,21 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
         footprint = 1u << 20;
         while (footprint * 2 <= (size_t)s->dev.l2_bytes / 3)
             footprint *= 2;
-        for (int c = 0; c < 2; c++)
+        for (int c = 0; c < 2 * 2; c++)
             for (int bi = 0; bi < 3; bi++) {
-                if (s->quick && (c > 0 || bi != 0))
+                if (s->quick && (c / 2 > 0 || bi != 0))
                     continue;
                 struct cache_job *j = &cfg[n_cfg++];
                 j->level = level;
+                j->variant = c % 2;
                 j->buf = (const uint4 *)s->dram[0];
-                j->chunk_vecs = chunks_kb[c] * 1024 / 16;
-                j->nchunks = (uint32_t)(footprint / (chunks_kb[c] * 1024));
+                j->chunk_vecs = chunks_kb[c / 2] * 1024 / 16;
+                j->nchunks = (uint32_t)(footprint / (chunks_kb[c / 2] * 1024));
                 j->block = blocks[bi];
-                if ((rc = resident_grid(s, (const void *)k_l2_read, j->block, &j->grid)) != RK_OK)
+                rc = resident_grid(
+                    s, j->variant ? (const void *)k_l2_read<1> : (const void *)k_l2_read<0>,
+                    j->block, &j->grid);
+                if (rc != RK_OK)
                     goto out;
                 j->passes = 16;
             }
@@ -610,13 +620,15 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
     per_sm = r->value * 1e9 / (s->dev.sm_count * clk * 1e6);
     if (level == PT_CACHE_L2) {
         snprintf(r->method, sizeof r->method,
-                 "%zu MiB data set; each block re-reads a %u KiB chunk %d times with 16-byte "
-                 "ld.global.cg (L2 only); best median of %d configurations",
-                 footprint >> 20, b->chunk_vecs * 16 / 1024, b->passes, n_cfg);
+                 "%zu MiB data set read by all SMs; each block re-reads a %u KiB chunk %d times "
+                 "with 16-byte %s (no L1); best median of %d configurations",
+                 footprint >> 20, b->chunk_vecs * 16 / 1024, b->passes,
+                 b->variant ? "ld.global.nc.L1::no_allocate" : "ld.global.cg", n_cfg);
         snprintf(r->params, sizeof r->params,
                  "{\"footprint_bytes\":%zu,\"chunk_bytes\":%u,\"block\":%d,\"grid\":%d,"
-                 "\"passes\":%d,\"clock_mhz\":%.0f}",
-                 footprint, b->chunk_vecs * 16, b->block, b->grid, b->passes, clk);
+                 "\"passes\":%d,\"load\":\"%s\",\"clock_mhz\":%.0f}",
+                 footprint, b->chunk_vecs * 16, b->block, b->grid, b->passes,
+                 b->variant ? "nc.L1::no_allocate" : "cg", clk);
     } else {
         int k = level == PT_CACHE_L1 ? variants[b->variant].k : variants[b->variant].sk;
         size_t fp = (size_t)k * b->block * 16;

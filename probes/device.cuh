@@ -76,6 +76,18 @@ static __device__ __forceinline__ uint4 pt_ld_cg(const uint4 *p)
     return v;
 }
 
+/* Weak (non-coherent) load that does not allocate in L1: served by the L2, near
+ * partition copies included (ld.global.cg is .STRONG.GPU on sm_90: it goes to the
+ * line's home partition). */
+static __device__ __forceinline__ uint4 pt_ld_nc_na(const uint4 *p)
+{
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+}
+
 static __device__ __forceinline__ uint4 pt_ld_shared(uint32_t addr)
 {
     uint4 v;

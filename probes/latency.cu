@@ -18,8 +18,8 @@
  * loaded: a cache smaller than the footprint (LRU-like) then misses on every
  * step, which gives the sharp plateaus of the classic method (and H100's far L2
  * partition once the footprint outgrows the near one). Past 2x the L2 it chases 256
- * steps before timing: that is DRAM. One launch per footprint: warm-up, then the
- * timed segments (the repetitions) back to back.
+ * steps before timing, after the L2 has been flushed: that is DRAM. One launch per footprint:
+ * warm-up, then the timed segments (the repetitions) back to back.
  *
  * Checks: sigma is verified to be a bijection (counts), and the pointer the chase
  * ends on must be line sigma(start + steps), computed on the host.
@@ -256,6 +256,8 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
     unsigned long long *d_bad = NULL;
     long long *d_cycles = NULL, cyc[8];
     uint64_t *d_end = NULL, *buf;
+    void *flush = NULL;
+    const size_t flush_bytes = (size_t)s->dev.l2_bytes * 4;
     int rc = RK_OK, first_pt = out->n_points, n_fp = 0;
     double mhz = 0;
     (void)arg;
@@ -272,6 +274,7 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
     PT_CUDA(cudaMalloc(&d_bad, sizeof *d_bad));
     PT_CUDA(cudaMalloc(&d_cycles, sizeof cyc));
     PT_CUDA(cudaMalloc(&d_end, 2 * sizeof *d_end));
+    PT_CUDA(cudaMalloc(&flush, flush_bytes));
     if ((rc = pt_measure_clock(s, 5.0, &mhz)) != RK_OK)
         goto out;
 
@@ -290,6 +293,10 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
         PT_CUDA(cudaGetLastError());
         if ((rc = check_perm(s, p, d_count, d_bad)) != RK_OK)
             goto out;
+        /* DRAM footprints start cold: writing 4x the L2 elsewhere evicts the lines
+         * that building the chain left in the L2. */
+        if (fp > 2 * l2)
+            PT_CUDA(cudaMemsetAsync(flush, 0, flush_bytes, s->stream));
         k_chase<<<1, 1, 0, s->stream>>>(buf + perm_apply(p, pos) * LINE_WORDS, warm, steps, reps,
                                         d_cycles, d_end);
         PT_CUDA(cudaGetLastError());
@@ -327,6 +334,7 @@ out:
     cudaFree(d_bad);
     cudaFree(d_cycles);
     cudaFree(d_end);
+    cudaFree(flush);
     return rc;
 }
 

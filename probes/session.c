@@ -213,7 +213,10 @@ int probes_open(int index, int quick, struct probes **out)
     if (e != cudaSuccess || count == 0)
         return rk_error(RK_ENOGPU,
                         "no usable CUDA GPU (%s); run 'roofkit probe' on a machine with one",
-                        e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+                        e == cudaErrorInsufficientDriver
+                            ? "no NVIDIA driver, or one older than this CUDA runtime"
+                        : e != cudaSuccess ? cudaGetErrorString(e)
+                                           : "none found");
     if (index < 0 || index >= count)
         return rk_error(RK_ENOGPU, "no CUDA device %d (this machine has %d); pass --device 0..%d",
                         index, count, count - 1);

@@ -35,6 +35,9 @@ if [ -x "$B/cli/roofkit" ]; then
         --db "$OUT/quick.db" >"$OUT/roofkit-quick.txt" 2>&1; echo "roofkit probe --quick rc=$?"
     timed "roofkit probe" "$B/cli/roofkit" probe --db "$OUT/probe.db" \
         >"$OUT/roofkit-full.txt" 2>&1; echo "roofkit probe rc=$?"
+    "$B/cli/roofkit" probe --only bw_dram_copy,lat_shared,launch --db "$OUT/only.db" \
+        >"$OUT/roofkit-only.txt" 2>&1; echo "roofkit probe --only bw_dram_copy,lat_shared,launch rc=$?"
+    grep -c . "$OUT/roofkit-only.txt"
     tail -3 "$OUT/roofkit-quick.txt"
     cat "$OUT/roofkit-full.txt"
 elif [ "${PROBES_TESTS:-1}" = 1 ]; then
