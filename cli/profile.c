@@ -126,6 +126,7 @@ static int check_metrics(const char *list, char **checked)
 struct proc_status {
     long pid, launches, with_counters;
     int passes;
+    double t[6]; /* enable, launch calls, decode, flush, store, whole process (s) */
     char mode[16];
     char reason[1024];
 };
@@ -142,11 +143,12 @@ static int read_status(const char *path, struct proc_status **out, int *n)
         struct proc_status st;
         memset(&st, 0, sizeof st);
         line[strcspn(line, "\n")] = '\0';
-        if (sscanf(line, "%ld\t%15[^\t]\t%ld\t%ld\t%d", &st.pid, st.mode, &st.launches,
-                   &st.with_counters, &st.passes) != 5)
+        if (sscanf(line, "%ld\t%15[^\t]\t%ld\t%ld\t%d\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf", &st.pid,
+                   st.mode, &st.launches, &st.with_counters, &st.passes, &st.t[0], &st.t[1],
+                   &st.t[2], &st.t[3], &st.t[4], &st.t[5]) != 11)
             continue;
         const char *r = line;
-        for (int tabs = 0; *r && tabs < 5; r++)
+        for (int tabs = 0; *r && tabs < 11; r++)
             tabs += *r == '\t';
         snprintf(st.reason, sizeof st.reason, "%s", r);
         struct proc_status *p = realloc(*out, (size_t)(*n + 1) * sizeof *p);
@@ -206,7 +208,8 @@ static void report(struct rk_ctx *ctx, int64_t capture, const struct proc_status
 {
     long launches = 0, with_counters = 0;
     int first_bad = -1, nbad = 0, passes = 0;
-    char note[1400];
+    double t[6] = {0};
+    char note[1400], times[256];
     for (int i = 0; i < nst; i++) {
         int bad = strcmp(st[i].mode, "counters") != 0;
         nbad += bad;
@@ -216,23 +219,32 @@ static void report(struct rk_ctx *ctx, int64_t capture, const struct proc_status
         with_counters += st[i].with_counters;
         if (st[i].passes > passes)
             passes = st[i].passes;
+        for (int k = 0; k < 6; k++)
+            t[k] += st[i].t[k];
     }
+    /* Where the time went, summed over processes: what `profile` costs beyond the program. */
+    snprintf(times, sizeof times,
+             "time: %.2f s in launch calls (replay), %.2f s enabling counters, %.2f s decoding, "
+             "%.2f s flushing, %.2f s storing; %.2f s in profiled processes",
+             t[1], t[0], t[2], t[3], t[4], t[5]);
     if (first_bad >= 0) {
         const struct proc_status *b = &st[first_bad];
         if (counters_wanted)
             rk_warn("%s", b->reason);
-        snprintf(note, sizeof note, "mode %s in %d of %d processes: %s", b->mode, nbad, nst,
-                 b->reason);
+        snprintf(note, sizeof note, "mode %s in %d of %d processes: %s; %s", b->mode, nbad, nst,
+                 b->reason, times);
     } else {
-        snprintf(note, sizeof note, "mode counters (%d replay passes) in %d processes", passes,
-                 nst);
+        snprintf(note, sizeof note, "mode counters (%d replay passes) in %d processes; %s", passes,
+                 nst, times);
     }
     rk_info("recorded %ld kernel launches (%ld with counters, %d replay pass%s each) from %d CUDA "
             "process%s in capture %lld",
             launches, with_counters, passes, passes == 1 ? "" : "es", nst, nst == 1 ? "" : "es",
             (long long)capture);
-    if (nst > 0)
+    if (nst > 0) {
+        rk_info("%s", times);
         db_capture_note(ctx->db, capture, note);
+    }
 }
 
 /*

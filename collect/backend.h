@@ -47,6 +47,13 @@ struct bk_launch {
     uint32_t corr;      /* correlation id of this API call */
     const char *symbol; /* mangled kernel name (valid during the callback only) */
     int graph;          /* 1 for a graph launch: its kernels are not recorded one by one */
+    /* From a driver launch's parameters and cuFuncGetAttribute (has_config = 1), else 0: */
+    int has_config;
+    uint32_t grid[3], block[3];
+    int dynamic_smem;
+    int registers;   /* ptxas's count (CU_FUNC_ATTRIBUTE_NUM_REGS), -1 unknown */
+    int static_smem; /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, -1 unknown */
+    int local_mem;   /* CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, -1 unknown */
 };
 
 /* A kernel's Activity record (CUpti_ActivityKernel10), reduced to what roofkit stores. */

@@ -43,6 +43,7 @@ template <class T> T params(size_t size)
 /* ---------------------------------------------------------------- host side */
 
 pthread_mutex_t host_mu = PTHREAD_MUTEX_INITIALIZER;
+int profiler_initialized; /* cuptiProfilerInitialize done in this process */
 CUpti_Profiler_Host_Object *host_cached;
 char host_cached_chip[64];
 
@@ -174,6 +175,14 @@ int cupti_chip_name(int device, char *buf, size_t size)
 {
     if (device < 0 || !driver_has_device(device))
         return CUPTI_ERROR_INVALID_DEVICE;
+    /* Without cuptiProfilerInitialize, cuptiDeviceGetChipName crashes too (seen on the H100). */
+    if (!profiler_initialized) {
+        auto ip = PARAMS(CUpti_Profiler_Initialize_Params);
+        CUptiResult irc = cuptiProfilerInitialize(&ip);
+        if (irc != CUPTI_SUCCESS)
+            return irc;
+        profiler_initialized = 1;
+    }
     auto p = PARAMS(CUpti_Device_GetChipName_Params);
     p.deviceIndex = (size_t)device;
     CUptiResult rc = cuptiDeviceGetChipName(&p);
@@ -186,7 +195,7 @@ int cupti_chip_name(int device, char *buf, size_t size)
 
 const struct bk_hooks *hooks; /* set while tracing */
 CUpti_SubscriberHandle subscriber;
-int tracing, activity_on, profiler_initialized;
+int tracing, activity_on;
 thread_local int launch_depth; /* launch API calls open on this thread */
 
 const size_t kActivityBuffer = 8u << 20;
@@ -269,6 +278,74 @@ int is_driver_launch(CUpti_CallbackId cbid, int *graph)
            cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
 }
 
+/* cuFuncGetAttribute from the driver the program already loaded (roofkit does not link it). */
+typedef int (*func_attr_fn)(int *, int, CUfunction);
+func_attr_fn func_attr(void)
+{
+    static func_attr_fn fn;
+    static int looked;
+    if (!looked) {
+        void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+        if (cuda)
+            fn = reinterpret_cast<func_attr_fn>(dlsym(cuda, "cuFuncGetAttribute"));
+        looked = 1;
+    }
+    return fn;
+}
+
+/*
+ * A driver launch's configuration from its parameters, and ptxas's registers, static shared
+ * and local memory from the function. The Activity record reports registers as allocated
+ * (rounded up to a multiple of 8: 16 for a 12-register kernel on the H100), so ptxas's count
+ * comes from here.
+ */
+void fill_config(CUpti_CallbackId cbid, const void *params, struct bk_launch *l)
+{
+    CUfunction f = nullptr;
+    l->has_config = 0;
+    l->registers = l->static_smem = l->local_mem = -1;
+    if (!params)
+        return;
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+        cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
+        const cuLaunchKernel_params *p = (const cuLaunchKernel_params *)params;
+        f = p->f;
+        l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
+        l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
+        l->dynamic_smem = (int)p->sharedMemBytes;
+    } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+               cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
+        const cuLaunchCooperativeKernel_params *p =
+            (const cuLaunchCooperativeKernel_params *)params;
+        f = p->f;
+        l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
+        l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
+        l->dynamic_smem = (int)p->sharedMemBytes;
+    } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+               cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+        const cuLaunchKernelEx_params *p = (const cuLaunchKernelEx_params *)params;
+        if (!p->config)
+            return;
+        f = p->f;
+        l->grid[0] = p->config->gridDimX, l->grid[1] = p->config->gridDimY;
+        l->grid[2] = p->config->gridDimZ;
+        l->block[0] = p->config->blockDimX, l->block[1] = p->config->blockDimY;
+        l->block[2] = p->config->blockDimZ;
+        l->dynamic_smem = (int)p->config->sharedMemBytes;
+    } else {
+        return;
+    }
+    l->has_config = 1;
+    func_attr_fn attr = func_attr();
+    int v = 0;
+    if (attr && f && attr(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == 0)
+        l->registers = v;
+    if (attr && f && attr(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == 0)
+        l->static_smem = v;
+    if (attr && f && attr(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f) == 0)
+        l->local_mem = v;
+}
+
 void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                           const void *data)
 {
@@ -286,6 +363,11 @@ void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_Callbac
         return;
     const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
     struct bk_launch l;
+    memset(&l, 0, sizeof l);
+    if (!runtime && cb->callbackSite == CUPTI_API_ENTER)
+        fill_config(cbid, cb->functionParams, &l);
+    else
+        l.registers = l.static_smem = l.local_mem = -1;
     l.ctx = cb->context;
     l.corr = cb->correlationId;
     l.symbol = cb->symbolName;
@@ -341,7 +423,6 @@ void cupti_trace_stop(void);
 
 int cupti_trace_start(const struct bk_hooks *h, int timing_only)
 {
-    (void)timing_only;
     CUptiResult rc;
     if (tracing)
         return CUPTI_ERROR_INVALID_OPERATION;
@@ -360,7 +441,11 @@ int cupti_trace_start(const struct bk_hooks *h, int timing_only)
                                   CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     if (brc == CUPTI_SUCCESS)
         brc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-    if (brc == CUPTI_SUCCESS &&
+    /* ROOFKIT_NO_ACTIVITY=1 (a diagnostic for overhead studies): in counter mode, take the
+     * launch configuration from the launch calls only, without Activity records. */
+    const char *no_activity = getenv("ROOFKIT_NO_ACTIVITY");
+    int want_activity = timing_only || !no_activity || strcmp(no_activity, "1") != 0;
+    if (brc == CUPTI_SUCCESS && want_activity &&
         (brc = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) == CUPTI_SUCCESS)
         activity_on = 1;
     if (brc != CUPTI_SUCCESS) {

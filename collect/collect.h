@@ -180,7 +180,8 @@ struct collect_launch {
     char *name;      /* mangled name as CUPTI reports it */
     char *demangled; /* demangled (== a copy of name when it does not demangle) */
     uint32_t grid[3], block[3], cluster[3];
-    int registers;             /* per thread */
+    int registers;             /* per thread, as ptxas assigned them (cuFuncGetAttribute) */
+    int registers_alloc;       /* per thread, as allocated (Activity; rounded up to 8) */
     int static_smem;           /* bytes per block */
     int dynamic_smem;          /* bytes per block */
     int local_mem;             /* bytes per thread */
@@ -202,6 +203,10 @@ struct collect_result {
     long nmismatch;                  /* launches whose counter range could not be matched */
     long ndropped_records;           /* Activity records CUPTI dropped */
     const struct collect_plan *plan; /* owned by the result */
+    /* Where the session's time went, in seconds (for overhead reports): enabling the range
+     * profiler, inside recorded launch calls (kernel replay happens there), decoding and
+     * evaluating batches, flushing Activity at the end. */
+    double t_enable, t_launch, t_decode, t_flush;
 };
 
 struct collect_session;

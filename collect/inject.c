@@ -15,7 +15,9 @@
  *   ROOFKIT_KERNEL        regex on kernel names
  *   ROOFKIT_LAUNCH_SKIP / ROOFKIT_LAUNCH_COUNT   launch window, per process
  *   ROOFKIT_STATUS        file to which each process appends one status line:
- *                         pid TAB mode TAB launches TAB with-counters TAB passes TAB reason
+ *                         pid TAB mode TAB launches TAB with-counters TAB passes TAB
+ *                         t_enable TAB t_launch TAB t_decode TAB t_flush TAB t_store TAB
+ *                         t_process TAB reason     (times in seconds, collect.h)
  *   ROOFKIT_DUMP_DIR      where to write raw counter data images (golden-test capture)
  *
  * Rules: never change what the program does. We print nothing (roofkit profile reports), never
@@ -33,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The entry point the CUDA driver calls; the only symbol the library exports. */
@@ -40,6 +43,14 @@ int InitializeInjection(void) __attribute__((visibility("default")));
 
 static struct collect_session *session;
 static pid_t session_pid;
+static double t_init; /* when InitializeInjection ran */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 static char **metric_names;
 static int nmetric_names;
 
@@ -157,7 +168,7 @@ static int store_launch(struct db *db, int64_t capture, const struct collect_lau
     return rc;
 }
 
-static void write_status(const struct collect_result *r, long stored)
+static void write_status(const struct collect_result *r, long stored, double t_store)
 {
     const char *path = getenv("ROOFKIT_STATUS");
     if (!path || !*path)
@@ -166,8 +177,10 @@ static void write_status(const struct collect_result *r, long stored)
     for (int i = 0; i < r->nlaunch; i++)
         with_counters += r->launch[i].has_counters;
     char line[1024];
-    int n = snprintf(line, sizeof line, "%ld\t%s\t%ld\t%ld\t%d\t%s\n", (long)getpid(),
-                     collect_mode_name(r->mode), stored, with_counters, r->passes, r->reason);
+    int n = snprintf(
+        line, sizeof line, "%ld\t%s\t%ld\t%ld\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n",
+        (long)getpid(), collect_mode_name(r->mode), stored, with_counters, r->passes, r->t_enable,
+        r->t_launch, r->t_decode, r->t_flush, t_store, now_s() - t_init, r->reason);
     if (n < 0)
         return;
     if (n >= (int)sizeof line)
@@ -210,6 +223,7 @@ static void finish(void)
         return;
     const char *path = getenv("ROOFKIT_DB");
     long capture = env_long("ROOFKIT_CAPTURE");
+    double t0 = now_s();
     if (r->nlaunch > 0 && path && capture > 0 && db_open(path, DB_RW, &db) == RK_OK) {
         const char *mode = collect_mode_name(r->mode);
         for (int i = 0; i < r->nlaunch; i++)
@@ -217,7 +231,7 @@ static void finish(void)
                 stored++;
         db_close(db);
     }
-    write_status(r, stored);
+    write_status(r, stored, now_s() - t0);
     collect_result_free(r);
     for (int i = 0; i < nmetric_names; i++)
         free(metric_names[i]);
@@ -230,6 +244,7 @@ int InitializeInjection(void)
     struct collect_options opt;
     if (session || !getenv("ROOFKIT_DB") || env_long("ROOFKIT_CAPTURE") <= 0)
         return 1;
+    t_init = now_s();
     /* Messages from roofkit's modules must not reach the program's stderr. */
     rk_set_quiet(1);
     memset(&opt, 0, sizeof opt);

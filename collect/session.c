@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_CTX    16
@@ -61,7 +62,10 @@ struct ctx_state {
 /* A recorded launch while the session runs. */
 struct rec {
     struct collect_launch pub;
-    double *raw; /* plan->nraw values when counters were collected */
+    double *raw;    /* plan->nraw values when counters were collected */
+    int has_config; /* launch configuration read from the launch call */
+    int ptxas_regs; /* pub.registers came from cuFuncGetAttribute */
+    double t_enter; /* when the launch call began (counter mode), for t_launch */
 };
 
 struct collect_session {
@@ -93,6 +97,7 @@ struct collect_session {
     long nmismatch;
     long ndropped_records;
     int any_decoded; /* a batch was evaluated: the plan's raw order is fixed from now on */
+    double t_enable, t_launch, t_decode, t_flush; /* seconds, see collect_result */
     struct bk_hooks hooks;
 };
 
@@ -123,6 +128,33 @@ const char *collect_counter_advice(void)
 }
 
 /* ------------------------------------------------------------------ bookkeeping */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Launch configuration known from the launch call itself (driver parameters, ptxas's
+ * registers). The Activity record, when it comes, confirms grid/block and adds timing. */
+static void set_config(struct collect_session *s, long idx, const struct bk_launch *l)
+{
+    if (idx < 0 || !l->has_config)
+        return;
+    struct collect_launch *p = &s->rec[idx].pub;
+    memcpy(p->grid, l->grid, sizeof p->grid);
+    memcpy(p->block, l->block, sizeof p->block);
+    p->dynamic_smem = l->dynamic_smem;
+    if (l->registers >= 0)
+        p->registers = l->registers;
+    if (l->static_smem >= 0)
+        p->static_smem = l->static_smem;
+    if (l->local_mem >= 0)
+        p->local_mem = l->local_mem;
+    s->rec[idx].has_config = 1;
+    s->rec[idx].ptxas_regs = l->registers >= 0;
+}
 
 static int map_put(struct collect_session *s, uint32_t key, long idx)
 {
@@ -330,11 +362,13 @@ static struct ctx_state *ctx_get(struct collect_session *s, void *ctx)
         return cs;
     }
     char chip[64] = "";
+    double t0 = now_s();
     for (int attempt = 0; attempt < 2; attempt++) {
         int rc = s->bk->prof_enable(ctx, (const char *const *)s->plan->raw, s->plan->nraw,
                                     s->max_ranges, &cs->prof, &s->passes, chip, sizeof chip);
         if (rc == BK_SUCCESS) {
             cs->state = CS_CONFIGURED;
+            s->t_enable += now_s() - t0;
             return cs;
         }
         /* An unknown metric (CUPTI says INVALID_METRIC_NAME or, from ConfigAddMetrics,
@@ -347,6 +381,7 @@ static struct ctx_state *ctx_get(struct collect_session *s, void *ctx)
                 continue;
         }
         ctx_fail(s, cs, enable_why(rc), rc);
+        s->t_enable += now_s() - t0;
         return cs;
     }
     return cs;
@@ -361,12 +396,10 @@ static void dump_batch(struct collect_session *s, struct ctx_state *cs)
         rk_warn("cannot write the counter data image '%s'", path);
 }
 
-/* Stop, decode, evaluate and re-arm: IN_RANGE -> CONFIGURED. */
-static void stop_decode(struct collect_session *s, struct ctx_state *cs)
+/* Stop, decode, evaluate and re-arm: IN_RANGE -> CONFIGURED (stop_decode times it). */
+static void stop_decode_batch(struct collect_session *s, struct ctx_state *cs)
 {
     int rc, nranges = 0, ndropped = 0;
-    if (cs->state != CS_IN_RANGE)
-        return;
     if ((rc = s->bk->prof_stop(cs->prof)) != BK_SUCCESS) {
         ctx_fail(s, cs, "cannot stop the CUPTI range profiler", rc);
         return;
@@ -412,6 +445,15 @@ static void stop_decode(struct collect_session *s, struct ctx_state *cs)
     cs->state = CS_CONFIGURED;
 }
 
+static void stop_decode(struct collect_session *s, struct ctx_state *cs)
+{
+    if (cs->state != CS_IN_RANGE)
+        return;
+    double t0 = now_s();
+    stop_decode_batch(s, cs);
+    s->t_decode += now_s() - t0;
+}
+
 /* The counter action for a launch on ctx: start or extend a batch, or close one. */
 static void counter_action(struct collect_session *s, void *ctx, long idx, int selected)
 {
@@ -446,6 +488,7 @@ static void on_launch_enter(void *arg, const struct bk_launch *l, int nested)
         /* The driver call inside a runtime launch: same launch, maybe its context. */
         if (tl_outer >= 0 && map_put(s, l->corr, tl_outer) != RK_OK)
             s->nmismatch++;
+        set_config(s, tl_outer, l);
         if (tl_outer_open && !tl_outer_acted) {
             counter_action(s, l->ctx, tl_outer, tl_outer_selected);
             tl_outer_acted = 1;
@@ -464,6 +507,7 @@ static void on_launch_enter(void *arg, const struct bk_launch *l, int nested)
             selected = 0;
             s->nmismatch++;
         }
+        set_config(s, idx, l);
     }
     tl_outer = idx;
     tl_outer_open = 1;
@@ -471,6 +515,8 @@ static void on_launch_enter(void *arg, const struct bk_launch *l, int nested)
     tl_outer_acted = l->ctx != NULL;
     if (l->ctx)
         counter_action(s, l->ctx, idx, selected);
+    if (idx >= 0)
+        s->rec[idx].t_enter = now_s(); /* the launch call itself starts now */
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -480,6 +526,8 @@ static void on_launch_exit(void *arg, const struct bk_launch *l, int nested)
     if (nested)
         return;
     pthread_mutex_lock(&s->mu);
+    if (tl_outer >= 0 && s->rec[tl_outer].t_enter > 0)
+        s->t_launch += now_s() - s->rec[tl_outer].t_enter;
     tl_outer = -1;
     tl_outer_open = 0;
     struct ctx_state *cs = l->ctx ? ctx_find(s, l->ctx) : NULL;
@@ -503,7 +551,9 @@ static void on_kernel(void *arg, const struct bk_kernel *k)
         memcpy(p->grid, k->grid, sizeof p->grid);
         memcpy(p->block, k->block, sizeof p->block);
         memcpy(p->cluster, k->cluster, sizeof p->cluster);
-        p->registers = k->registers;
+        p->registers_alloc = k->registers;
+        if (!s->rec[idx].ptxas_regs)
+            p->registers = k->registers;
         p->static_smem = k->static_smem;
         p->dynamic_smem = k->dynamic_smem;
         p->local_mem = k->local_mem;
@@ -659,8 +709,10 @@ int collect_session_end(struct collect_session *s, struct collect_result **out)
     pthread_mutex_unlock(&s->mu);
     /* Flushing delivers Activity records from CUPTI's thread: never hold the lock here. */
     if (s->mode != COLLECT_MODE_OFF) {
+        double t0 = now_s();
         s->bk->trace_flush();
         s->bk->trace_stop();
+        s->t_flush = now_s() - t0;
     }
 
     pthread_mutex_lock(&s->mu);
@@ -673,6 +725,10 @@ int collect_session_end(struct collect_session *s, struct collect_result **out)
     r->passes = s->mode == COLLECT_MODE_COUNTERS ? s->passes : 0;
     r->nmismatch = s->nmismatch;
     r->ndropped_records = s->ndropped_records;
+    r->t_enable = s->t_enable;
+    r->t_launch = s->t_launch;
+    r->t_decode = s->t_decode;
+    r->t_flush = s->t_flush;
     if (s->nrec && !(r->launch = calloc((size_t)s->nrec, sizeof *r->launch))) {
         rc = RK_ENOMEM;
         goto out;

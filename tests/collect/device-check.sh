@@ -62,11 +62,24 @@ say "prog100 under roofkit profile: rc=$rc, $n measurements ($nc with counters) 
 cmp -s "$OUT/plain.txt" "$OUT/rk.txt" && same=same || same=DIFFERENT
 say "prog100 output with and without roofkit: $same ($(cat "$OUT/rk.txt"))"
 t0=$(now); ncu --metrics "$RAW" --csv --print-units base "$P" >"$OUT/ncu_default.csv" 2>&1; t_ncu=$(secs "$t0" "$(now)")
-t0=$(now); ncu --clock-control none --metrics "$RAW" --csv --print-units base "$P" >"$OUT/ncu_cmp.csv" 2>&1; t_ncu2=$(secs "$t0" "$(now)")
+t0=$(now); ncu --clock-control none --cache-control none --metrics "$RAW" --csv --print-units base "$P" >"$OUT/ncu_cmp.csv" 2>&1; t_ncu2=$(secs "$t0" "$(now)")
 nn=$(grep -c '"dram__bytes_read.sum"' "$OUT/ncu_cmp.csv")
-say "wall time, 100 launches, default set: plain $t_plain s, roofkit $t_rk s, ncu $t_ncu s (ratio $(python3 -c "print('%.3f' % ($t_rk / $t_ncu))"), target <= 0.4), ncu --clock-control none $t_ncu2 s; ncu profiled $nn kernels"
+say "wall time, 100 launches, default set: plain $t_plain s, roofkit $t_rk s, ncu $t_ncu s (ratio $(python3 -c "print('%.3f' % ($t_rk / $t_ncu))"), target <= 0.4), ncu --clock-control none --cache-control none $t_ncu2 s (ratio $(python3 -c "print('%.3f' % ($t_rk / $t_ncu2))")); ncu profiled $nn kernels"
+say "where roofkit's time went: $(q "select note from capture where id=?" "$cap")"
+say "registers of prog100's kernels (roofkit, ptxas): $(q "select group_concat(k || ' ' || r, ', ') from (select distinct substr(kernel, 1, instr(kernel, '(') - 1) k, registers r from measurement where capture_id=?)" "$cap"); $(cuobjdump --dump-resource-usage "$P" 2>&1 | grep -o 'Function [^:]*:\|REG:[0-9]*' | paste -sd' ')"
 python3 "$HERE/compare_ncu.py" "$DB" "$cap" "$OUT/ncu_cmp.csv" | tee "$OUT/compare.txt"
-say "side by side with ncu: $(tail -1 "$OUT/compare.txt")"
+say "side by side with ncu (--clock-control none --cache-control none): $(tail -1 "$OUT/compare.txt")"
+echo "### 2b overhead variants"
+variant() { # NAME ENV... -- ARGS
+    local name=$1; shift
+    t0=$(now); env "$@" >/dev/null; local t=$(secs "$t0" "$(now)")
+    say "variant $name: $t s; $(q "select count(*) from measurement where capture_id=?" "$(last_capture)") launches; $(q "select note from capture where id=?" "$(last_capture)")"
+}
+variant "default, 4 launches" "$R" --db "$DB" profile -- "$P" 4
+variant "1 hw metric (dram__bytes_read.sum)" "$R" --db "$DB" profile --metrics dram__bytes_read.sum -- "$P"
+variant "1 sass metric (ffma)" "$R" --db "$DB" profile --metrics smsp__sass_thread_inst_executed_op_ffma_pred_on.sum -- "$P"
+variant "default without Activity" ROOFKIT_NO_ACTIVITY=1 "$R" --db "$DB" profile -- "$P"
+say "  without Activity: launches with grid and registers: $(q "select count(*) from measurement where capture_id=? and grid_x > 0 and registers > 0" "$(last_capture)")"
 t0=$(now); "$R" --db "$DB" profile --metrics none -- "$P" >/dev/null; t_none=$(secs "$t0" "$(now)")
 say "roofkit profile --metrics none: $t_none s, $(q "select count(*) from measurement where capture_id=? and time_median_ns > 0" "$(last_capture)") timed launches"
 
@@ -91,6 +104,22 @@ ROOFKIT_DUMP_DIR=$OUT/dump ROOFKIT_MAX_RANGES=4 "$R" --db "$DB" profile --launch
 img=$(ls "$OUT"/dump/*.bin 2>/dev/null | head -1)
 [ -n "$img" ] && mv "$img" "$OUT/golden.bin"
 rm -rf "$OUT/dump"
+gcap=$(last_capture)
+python3 - "$DB" "$gcap" "$OUT/ncu_cmp.csv" >"$OUT/golden.txt" <<'EOF'
+# golden.txt: the values the device computed for the image, and ncu's for the same launches
+import csv, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+print("# device values (roofkit on the H100) for the ranges of golden.bin")
+for idx, kernel, name, value in con.execute(
+        "select launch_index, kernel, metric.name, value from measurement join metric on "
+        "metric.measurement_id = measurement.id where capture_id = ? order by 1, 3", (int(sys.argv[2]),)):
+    print("device %d %s %.17g  # %s" % (idx, name, value, kernel.split("(")[0]))
+lines = [l for l in open(sys.argv[3]) if l.startswith('"')]
+for row in csv.DictReader(lines):
+    if int(row["ID"]) < 4 and row["Metric Name"] in ("dram__bytes_read.sum", "dram__bytes_write.sum",
+            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"):
+        print("ncu %s %s %s" % (row["ID"], row["Metric Name"], row["Metric Value"].replace(",", "")))
+EOF
 say "golden image: $(stat -c %s "$OUT/golden.bin" 2>/dev/null || echo none) bytes"
 
 echo "### 5 PyTorch"

@@ -168,9 +168,21 @@ void fake_reset(void)
     bk_active = &fake_ops;
 }
 
+static struct bk_launch mk(void *ctx, uint32_t corr, const char *symbol, int graph)
+{
+    struct bk_launch l;
+    memset(&l, 0, sizeof l);
+    l.ctx = ctx;
+    l.corr = corr;
+    l.symbol = symbol;
+    l.graph = graph;
+    l.registers = l.static_smem = l.local_mem = -1;
+    return l;
+}
+
 void fake_launch(void *ctx, uint32_t corr, const char *symbol)
 {
-    struct bk_launch l = {ctx, corr, symbol, 0};
+    struct bk_launch l = mk(ctx, corr, symbol, 0);
     fake.hooks.launch_enter(fake.hooks.arg, &l, 0);
     if (fake.started && fake.nranges < FAKE_MAX)
         fake.range_corr[fake.nranges++] = corr; /* the kernel runs inside a range */
@@ -180,8 +192,16 @@ void fake_launch(void *ctx, uint32_t corr, const char *symbol)
 void fake_launch_nested(void *outer_ctx, uint32_t outer_corr, void *inner_ctx, uint32_t inner_corr,
                         const char *symbol)
 {
-    struct bk_launch outer = {outer_ctx, outer_corr, symbol, 0};
-    struct bk_launch inner = {inner_ctx, inner_corr, symbol, 0};
+    struct bk_launch outer = mk(outer_ctx, outer_corr, symbol, 0);
+    struct bk_launch inner = mk(inner_ctx, inner_corr, symbol, 0);
+    /* the driver call knows the configuration and ptxas's registers */
+    inner.has_config = 1;
+    inner.grid[0] = 7, inner.grid[1] = inner.grid[2] = 1;
+    inner.block[0] = 128, inner.block[1] = inner.block[2] = 1;
+    inner.dynamic_smem = 2048;
+    inner.registers = 12;
+    inner.static_smem = 1024;
+    inner.local_mem = 0;
     fake.hooks.launch_enter(fake.hooks.arg, &outer, 0);
     fake.hooks.launch_enter(fake.hooks.arg, &inner, 1);
     if (fake.started && fake.nranges < FAKE_MAX)
@@ -192,7 +212,7 @@ void fake_launch_nested(void *outer_ctx, uint32_t outer_corr, void *inner_ctx, u
 
 void fake_graph_launch(void *ctx, uint32_t corr)
 {
-    struct bk_launch l = {ctx, corr, NULL, 1};
+    struct bk_launch l = mk(ctx, corr, NULL, 1);
     fake.hooks.launch_enter(fake.hooks.arg, &l, 0);
     fake.hooks.launch_exit(fake.hooks.arg, &l, 0);
 }

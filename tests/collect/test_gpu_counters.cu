@@ -243,10 +243,10 @@ static void test_launch_config(void **state)
     struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
     assert_int_equal(r->nlaunch, 2);
     const struct collect_launch *c = &r->launch[0], *m = &r->launch[1];
-    print_message("copy_k: %d registers (ptxas %d), smem_k: %d registers (ptxas %d), static %d "
-                  "(%zu), dynamic %d\n",
-                  c->registers, fa_copy.numRegs, m->registers, fa_smem.numRegs, m->static_smem,
-                  fa_smem.sharedSizeBytes, m->dynamic_smem);
+    print_message("copy_k: %d registers (ptxas %d, allocated %d), smem_k: %d registers (ptxas "
+                  "%d), static %d (%zu), dynamic %d\n",
+                  c->registers, fa_copy.numRegs, c->registers_alloc, m->registers,
+                  fa_smem.numRegs, m->static_smem, fa_smem.sharedSizeBytes, m->dynamic_smem);
     assert_true(c->has_record && m->has_record);
     assert_int_equal(c->registers, fa_copy.numRegs);
     assert_int_equal(m->registers, fa_smem.numRegs);

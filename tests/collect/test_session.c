@@ -9,7 +9,8 @@
  *   B2  a batch closes at an unselected launch, which is never inside a range
  *   M1  Activity records arriving in any order attach to their launch by correlation id
  *   M2  a runtime launch with a nested driver launch is one launch; the driver call's context
- *       enables the profiler; a record with the driver's correlation id matches it
+ *       enables the profiler; a record with the driver's correlation id matches it; registers
+ *       are ptxas's (from the driver call), the record's allocation is kept beside them
  *   M3  decode returns a different range count: no launch of the batch gets counters
  *   F1  --kernel regex, --launch-skip, --launch-count select the right launches
  *   F2  a bad regex is a usage error
@@ -184,6 +185,10 @@ static void test_nested_launch(void **state)
     assert_true(r->launch[1].has_record);
     assert_true(value_of(&r->launch[1], "gld_throughput")->value == 9000.0);
     assert_int_equal(fake.enables, 1);
+    /* registers: ptxas's from the driver call, the Activity record's allocation beside it */
+    assert_int_equal(r->launch[0].registers, 12);
+    assert_int_equal(r->launch[0].registers_alloc, 32);
+    assert_int_equal(r->launch[0].dynamic_smem, 2048);
     collect_result_free(r);
 }
 
