@@ -346,18 +346,22 @@ out:
  * L2: each block re-reads chunk (blockIdx % nchunks) `passes` times with loads that
  * skip L1: ld.global.cg (NC = 0) or ld.global.nc.L1::no_allocate (NC = 1). A block
  * streams 256-512 KB and an SM 8 blocks, far more than its L1, so even a load that
- * did allocate would find nothing there on the next pass.
+ * did allocate would find nothing there on the next pass. With stagger, the blocks
+ * that share a chunk start at different places in it (and wrap), so that at any
+ * moment they read different lines rather than all the same few.
  */
 template <int NC>
 __global__ void k_l2_read(const uint4 *buf, uint32_t chunk_vecs, uint32_t nchunks, int passes,
-                          uint32_t zmask, uint32_t *sink, int verify)
+                          int stagger, uint32_t zmask, uint32_t *sink, int verify)
 {
     const uint4 *base = buf + (size_t)(blockIdx.x % nchunks) * chunk_vecs + threadIdx.x;
     const uint32_t step = blockDim.x;
+    const uint32_t start = stagger ? (blockIdx.x / nchunks) * 8 * step % chunk_vecs : 0;
     uint32_t acc = 0;
     for (int pass = 0; pass < passes; pass++) {
         const uint4 *p = base + (pass & zmask); /* see k_l1_read */
-        for (uint32_t j = 0; j < chunk_vecs; j += 8 * step) {
+        for (uint32_t i = 0; i < chunk_vecs; i += 8 * step) {
+            const uint32_t j = i + start < chunk_vecs ? i + start : i + start - chunk_vecs;
             uint4 v[8];
 #pragma unroll
             for (int u = 0; u < 8; u++)
@@ -433,6 +437,7 @@ __global__ void __launch_bounds__(BLOCK)
 
 struct cache_job {
     int level, variant; /* PT_CACHE_*, index into the variant table (L2: 1 = nc) */
+    int stagger;        /* L2: blocks sharing a chunk start at different offsets */
     const uint4 *buf;
     uint32_t chunk_vecs, nchunks;
     int grid, block, passes;
@@ -490,7 +495,7 @@ static int check_cache(struct probes *s, const struct cache_job *j)
     v.verify = 1;
     v.passes = 1;
     if (j->level == PT_CACHE_L2) {
-        v.grid = (int)j->nchunks;
+        v.grid = 3 * (int)j->nchunks; /* each chunk by 3 blocks (odd: XOR survives) */
         want = pt_xor_range(0, (uint64_t)j->nchunks * j->chunk_vecs * 4);
     } else if (j->level == PT_CACHE_L1) {
         v.grid = 1;
@@ -543,16 +548,17 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
         footprint = 1u << 20;
         while (footprint * 2 <= (size_t)s->dev.l2_bytes / 3)
             footprint *= 2;
-        for (int c = 0; c < 2 * 2; c++)
+        for (int c = 0; c < 2 * 2 * 2; c++)
             for (int bi = 0; bi < 3; bi++) {
-                if (s->quick && (c / 2 > 0 || bi != 0))
+                if (s->quick && (c / 4 > 0 || bi != 0))
                     continue;
                 struct cache_job *j = &cfg[n_cfg++];
                 j->level = level;
                 j->variant = c % 2;
+                j->stagger = (c / 2) % 2;
                 j->buf = (const uint4 *)s->dram[0];
-                j->chunk_vecs = chunks_kb[c / 2] * 1024 / 16;
-                j->nchunks = (uint32_t)(footprint / (chunks_kb[c / 2] * 1024));
+                j->chunk_vecs = chunks_kb[c / 4] * 1024 / 16;
+                j->nchunks = (uint32_t)(footprint / (chunks_kb[c / 4] * 1024));
                 j->block = blocks[bi];
                 rc = resident_grid(
                     s, j->variant ? (const void *)k_l2_read<1> : (const void *)k_l2_read<0>,
@@ -626,9 +632,9 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
                  b->variant ? "ld.global.nc.L1::no_allocate" : "ld.global.cg", n_cfg);
         snprintf(r->params, sizeof r->params,
                  "{\"footprint_bytes\":%zu,\"chunk_bytes\":%u,\"block\":%d,\"grid\":%d,"
-                 "\"passes\":%d,\"load\":\"%s\",\"clock_mhz\":%.0f}",
+                 "\"passes\":%d,\"load\":\"%s\",\"stagger\":%s,\"clock_mhz\":%.0f}",
                  footprint, b->chunk_vecs * 16, b->block, b->grid, b->passes,
-                 b->variant ? "nc.L1::no_allocate" : "cg", clk);
+                 b->variant ? "nc.L1::no_allocate" : "cg", b->stagger ? "true" : "false", clk);
     } else {
         int k = level == PT_CACHE_L1 ? variants[b->variant].k : variants[b->variant].sk;
         size_t fp = (size_t)k * b->block * 16;
