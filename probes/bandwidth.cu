@@ -465,7 +465,7 @@ static int enqueue_cache(void *arg, cudaStream_t st)
     struct cache_job *j = (struct cache_job *)arg;
     if (j->level == PT_CACHE_L2)
         (j->variant ? k_l2_read<1> : k_l2_read<0>)<<<j->grid, j->block, 0, st>>>(
-            j->buf, j->chunk_vecs, j->nchunks, j->passes, 0, j->sink, j->verify);
+            j->buf, j->chunk_vecs, j->nchunks, j->passes, j->stagger, 0, j->sink, j->verify);
     else if (j->level == PT_CACHE_L1)
         variants[j->variant].l1<<<j->grid, j->block, 0, st>>>(j->buf, j->passes, 0, j->sink,
                                                               j->verify);
