@@ -77,6 +77,8 @@ struct bk_hooks {
     void (*launch_exit)(void *arg, const struct bk_launch *l, int nested);
     void (*kernel)(void *arg, const struct bk_kernel *k);
     void (*context_destroy)(void *arg, void *ctx);
+    /* A module was loaded: its cubin (ELF), valid during the hook only. */
+    void (*module)(void *arg, const void *cubin, size_t size);
     void (*dropped)(void *arg, size_t n);
 };
 
@@ -110,6 +112,13 @@ extern const struct bk_ops bk_cupti;
 
 /* The backend sessions use; tests replace it before collect_session_begin(). */
 extern const struct bk_ops *bk_active;
+
+/*
+ * ptxas's register count of each kernel in a cubin (cubin.c): calls fn(arg, mangled name,
+ * registers) for each; returns how many it found (0 for anything it cannot read).
+ */
+typedef void (*bk_regcount_fn)(void *arg, const char *name, int registers);
+int bk_cubin_registers(const uint8_t *elf, size_t size, bk_regcount_fn fn, void *arg);
 
 /* Demangles an Itanium C++ name; malloc'd copy of `name` when it is not mangled. NULL on OOM. */
 char *bk_demangle(const char *name);

@@ -354,8 +354,14 @@ void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_Callbac
     if (!h)
         return;
     if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-        if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
-            h->context_destroy(h->arg, ((const CUpti_ResourceData *)data)->context);
+        const CUpti_ResourceData *rd = (const CUpti_ResourceData *)data;
+        if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+            h->context_destroy(h->arg, rd->context);
+        } else if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED && rd->resourceDescriptor) {
+            const CUpti_ModuleResourceData *md =
+                (const CUpti_ModuleResourceData *)rd->resourceDescriptor;
+            h->module(h->arg, md->pCubin, md->cubinSize);
+        }
         return;
     }
     int graph = 0, runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
@@ -439,6 +445,9 @@ int cupti_trace_start(const struct bk_hooks *h, int timing_only)
     if (brc == CUPTI_SUCCESS)
         brc = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                   CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    if (brc == CUPTI_SUCCESS)
+        brc = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                  CUPTI_CBID_RESOURCE_MODULE_LOADED);
     if (brc == CUPTI_SUCCESS)
         brc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     /* ROOFKIT_NO_ACTIVITY=1 (a diagnostic for overhead studies): in counter mode, take the

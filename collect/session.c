@@ -101,6 +101,49 @@ struct collect_session {
     struct bk_hooks hooks;
 };
 
+/*
+ * ptxas's register counts by mangled kernel name, from every module loaded while a session
+ * ran (cubin.c). Process-wide: modules load once, sessions come and go.
+ */
+static pthread_mutex_t regs_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char *name;
+    int registers;
+} * regs_table;
+static long regs_n, regs_cap;
+
+static void regs_add(void *arg, const char *name, int registers)
+{
+    (void)arg;
+    for (long i = 0; i < regs_n; i++)
+        if (strcmp(regs_table[i].name, name) == 0) {
+            regs_table[i].registers = registers;
+            return;
+        }
+    if (regs_n == regs_cap) {
+        long ncap = regs_cap ? 2 * regs_cap : 64;
+        void *t = realloc(regs_table, (size_t)ncap * sizeof *regs_table);
+        if (!t)
+            return;
+        regs_table = t;
+        regs_cap = ncap;
+    }
+    if ((regs_table[regs_n].name = strdup(name)))
+        regs_table[regs_n++].registers = registers;
+}
+
+/* ptxas's registers of the kernel named `name`, or -1 when no loaded module told us. */
+static int regs_lookup(const char *name)
+{
+    int r = -1;
+    pthread_mutex_lock(&regs_mu);
+    for (long i = 0; name && i < regs_n && r < 0; i++)
+        if (strcmp(regs_table[i].name, name) == 0)
+            r = regs_table[i].registers;
+    pthread_mutex_unlock(&regs_mu);
+    return r;
+}
+
 /* The launch an outer (runtime) callback reported, for the nested driver callback. */
 static _Thread_local long tl_outer = -1;    /* launch index, -1 when not selected */
 static _Thread_local int tl_outer_open;     /* inside an outer launch callback pair */
@@ -584,6 +627,14 @@ static void on_context_destroy(void *arg, void *ctx)
     pthread_mutex_unlock(&s->mu);
 }
 
+static void on_module(void *arg, const void *cubin, size_t size)
+{
+    (void)arg;
+    pthread_mutex_lock(&regs_mu);
+    bk_cubin_registers(cubin, size, regs_add, NULL);
+    pthread_mutex_unlock(&regs_mu);
+}
+
 static void on_dropped(void *arg, size_t n)
 {
     struct collect_session *s = arg;
@@ -669,6 +720,7 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     s->hooks.launch_exit = on_launch_exit;
     s->hooks.kernel = on_kernel;
     s->hooks.context_destroy = on_context_destroy;
+    s->hooks.module = on_module;
     s->hooks.dropped = on_dropped;
     int brc = s->bk->trace_start(&s->hooks, s->mode == COLLECT_MODE_TIMING);
     if (brc != BK_SUCCESS)
@@ -741,6 +793,9 @@ int collect_session_end(struct collect_session *s, struct collect_result **out)
         if (!l->name)
             l->name = strdup("(unknown)");
         l->demangled = l->name ? bk_demangle(l->name) : NULL;
+        int ptxas = rec->ptxas_regs ? -1 : regs_lookup(l->name);
+        if (ptxas > 0)
+            l->registers = ptxas;
         if (s->mode != COLLECT_MODE_OFF && s->plan->nout > 0) {
             if (!(l->values = calloc((size_t)s->plan->nout, sizeof *l->values))) {
                 rc = RK_ENOMEM;

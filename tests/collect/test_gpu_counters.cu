@@ -9,8 +9,9 @@
  *       FADD/FMUL; the kernel's side effects are the same as without replay
  *   K3  cuBLAS bf16 GEMM 4096^3: tensor operations summed over its launches = 2 m n k (wgmma
  *       path in the default set, and the all-path counter by name)
- *   K4  launch configuration: registers = ptxas's (cudaFuncGetAttributes), static and dynamic
- *       shared memory, grid, block, demangled name
+ *   K4  launch configuration: registers = ptxas's (cudaFuncGetAttributes; read from the module's
+ *       cubin, the Activity record's allocation beside it), static and dynamic shared memory,
+ *       grid, block, demangled name. Runs first, so that its module loads inside a session.
  *   K5  timing mode (--metrics none): Activity timestamps present; 100 launches -> 100 records
  *   K6  100 launches in counter mode with 64-range batches: every launch has counters
  */
@@ -20,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern "C" {
@@ -233,10 +235,12 @@ static void test_launch_config(void **state)
     struct cudaFuncAttributes fa_copy, fa_smem;
     CHECK(cudaMalloc(&x, 1 << 20));
     CHECK(cudaMemset(x, 0, 1 << 20));
-    CHECK(cudaFuncGetAttributes(&fa_copy, copy_k));
-    CHECK(cudaFuncGetAttributes(&fa_smem, smem_k));
+    /* This case runs first: with lazy module loading the module of these kernels loads inside
+     * the session, whose MODULE_LOADED callback reads ptxas's register counts from its cubin. */
     const char *names[] = {"gpu_time"};
     struct collect_session *s = begin(names, 1, 0);
+    CHECK(cudaFuncGetAttributes(&fa_copy, copy_k));
+    CHECK(cudaFuncGetAttributes(&fa_smem, smem_k));
     copy_k<<<dim3(7, 3, 2), dim3(64, 2, 1)>>>(x + 4096, x, 4096);
     smem_k<<<2, 256, 256 * sizeof(float)>>>(x);
     CHECK(cudaGetLastError());
@@ -245,9 +249,10 @@ static void test_launch_config(void **state)
     const struct collect_launch *c = &r->launch[0], *m = &r->launch[1];
     print_message("copy_k: %d registers (ptxas %d, allocated %d), smem_k: %d registers (ptxas "
                   "%d), static %d (%zu), dynamic %d\n",
-                  c->registers, fa_copy.numRegs, c->registers_alloc, m->registers,
-                  fa_smem.numRegs, m->static_smem, fa_smem.sharedSizeBytes, m->dynamic_smem);
+                  c->registers, fa_copy.numRegs, c->registers_alloc, m->registers, fa_smem.numRegs,
+                  m->static_smem, fa_smem.sharedSizeBytes, m->dynamic_smem);
     assert_true(c->has_record && m->has_record);
+    assert_true(c->registers_alloc >= c->registers);
     assert_int_equal(c->registers, fa_copy.numRegs);
     assert_int_equal(m->registers, fa_smem.numRegs);
     assert_int_equal(c->grid[0], 7);
@@ -314,10 +319,11 @@ static void test_many_launches(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_copy_dram_bytes),      cmocka_unit_test(test_fma_flops),
-        cmocka_unit_test(test_bf16_gemm_tensor_ops), cmocka_unit_test(test_launch_config),
-        cmocka_unit_test(test_timing_mode),          cmocka_unit_test(test_many_launches),
+        cmocka_unit_test(test_launch_config), cmocka_unit_test(test_copy_dram_bytes),
+        cmocka_unit_test(test_fma_flops),     cmocka_unit_test(test_bf16_gemm_tensor_ops),
+        cmocka_unit_test(test_timing_mode),   cmocka_unit_test(test_many_launches),
     };
+    setenv("CUDA_MODULE_LOADING", "LAZY", 1); /* see test_launch_config */
     if (cudaFree(0) != cudaSuccess) {
         printf("no CUDA device: skipping\n");
         return 0;
