@@ -12,14 +12,14 @@
     "exit codes: see 'roofkit --help'\n"
 
 const struct rk_cmd rk_commands[] = {
-    {"probe", cmd_probe, RK_NEED_DB, "measure the GPU's ceilings: bandwidth, latency, FLOP/s, launch",
+    {"probe", cmd_probe, 0, "measure the GPU's ceilings: bandwidth, latency, FLOP/s, launch",
      "usage: roofkit probe [--only GROUPS|PROBES] [--quick]\n\n"
      "Measures the GPU's ceilings and stores them in the database as one capture.\n\n"
      "  --only LIST   comma-separated groups (bandwidth, latency, flops, launch) or probe-name\n"
      "                prefixes (bw_dram, bw_l2, lat_chase, peak_fp64, ...); default: all\n"
      "  --quick       fewer repetitions and a coarser latency curve (under 10 s on an H100)\n"
      "  --list        list the probes and exit\n" COMMON_OPTS},
-    {"run", cmd_run, RK_NEED_DB, "run, verify and time kernels of the suite",
+    {"run", cmd_run, 0, "run, verify and time kernels of the suite",
      "usage: roofkit run [--suite NAME | --kernel NAME] [--sizes LIST] [--precision fp32,fp64]\n"
      "                   [--param NAME=V1,V2 ...] [--reps N] [--warm] [--metrics LIST|none]\n\n"
      "Runs each kernel on random inputs, verifies it against a float64 cuBLAS result, times it\n"

@@ -48,7 +48,11 @@ int rk_getopt(int argc, char **argv, const char *optstring, const struct option 
     opterr = 0;
     c = getopt_long(argc, argv, optstring, longopts, NULL);
     if (c == '?') {
-        const char *bad = (prev < argc) ? argv[prev] : "?";
+        /* An unknown long option has just been stepped over, so it is argv[optind - 1]
+         * even when GNU getopt skipped non-options to reach it. */
+        const char *bad = (optopt == 0 && optind > 0 && optind <= argc) ? argv[optind - 1]
+                          : (prev < argc)                               ? argv[prev]
+                                                                        : "?";
         if (optopt && !(bad[0] == '-' && bad[1] == '-'))
             rk_error(RK_EUSAGE, "unknown option '-%c' for '%s'; see 'roofkit help %s'", optopt,
                      argv[0], argv[0]);

@@ -175,6 +175,8 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
     /* The GPU first: without one, nothing is written. */
     if ((rc = probes_open(ctx->device, quick, &s)) != RK_OK)
         goto out;
+    if ((rc = rk_ctx_open_db(ctx, 1)) != RK_OK)
+        goto out;
     if ((rc = store_device(ctx->db, probes_device(s), &device_id)) != RK_OK)
         goto out;
     if ((rc = db_capture_begin(ctx->db, device_id, DB_CAPTURE_PROBE, ctx->cmdline, RK_VERSION,

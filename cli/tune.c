@@ -23,11 +23,10 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     long m = 0, n = 0, k = 0;
     int c;
     (void)ctx;
-    if (argc < 2 || (strcmp(argv[1], "tsm2") != 0 && strcmp(argv[1], "ism2") != 0))
-        return rk_error(RK_EUSAGE, "tune needs 'tsm2' or 'ism2', e.g. 'roofkit tune tsm2 --m 10240 "
-                                   "--n 8 --k 10240'");
     rk_getopt_reset();
-    while ((c = rk_getopt(argc - 1, argv + 1, ":", opts)) != -1) {
+    /* argv[0] is "tune", so rk_getopt's messages name the command; GNU getopt moves
+     * the family ("tsm2"/"ism2") behind the options. */
+    while ((c = rk_getopt(argc, argv, ":", opts)) != -1) {
         switch (c) {
         case 'm':
             if (rk_opt_long("m", optarg, 1, 1L << 40, &m) != RK_OK)
@@ -49,7 +48,10 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
             return RK_EUSAGE;
         }
     }
-    if (optind < argc - 1)
+    if (optind >= argc || (strcmp(argv[optind], "tsm2") != 0 && strcmp(argv[optind], "ism2") != 0))
+        return rk_error(RK_EUSAGE, "tune needs 'tsm2' or 'ism2', e.g. 'roofkit tune tsm2 --m 10240 "
+                                   "--n 8 --k 10240'");
+    if (optind + 1 < argc)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help tune'", argv[optind + 1]);
     if (!m || !n || !k)
         return rk_error(RK_EUSAGE, "tune needs --m, --n and --k; see 'roofkit help tune'");

@@ -349,7 +349,7 @@ int kernels_session_open(int ordinal, unsigned long long seed, struct kernels_se
     *out = NULL;
     cerr = cudaGetDeviceCount(&count);
     if (cerr != cudaSuccess || count == 0)
-        return rk_error(RK_ENOGPU, "no CUDA GPU found (%s); run roofkit on a machine with a GPU",
+        return rk_error(RK_ENOGPU, "no usable CUDA GPU (%s); run roofkit on a machine with one",
                         cerr != cudaSuccess ? cudaGetErrorString(cerr) : "0 devices");
     if (ordinal < 0 || ordinal >= count)
         return rk_error(RK_ENOGPU,
