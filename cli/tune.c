@@ -42,7 +42,8 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
             break;
         case 'p':
             if (strcmp(optarg, "fp32") != 0 && strcmp(optarg, "fp64") != 0)
-                return rk_error(RK_EUSAGE, "option '--precision' takes fp32 or fp64, not '%s'", optarg);
+                return rk_error(RK_EUSAGE, "option '--precision' takes fp32 or fp64, not '%s'",
+                                optarg);
             break;
         default:
             return RK_EUSAGE;
@@ -52,7 +53,8 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
         return rk_error(RK_EUSAGE, "tune needs 'tsm2' or 'ism2', e.g. 'roofkit tune tsm2 --m 10240 "
                                    "--n 8 --k 10240'");
     if (optind + 1 < argc)
-        return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help tune'", argv[optind + 1]);
+        return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help tune'",
+                        argv[optind + 1]);
     if (!m || !n || !k)
         return rk_error(RK_EUSAGE, "tune needs --m, --n and --k; see 'roofkit help tune'");
     return rk_error(RK_ENOTYET, "'tune' is not available in this version yet (model-validation "

@@ -386,6 +386,19 @@ typedef int (*db_row_fn)(int ncols, const char *const *names, const char *const 
                          const enum db_type *types, void *user);
 int db_dump_table(struct db *db, const char *table, db_row_fn cb, void *user);
 
+/* --------------------------------------------------------------- import */
+
+/*
+ * Creates the NEW database `path` (it must not exist) from the SQL text in file
+ * `sql_path`, as examples/ keeps it: `sqlite3 x.db .dump` with PRAGMA
+ * application_id and user_version. The text may only create tables and indexes,
+ * insert rows, run transactions and set those pragmas (and foreign_keys); anything
+ * else (ATTACH first of all) is refused. The result must pass db_open(DB_RO) and
+ * db_check. RK_OK, or one message and RK_EDB / RK_EIO / RK_EUSAGE / RK_ENOMEM,
+ * with `path` removed.
+ */
+int db_import_sql(const char *path, const char *sql_path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1357,6 +1357,99 @@ static void d20_fault_open(void **state)
     print_message("d20: %ld failed opens, each completed by the next one\n", failed);
 }
 
+/* D21: db_import_sql makes a new database from a dump, and refuses text that is
+ * not a roofkit dump or tries to reach other files, leaving nothing behind. */
+static void write_text(const char *path, const char *text)
+{
+    write_file(path, text, strlen(text));
+}
+
+static void d21_import(void **state)
+{
+    char src[300], sql[300], dst[300], bad[300], other[300], cmd[1024];
+    struct db *db = NULL;
+    struct db_capture *caps = NULL;
+    unsigned char *before, *after;
+    long nb, na;
+    int n = 0;
+    (void)state;
+    new_path(src, sizeof src, "d21src");
+    make_roofkit_db(src);
+    snprintf(sql, sizeof sql, "%s/d21.sql", tmpdir);
+    /* examples/ holds exactly this: the two pragmas, then sqlite3's dump */
+    snprintf(cmd, sizeof cmd,
+             "{ echo 'PRAGMA application_id=%d; PRAGMA user_version=%d;'; sqlite3 '%s' .dump; } "
+             "> '%s'",
+             DB_APPLICATION_ID, db_schema_version(), src, sql);
+    assert_int_equal(system(cmd), 0);
+
+    new_path(dst, sizeof dst, "d21dst");
+    assert_int_equal(db_import_sql(dst, sql), RK_OK);
+    assert_int_equal(db_open(dst, DB_RO, &db), RK_OK);
+    assert_int_equal(db_list_captures(db, &caps, &n), RK_OK);
+    assert_true(n >= 1);
+    free(caps);
+    db_close(db);
+    assert_int_equal(raw_int(dst, "SELECT count(*) FROM measurement"), 60);
+    assert_int_equal(raw_int(dst, "SELECT count(*) FROM metric"), 60 * NSAMPLE_METRICS);
+
+    /* an existing file is never overwritten */
+    before = slurp(dst, &nb);
+    stderr_begin();
+    assert_int_equal(db_import_sql(dst, sql), RK_EDB);
+    assert_non_null(strstr(stderr_end(), "already exists"));
+    after = slurp(dst, &na);
+    assert_int_equal(na, nb);
+    assert_memory_equal(before, after, (size_t)nb);
+    free(before);
+    free(after);
+
+    /* ATTACH would write another file: refused, nothing left */
+    snprintf(other, sizeof other, "%s/d21-other.db", tmpdir);
+    snprintf(bad, sizeof bad, "%s/d21-attach.sql", tmpdir);
+    snprintf(cmd, sizeof cmd, "ATTACH '%s' AS x; CREATE TABLE x.t(a);", other);
+    write_text(bad, cmd);
+    new_path(dst, sizeof dst, "d21attach");
+    stderr_begin();
+    assert_int_equal(db_import_sql(dst, bad), RK_EDB);
+    assert_non_null(strstr(stderr_end(), "cannot load"));
+    assert_false(exists(dst));
+    assert_false(exists(other));
+
+    /* valid SQL, but not a roofkit database */
+    write_text(bad, "CREATE TABLE t(a); INSERT INTO t VALUES (1);");
+    stderr_begin();
+    assert_int_equal(db_import_sql(dst, bad), RK_EDB);
+    assert_non_null(strstr(stderr_end(), "not a roofkit database"));
+    assert_false(exists(dst));
+
+    /* a pragma a dump never holds */
+    write_text(bad, "PRAGMA journal_mode=OFF;");
+    stderr_begin();
+    assert_int_equal(db_import_sql(dst, bad), RK_EDB);
+    stderr_end();
+    assert_false(exists(dst));
+
+    /* a transaction left open, and text that is not SQL */
+    write_text(bad, "BEGIN; CREATE TABLE t(a);");
+    stderr_begin();
+    assert_int_equal(db_import_sql(dst, bad), RK_EDB);
+    assert_non_null(strstr(stderr_end(), "never committed"));
+    assert_false(exists(dst));
+    write_text(bad, "this is not SQL");
+    stderr_begin();
+    assert_int_equal(db_import_sql(dst, bad), RK_EDB);
+    stderr_end();
+    assert_false(exists(dst));
+
+    /* a missing SQL file */
+    snprintf(bad, sizeof bad, "%s/d21-missing.sql", tmpdir);
+    stderr_begin();
+    assert_int_equal(db_import_sql(dst, bad), RK_EIO);
+    assert_non_null(strstr(stderr_end(), "cannot read"));
+    assert_false(exists(dst));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1380,6 +1473,7 @@ int main(void)
         cmocka_unit_test(d18_cascade),
         cmocka_unit_test(d19_dump),
         cmocka_unit_test(d20_fault_open),
+        cmocka_unit_test(d21_import),
     };
     const char *base = getenv("TMPDIR");
     char cmd[400];
