@@ -408,6 +408,61 @@ int model_tsm2_search_exhaustive(const struct model_gpu *gpu, const struct model
                                  struct model_tsm2_choice *out /* OUT */);
 
 /* ------------------------------------------------------------------------------
+ * Predictions for one measurement (`roofkit model`): the three models on numbers
+ * ------------------------------------------------------------------------------ */
+
+/* The models `roofkit model` applies; stored as text in prediction.model. */
+enum model_kind {
+    MODEL_KIND_ROOFLINE = 0, /* max(flops / peak, seed DRAM bytes / DRAM bandwidth) */
+    MODEL_KIND_HIERARCHICAL, /* one term per level (model_hierarchical_time) */
+    MODEL_KIND_TSM2,         /* 004 §3.6 for one (t2, t3) (model_tsm2_evaluate) */
+    MODEL_KIND_COUNT
+};
+
+/* "roofline", "hierarchical", "tsm2"; "?" for an invalid value. */
+const char *model_kind_name(enum model_kind kind);
+/* Inverse of model_kind_name(). Returns RK_OK or RK_EUSAGE for an unknown name. */
+int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
+
+/*
+ * Everything one prediction needs, as numbers (SI units). NaN means unknown or not
+ * measured. Which fields a model reads:
+ *   roofline      flops, peak_flops, roofline_bytes, bandwidth[MODEL_LEVEL_DRAM]
+ *   hierarchical  flops, peak_flops, level_bytes[], bandwidth[] of each level whose
+ *                 bytes are > 0 (a level with 0 bytes has no term)
+ *   tsm2          gpu and tsm2 (both non-NULL); gpu->peak_flops and gpu->bandwidth
+ *                 are the ceilings the caller chose
+ */
+struct model_predict_in {
+    double flops;                          /* useful work [FLOP] */
+    double peak_flops;                     /* compute ceiling of the precision [FLOP/s] */
+    double roofline_bytes;                 /* the seed's DRAM count (cost bytes_dram) [B] */
+    double level_bytes[MODEL_LEVEL_COUNT]; /* traffic at each level [B] */
+    double bandwidth[MODEL_LEVEL_COUNT];   /* each level's measured bandwidth [B/s] */
+    const struct model_gpu *gpu;           /* tsm2 only */
+    const struct model_tsm2_problem *tsm2; /* tsm2 only: m, n, k, elem_bytes, t1..t3 */
+};
+
+/* One model's prediction. */
+struct model_prediction {
+    enum model_kind kind;
+    double time_s;               /* predicted time [s] */
+    enum model_bound bound;      /* what limits it */
+    struct model_time terms;     /* roofline and hierarchical: every term (zeroed for tsm2) */
+    struct model_tsm2_eval tsm2; /* tsm2: every quantity of 004 §3.6 (zeroed otherwise) */
+};
+
+/*
+ * Predicts one kernel's time with model `kind` from in. Returns RK_OK, or
+ * RK_EUSAGE when a number the model needs is unknown or invalid: *why (may be
+ * NULL) then receives a static lowercase reason ("flops unknown", "no l2
+ * bandwidth", ...) and *out is zeroed. Deterministic: the same inputs give the
+ * same bits (`roofkit model --check` relies on it).
+ */
+int model_predict(enum model_kind kind, const struct model_predict_in *in,
+                  struct model_prediction *out /* OUT */, const char **why /* OUT */);
+
+/* ------------------------------------------------------------------------------
  * Error statistics (predicted against measured)
  * ------------------------------------------------------------------------------ */
 

@@ -1,0 +1,164 @@
+/*
+ * predict.c - one prediction of one kernel's time from numbers: the three models
+ * `roofkit model` stores (docs/model.md "Predictions"). It only chooses which of
+ * the formulas in roofline.c and tsm2.c to apply and checks that every number the
+ * model needs is known; the ceilings and analytic counts are chosen by the caller
+ * (cli/model.c), which keeps this file free of names, units and JSON.
+ *
+ *   roofline      max(flops / peak, bytes_dram / bw_dram): the seeds' roofline
+ *                 (DESIGN.md; 003 Q5.A), with the seed's DRAM count
+ *   hierarchical  max(flops / peak, max_i bytes_i / bw_i) over the levels whose
+ *                 traffic is > 0 (extension: DESIGN.md "The model")
+ *   tsm2          004 §3.6.2 and Alg. 5's objective at the kernel's own (t2, t3)
+ *
+ * Assumes: SI units; NaN means unknown. Pure: no allocation, no I/O.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "model.h"
+
+static const char *const kind_names[MODEL_KIND_COUNT] = {
+    [MODEL_KIND_ROOFLINE] = "roofline",
+    [MODEL_KIND_HIERARCHICAL] = "hierarchical",
+    [MODEL_KIND_TSM2] = "tsm2",
+};
+
+const char *model_kind_name(enum model_kind kind)
+{
+    if ((int)kind < 0 || kind >= MODEL_KIND_COUNT)
+        return "?";
+    return kind_names[kind];
+}
+
+int model_kind_from_name(const char *name, enum model_kind *out)
+{
+    if (!name || !out)
+        return RK_EUSAGE;
+    for (int i = 0; i < MODEL_KIND_COUNT; i++) {
+        if (strcmp(name, kind_names[i]) == 0) {
+            *out = (enum model_kind)i;
+            return RK_OK;
+        }
+    }
+    return RK_EUSAGE;
+}
+
+static int known_positive(double x)
+{
+    return isfinite(x) && x > 0.0;
+}
+
+static int known_nonnegative(double x)
+{
+    return isfinite(x) && x >= 0.0;
+}
+
+/* Reasons a level lacks what the hierarchical roofline needs, by level. */
+static const char *const no_bytes[MODEL_LEVEL_COUNT] = {"dram bytes unknown", "l2 bytes unknown",
+                                                        "l1 bytes unknown", "shared bytes unknown"};
+static const char *const no_bw[MODEL_LEVEL_COUNT] = {"no dram bandwidth", "no l2 bandwidth",
+                                                     "no l1 bandwidth", "no shared bandwidth"};
+
+static const char *predict_roofline(const struct model_predict_in *in, struct model_prediction *out)
+{
+    if (!known_nonnegative(in->flops))
+        return "flops unknown";
+    if (!known_positive(in->peak_flops))
+        return "no compute ceiling";
+    if (!known_nonnegative(in->roofline_bytes))
+        return no_bytes[MODEL_LEVEL_DRAM];
+    if (!known_positive(in->bandwidth[MODEL_LEVEL_DRAM]))
+        return no_bw[MODEL_LEVEL_DRAM];
+    if (model_roofline_time(in->flops, in->peak_flops, in->roofline_bytes,
+                            in->bandwidth[MODEL_LEVEL_DRAM], &out->terms) != RK_OK)
+        return "invalid roofline input";
+    out->time_s = out->terms.time_s;
+    out->bound = out->terms.bound;
+    return NULL;
+}
+
+static const char *predict_hierarchical(const struct model_predict_in *in,
+                                        struct model_prediction *out)
+{
+    struct model_level lv[MODEL_LEVEL_COUNT];
+    int n = 0;
+
+    if (!known_nonnegative(in->flops))
+        return "flops unknown";
+    if (!known_positive(in->peak_flops))
+        return "no compute ceiling";
+    for (int i = 0; i < MODEL_LEVEL_COUNT; i++) {
+        if (!known_nonnegative(in->level_bytes[i]))
+            return no_bytes[i];
+        if (in->level_bytes[i] == 0.0)
+            continue; /* no traffic at this level: no term, no ceiling needed */
+        if (!known_positive(in->bandwidth[i]))
+            return no_bw[i];
+        lv[n].id = (enum model_level_id)i;
+        lv[n].bytes = in->level_bytes[i];
+        lv[n].bandwidth = in->bandwidth[i];
+        n++;
+    }
+    if (model_hierarchical_time(in->flops, in->peak_flops, lv, n, 0.0, &out->terms) != RK_OK)
+        return "invalid hierarchical input";
+    out->time_s = out->terms.time_s;
+    out->bound = out->terms.bound;
+    return NULL;
+}
+
+static const char *predict_tsm2(const struct model_predict_in *in, struct model_prediction *out)
+{
+    const char *why;
+    if (!in->gpu || !in->tsm2)
+        return "no tsm2 description";
+    if ((why = model_check_gpu(in->gpu)) != NULL)
+        return why;
+    if ((why = model_check_tsm2(in->tsm2, 1)) != NULL)
+        return why;
+    if (model_tsm2_evaluate(in->gpu, in->tsm2, &out->tsm2) != RK_OK)
+        return "invalid tsm2 input";
+    out->time_s = out->tsm2.predicted_time_s;
+    out->bound = out->tsm2.bound;
+    if (!known_positive(out->time_s))
+        return "tsm2 time not finite";
+    return NULL;
+}
+
+int model_predict(enum model_kind kind, const struct model_predict_in *in,
+                  struct model_prediction *out, const char **why)
+{
+    const char *reason;
+    if (why)
+        *why = NULL;
+    if (!out)
+        return RK_EUSAGE;
+    memset(out, 0, sizeof *out);
+    out->kind = kind;
+    if (!in) {
+        reason = "missing input";
+    } else {
+        switch (kind) {
+        case MODEL_KIND_ROOFLINE:
+            reason = predict_roofline(in, out);
+            break;
+        case MODEL_KIND_HIERARCHICAL:
+            reason = predict_hierarchical(in, out);
+            break;
+        case MODEL_KIND_TSM2:
+            reason = predict_tsm2(in, out);
+            break;
+        default:
+            reason = "unknown model";
+            break;
+        }
+    }
+    if (reason) {
+        memset(out, 0, sizeof *out);
+        out->kind = kind;
+        if (why)
+            *why = reason;
+        return RK_EUSAGE;
+    }
+    return RK_OK;
+}
