@@ -10,6 +10,7 @@
 #ifndef RK_CLI_H
 #define RK_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct db;
@@ -73,6 +74,39 @@ void rk_getopt_reset(void);
 /* Parses a number option: prints "option '--name' needs ..." and returns RK_EUSAGE on error. */
 int rk_opt_double(const char *name, const char *val, double *out /* OUT */);
 int rk_opt_long(const char *name, const char *val, long min, long max, long *out /* OUT */);
+
+/*
+ * Hardware counters of `roofkit run` (cli/run_counters.c): one CUPTI collection session around
+ * an untimed extra launch of each measured configuration (kernels_session_launch), its values
+ * turned into the metric rows stored with the measurement. Never part of the timed repetitions.
+ */
+struct rk_counters;
+struct db_metric;
+/*
+ * rk_counters_new: metrics is NULL or "default" (the default set), "none" (no counters: *out is
+ * then NULL), or a comma-separated list of aliases and raw CUPTI names, checked with CUPTI's
+ * host API against the chip of CUDA device `device` (GH100 without one; unknown names dropped
+ * with a warning). Needs no GPU. Returns RK_OK, RK_EUSAGE, RK_ECUPTI or RK_ENOMEM (printed).
+ */
+int rk_counters_new(const char *metrics, int device, struct rk_counters **out /* OUT */);
+void rk_counters_free(struct rk_counters *c); /* NULL is fine */
+/* 1 while counters are wanted and have not been given up on (no permission, no support). */
+int rk_counters_active(const struct rk_counters *c);
+/* The kernels_hook pair: arg is the struct rk_counters. begin starts a session, end stops it. */
+int rk_counters_begin(void *arg);
+int rk_counters_end(void *arg);
+/*
+ * The metric rows of the last begin/end pair (*n = 0 when none were collected), valid until
+ * the next begin; for db_insert_measurement.
+ */
+void rk_counters_rows(const struct rk_counters *c, const struct db_metric **rows /* OUT */,
+                      int *n /* OUT */);
+/* At the end of a run: keeps in the capture's note how many of the `measured` stored
+ * measurements have counters, and why the others have none. */
+void rk_counters_note(const struct rk_counters *c, struct db *db, int64_t capture, long measured);
+/* RK_OK, or RK_ECUPTI (one error line) when metrics were named on the command line and some of
+ * the `measured` stored measurements have none. */
+int rk_counters_status(const struct rk_counters *c, long measured);
 
 int cmd_probe(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_run(int argc, char **argv, struct rk_ctx *ctx);

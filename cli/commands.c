@@ -21,10 +21,12 @@ const struct rk_cmd rk_commands[] = {
      "  --list        list the probes and exit\n" COMMON_OPTS},
     {"run", cmd_run, 0, "run, verify and time kernels of the suite",
      "usage: roofkit run [--suite NAME | --kernel NAME] [--sizes LIST] [--precision fp32,fp64]\n"
-     "                   [--param NAME=V1,V2 ...] [--reps N] [--warm] [--metrics LIST|none]\n\n"
+     "                   [--param NAME=V1,V2 ...] [--reps N] [--warm]\n"
+     "                   [--metrics LIST|default|none]\n\n"
      "Runs each kernel on random inputs, verifies it against a float64 cuBLAS result, times it\n"
      "with CUDA events (median of --reps repetitions, L2 flushed between them unless --warm)\n"
-     "and stores one measurement per kernel, shape and parameter set.\n\n"
+     "and stores one measurement per kernel, shape and parameter set. Its hardware counters\n"
+     "come from one more launch, untimed, replayed by CUPTI once per counter pass.\n\n"
      "  --suite NAME       seeds, tsm2, ism2 or default (see 'roofkit list suites')\n"
      "  --kernel NAME      one kernel (see 'roofkit list kernels')\n"
      "  --sizes LIST       square sizes N, or MxNxK shapes, comma-separated\n"
@@ -32,7 +34,11 @@ const struct rk_cmd rk_commands[] = {
      "  --param N=V,...    kernel parameter values; repeatable, all combinations are run\n"
      "  --reps N           timed repetitions (default 10, at least 3)\n"
      "  --warm             keep the L2 warm between repetitions\n"
-     "  --metrics LIST     CUPTI counters to collect, or none (default: none)\n" COMMON_OPTS},
+     "  --metrics LIST     counters to store: metric aliases or raw CUPTI names, 'default'\n"
+     "                     (the default set, see 'roofkit list metrics') or 'none'. Without\n"
+     "                     permission to read counters the timings are still stored: with\n"
+     "                     the default set after a warning, with a named LIST and exit 6\n"
+     COMMON_OPTS},
     {"profile", cmd_profile, 0, "record every kernel launch of any CUDA program, with counters",
      "usage: roofkit profile [--metrics LIST] [--kernel REGEX] [--launch-skip N] [--launch-count N]\n"
      "                       -- PROGRAM [ARGS...]\n\n"
@@ -63,10 +69,14 @@ const struct rk_cmd rk_commands[] = {
      "space on the GPU, stores both and reports the regret time(model) / time(best).\n"
      COMMON_OPTS},
     {"list", cmd_list, 0, "list kernels, suites, metrics, captures or devices",
-     "usage: roofkit list kernels|suites|metrics|captures|devices\n\n"
+     "usage: roofkit list kernels|suites|captures|devices\n"
+     "       roofkit list metrics [--metrics LIST] [--chip NAME]\n\n"
      "  kernels    the kernel registry: family, layout, parameters, cost formula\n"
      "  suites     the kernel suites and their shapes\n"
-     "  metrics    the metric aliases and CUPTI metrics the GPU supports\n"
+     "  metrics    the metric aliases: unit, CUPTI metric(s), default set, whether the GPU\n"
+     "             has them, and the replay passes of the default set or of --metrics LIST\n"
+     "             (CUPTI's host API, no GPU needed: without one the chip is GH100, or\n"
+     "             --chip NAME)\n"
      "  captures   the captures stored in the database\n"
      "  devices    the devices stored in the database\n" COMMON_OPTS},
     {"export", cmd_export, 0, "export database tables as CSV or JSON",

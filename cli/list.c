@@ -2,16 +2,20 @@
  * list.c - `roofkit list kernels|suites|metrics|captures|devices`. Each listing is a
  * row of the small table below (git's OPT_SUBCOMMAND style). Tables go to stdout;
  * kernels and suites need no database, captures and devices open it read-only (a
- * missing file is an error, never created).
+ * missing file is an error, never created); metrics asks CUPTI's host API about the
+ * chip (no GPU needed) and takes options of its own.
  */
 #include "cli.h"
+#include "collect.h"
 #include "common.h"
 #include "db.h"
 #include "kernels.h"
 #include "model.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int list_kernels(struct rk_ctx *ctx)
@@ -42,7 +46,9 @@ static int list_kernels(struct rk_ctx *ctx)
             used += (size_t)w;
         }
         printf("%-16s %-12s %-13s %-9s %-13s %s\n", k->name, k->family,
-               kernels_layout_name(k->layout), prec, model_family_name((enum model_kernel_family)k->cost_family), params[0] ? params : "-");
+               kernels_layout_name(k->layout), prec,
+               model_family_name((enum model_kernel_family)k->cost_family),
+               params[0] ? params : "-");
         printf("%-16s   %s (%s)\n", "", k->description, k->seed);
     }
     return RK_OK;
@@ -69,11 +75,130 @@ static int list_suites(struct rk_ctx *ctx)
     return RK_OK;
 }
 
-static int list_metrics(struct rk_ctx *ctx)
+/* The CUPTI side of an output: its raw metric, or a formula "a + b + 2*c" (plan's text). */
+static void print_metric_row(const char *name, const char *unit, const char *mark,
+                             const char *avail, const char *raw, const char *description)
 {
-    (void)ctx;
-    return rk_error(RK_ENOTYET, "'list metrics' is not available in this version yet (it comes "
-                                "with the collect issue)");
+    printf("%-32s %-17s %-8s %-9s %s\n", name, unit ? unit : "-", mark, avail,
+           description ? description : "raw CUPTI metric");
+    printf("%-32s = %s\n", "", raw);
+}
+
+/*
+ * `list metrics [--metrics LIST] [--chip NAME]`: every alias (or only those named) with its
+ * unit, whether it is in the default set, whether the chip has it, the CUPTI metric(s) and a
+ * description; then the replay passes of the default set (or of LIST). CUPTI's host API
+ * answers the chip questions without a GPU; without a GPU the chip is GH100, and the listing
+ * says so.
+ */
+static int list_metrics(int argc, char **argv, struct rk_ctx *ctx)
+{
+    static const struct option longopts[] = {
+        {"metrics", required_argument, NULL, 'm'},
+        {"chip", required_argument, NULL, 'c'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *metrics = NULL, *chip_opt = NULL;
+    char chip[64], where[128], **names = NULL;
+    int c, n = 0, passes = 0, rc, *supported = NULL, nin_default = 0, ndflt = 0;
+    const char **dflt = NULL;
+    struct collect_plan *plan = NULL;
+
+    rk_getopt_reset();
+    while ((c = rk_getopt(argc, argv, ":m:c:", longopts)) != -1) {
+        if (c == 'm')
+            metrics = optarg;
+        else if (c == 'c' && *optarg)
+            chip_opt = optarg;
+        else if (c == 'c')
+            return rk_error(RK_EUSAGE, "option '--chip' needs a CUPTI chip name such as GH100");
+        else
+            return RK_EUSAGE;
+    }
+    for (int i = optind; i < argc; i++)
+        if (strcmp(argv[i], "metrics") != 0)
+            return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help list'",
+                            argv[i]);
+    if (metrics && rk_parse_name_list(metrics, &names, &n) != RK_OK)
+        return rk_error(RK_EUSAGE, "option '--metrics' needs metric names separated by commas; "
+                                   "see 'roofkit list metrics'");
+    /* Names first (no CUPTI): an unknown one is a usage error. */
+    if ((rc = collect_plan_new((const char *const *)names, n, &plan)) != RK_OK)
+        goto out;
+    if (chip_opt) {
+        snprintf(chip, sizeof chip, "%s", chip_opt);
+        snprintf(where, sizeof where, "%s (--chip)", chip);
+    } else if (collect_chip_name(ctx->device, chip, sizeof chip) == RK_OK) {
+        snprintf(where, sizeof where, "%s (device %d)", chip, ctx->device);
+    } else {
+        snprintf(where, sizeof where, "%s (no usable GPU: assumed)", chip);
+    }
+    if (!metrics) {
+        /* The default set's passes count what the chip has of it (a chip before Hopper lacks
+         * the wgmma counters). */
+        const int na = collect_metric_count();
+        if (!(supported = calloc((size_t)na, sizeof *supported)) ||
+            !(dflt = calloc((size_t)na, sizeof *dflt))) {
+            rc = rk_error(RK_ENOMEM, "out of host memory");
+            goto out;
+        }
+        for (int i = 0; i < na; i++) {
+            const struct collect_metric *m = collect_metric_get(i);
+            if ((rc = collect_metric_supported(chip, m->alias, &supported[i], NULL)) != RK_OK)
+                goto out;
+            if (m->in_default) {
+                nin_default++;
+                if (supported[i])
+                    dflt[ndflt++] = m->alias;
+            }
+        }
+        if (ndflt > 0 && (rc = collect_count_passes_for(chip, dflt, ndflt, &passes)) != RK_OK)
+            goto out;
+    } else if ((rc = collect_count_passes_for(chip, (const char *const *)names, n, &passes)) !=
+               RK_OK) {
+        goto out;
+    }
+
+    printf("%-32s %-17s %-8s %-9s %s\n", "metric", "unit", "default", "on chip", "description");
+    if (!metrics) {
+        for (int i = 0; i < collect_metric_count(); i++) {
+            const struct collect_metric *m = collect_metric_get(i);
+            struct collect_plan *one = NULL;
+            if ((rc = collect_plan_new(&m->alias, 1, &one)) != RK_OK)
+                goto out;
+            print_metric_row(m->alias, m->unit, m->in_default ? "yes" : "-",
+                             supported[i] ? "yes" : "no", one->out[0].raw, m->description);
+            collect_plan_free(one);
+        }
+    } else {
+        /* Only the named ones (all known to the chip: counting passes checked them). */
+        if ((rc = collect_plan_check(plan, chip)) != RK_OK)
+            goto out;
+        for (int i = 0; i < plan->nout; i++) {
+            const struct collect_output *o = &plan->out[i];
+            const struct collect_metric *m = o->alias ? collect_metric_find(o->alias) : NULL;
+            print_metric_row(
+                o->alias ? o->alias : o->raw, o->unit ? o->unit : plan->raw_units[o->term[0]],
+                m && m->in_default ? "yes" : "-", "yes", o->raw, m ? m->description : NULL);
+        }
+    }
+    printf("\nchip: %s\n", where);
+    if (metrics)
+        printf("these metrics: %d metric%s, %d CUPTI metric%s, %d replay pass%s per kernel "
+               "launch\n",
+               plan->nout, plan->nout == 1 ? "" : "s", plan->nraw, plan->nraw == 1 ? "" : "s",
+               passes, passes == 1 ? "" : "es");
+    else
+        printf("default set: %d of its %d metrics on this chip, %d replay pass%s per kernel "
+               "launch\nany other CUPTI metric may be named as such (dram__bytes_read.sum); "
+               "'--metrics LIST' counts the passes of a set\n",
+               ndflt, nin_default, passes, passes == 1 ? "" : "es");
+out:
+    free(supported);
+    free(dflt);
+    collect_plan_free(plan);
+    rk_free_name_list(names, n);
+    return rc;
 }
 
 static int list_captures(struct rk_ctx *ctx)
@@ -86,8 +211,8 @@ static int list_captures(struct rk_ctx *ctx)
     rc = db_list_captures(ctx->db, &caps, &n);
     if (rc != RK_OK)
         return rc;
-    printf("%-5s %-8s %-11s %-21s %-21s %-28s %8s %8s %8s %8s\n", "id", "kind", "status",
-           "started", "ended", "device", "ceilings", "latency", "measure", "predict");
+    printf("%-5s %-8s %-11s %-21s %-21s %-28s %8s %8s %8s %8s\n", "id", "kind", "status", "started",
+           "ended", "device", "ceilings", "latency", "measure", "predict");
     for (int i = 0; i < n; i++) {
         const struct db_capture *c = &caps[i];
         printf("%-5" PRId64 " %-8s %-11s %-21s %-21s %-28.28s %8" PRId64 " %8" PRId64 " %8" PRId64
@@ -129,23 +254,33 @@ static int list_devices(struct rk_ctx *ctx)
     return RK_OK;
 }
 
+/* Listings without options take only ctx; `metrics` parses its own options. */
 static const struct {
     const char *what;
     int (*fn)(struct rk_ctx *ctx);
+    int (*fn_args)(int argc, char **argv, struct rk_ctx *ctx);
 } listings[] = {
-    {"kernels", list_kernels}, {"suites", list_suites},     {"metrics", list_metrics},
-    {"captures", list_captures}, {"devices", list_devices},
+    {"kernels", list_kernels, NULL}, {"suites", list_suites, NULL},
+    {"metrics", NULL, list_metrics}, {"captures", list_captures, NULL},
+    {"devices", list_devices, NULL},
 };
 
 int cmd_list(int argc, char **argv, struct rk_ctx *ctx)
 {
     if (argc < 2)
         return rk_error(RK_EUSAGE, "list what? say kernels, suites, metrics, captures or devices");
+    for (size_t i = 0; i < sizeof listings / sizeof listings[0]; i++) {
+        if (strcmp(argv[1], listings[i].what) != 0)
+            continue;
+        if (listings[i].fn_args)
+            return listings[i].fn_args(argc, argv, ctx);
+        if (argc > 2)
+            return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help list'",
+                            argv[2]);
+        return listings[i].fn(ctx);
+    }
     if (argc > 2)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help list'", argv[2]);
-    for (size_t i = 0; i < sizeof listings / sizeof listings[0]; i++)
-        if (strcmp(argv[1], listings[i].what) == 0)
-            return listings[i].fn(ctx);
-    return rk_error(RK_EUSAGE, "cannot list '%s'; say kernels, suites, metrics, captures or devices",
-                    argv[1]);
+    return rk_error(RK_EUSAGE,
+                    "cannot list '%s'; say kernels, suites, metrics, captures or devices", argv[1]);
 }

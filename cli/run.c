@@ -12,6 +12,11 @@
  *   and parameter combination measure and insert (one transaction per row),
  *   checking rk_interrupted between rows; 5. end the capture done / failed /
  *   interrupted.
+ * Counters (--metrics; the default set unless 'none'): after the timed repetitions each
+ * configuration is launched once more, untimed, inside a CUPTI session (run_counters.c), and
+ * the values are stored with the measurement in the same transaction. The timings never run
+ * under the profiler. Without counter permission the timings are still stored (run_counters.c
+ * says when the run warns and when it fails).
  * Data (one line per measurement) goes to stdout, progress and warnings to stderr.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -52,6 +57,16 @@ struct run_opts {
     struct param_spec specs[MAX_PARAM_SPECS];
     int n_specs;
     struct kernels_options kopt;
+    const char *metrics;          /* --metrics as given; NULL = the default set */
+    struct rk_counters *counters; /* NULL for --metrics none */
+};
+
+/* What a run has done so far, for progress, the summary and the exit code. */
+struct tally {
+    long done;   /* configurations gone through (stored, skipped or refused) */
+    long stored; /* measurements stored */
+    int failed;  /* stored but failed verification */
+    int skipped; /* invalid for the shape or parameters */
 };
 
 /* The work: entries of (kernels, shapes). Built from the suite or from --kernel. */
@@ -70,6 +85,7 @@ struct plan {
 
 static void free_opts(struct run_opts *o)
 {
+    rk_counters_free(o->counters);
     rk_free_name_list(o->kernel_pats, o->n_kernel_pats);
     for (int i = 0; i < o->n_specs; i++) {
         free(o->specs[i].name);
@@ -218,7 +234,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"warm", no_argument, NULL, 'w'},        {"metrics", required_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
-    const char *suite = NULL, *metrics = NULL;
+    const char *suite = NULL;
     long reps = 10;
     int c, rc;
 
@@ -256,7 +272,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             o->kopt.warm = 1;
             break;
         case 'm':
-            metrics = optarg;
+            o->metrics = optarg;
             break;
         case 'h':
             break; /* main() prints the usage before we get here */
@@ -268,8 +284,6 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help run'",
                         argv[optind]);
     o->kopt.reps = (int)reps;
-    if (metrics && strcmp(metrics, "none") != 0)
-        return rk_error(RK_ENOTYET, "counters come with the collect issue; use --metrics none");
 
     if (suite) {
         o->suite = kernels_suite_find(suite);
@@ -473,17 +487,28 @@ static void fill_device(const struct kernels_device *d, const char *host, struct
 /* One measurement: measure, cost, store, print. Returns RK_OK, RK_EUSAGE (skipped) or fatal. */
 static int measure_one(struct kernels_session *s, struct db *db, int64_t capture,
                        const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
-                       const long *params, const struct run_opts *o, int *failed)
+                       const long *params, const struct run_opts *o, struct tally *t)
 {
     struct kernels_result r;
     struct model_cost cost;
     struct db_measurement m;
-    double e = prec == KERNELS_FP64 ? 8.0 : 4.0, t;
+    double e = prec == KERNELS_FP64 ? 8.0 : 4.0, secs;
     int have_cost, rc;
+
+    const struct db_metric *rows = NULL;
+    int nrows = 0;
 
     rc = kernels_session_measure(s, k, params, &o->kopt, &r);
     if (rc != RK_OK)
         return rc;
+    if (rk_counters_active(o->counters)) {
+        /* One more launch, untimed, for the counters (the timing above ran without CUPTI). */
+        const struct kernels_hook hook = {o->counters, rk_counters_begin, rk_counters_end};
+        rc = kernels_session_launch(s, k, r.params, o->kopt.warm, &hook);
+        if (rc != RK_OK)
+            return rc;
+        rk_counters_rows(o->counters, &rows, &nrows);
+    }
     have_cost = kernels_cost(k, prec, sh, r.params, &cost) == RK_OK;
     if (!have_cost)
         rk_warn("the model has no cost for %s %s %ldx%ldx%ld; flops and bytes stored as unknown",
@@ -519,19 +544,20 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
     m.source = "suite";
     m.launch_index = -1;
     m.correlation_id = -1;
-    rc = db_insert_measurement(db, capture, &m, NULL, 0, NULL);
+    rc = db_insert_measurement(db, capture, &m, rows, nrows, NULL);
     if (rc != RK_OK)
         return rc;
+    t->stored++;
 
-    t = r.time_median_ns * 1e-9;
+    secs = r.time_median_ns * 1e-9;
     printf("%-16s %s %7ldx%-6ldx%-7ld %-40s %11.2f us %9.1f GFLOP/s %7.1f GB/s %s %.1e\n", k->name,
            m.precision, sh->m, sh->n, sh->k, r.params_json, r.time_median_ns / 1e3,
-           2.0 * sh->m * sh->n * sh->k / t / 1e9,
-           ((double)sh->m * sh->k + (double)sh->k * sh->n + (double)sh->m * sh->n) * e / t / 1e9,
+           2.0 * sh->m * sh->n * sh->k / secs / 1e9,
+           ((double)sh->m * sh->k + (double)sh->k * sh->n + (double)sh->m * sh->n) * e / secs / 1e9,
            r.verified ? "verified" : "FAILED  ", r.rel_error);
     fflush(stdout);
     if (!r.verified) {
-        (*failed)++;
+        t->failed++;
         rk_warn("%s %s %ldx%ldx%ld %s failed verification: relative error %.3e (tolerance %.1e), "
                 "%ld non-finite outputs",
                 k->name, m.precision, sh->m, sh->n, sh->k, r.params_json, r.rel_error, r.tolerance,
@@ -543,7 +569,7 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
 /* Runs k on the prepared shape with every combination of the --param values. */
 static int run_combos(struct kernels_session *s, struct db *db, int64_t capture,
                       const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
-                      const struct run_opts *o, long *done, long total, int *failed, int *skipped)
+                      const struct run_opts *o, long total, struct tally *t)
 {
     int idx[MAX_PARAM_SPECS] = {0}, map[MAX_PARAM_SPECS];
     for (int j = 0; j < o->n_specs; j++)
@@ -559,19 +585,19 @@ static int run_combos(struct kernels_session *s, struct db *db, int64_t capture,
         for (int j = 0; j < o->n_specs; j++)
             if (map[j] >= 0)
                 p[map[j]] = o->specs[j].values[idx[j]];
-        rk_progress("run", *done, total);
+        rk_progress("run", t->done, total);
         if (kernels_check(k, prec, p, why, sizeof why) != RK_OK) {
             rk_warn("skipping %s %s: %s", k->name, kernels_precision_name(prec), why);
-            (*skipped)++;
+            t->skipped++;
         } else {
-            rc = measure_one(s, db, capture, k, prec, sh, p, o, failed);
+            rc = measure_one(s, db, capture, k, prec, sh, p, o, t);
             if (rc == RK_EUSAGE) {
-                (*skipped)++; /* invalid for this shape: message printed */
+                t->skipped++; /* invalid for this shape: message printed */
             } else if (rc != RK_OK) {
                 return rc;
             }
         }
-        (*done)++;
+        t->done++;
         int j = 0;
         for (; j < o->n_specs; j++) {
             if (map[j] < 0)
@@ -593,13 +619,15 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     struct db_device dv;
     char host[256] = "";
     int64_t device_id = 0, capture = 0;
-    long done = 0;
-    int rc, failed = 0, skipped = 0, nomem = 0;
+    struct tally t = {0, 0, 0, 0};
+    int rc, nomem = 0;
 
     memset(&o, 0, sizeof o);
     rc = parse_args(argc, argv, &o);
     if (rc == RK_OK)
         rc = build_plan(&o, &pl);
+    if (rc == RK_OK)
+        rc = rk_counters_new(o.metrics, ctx->device, &o.counters);
     if (rc != RK_OK)
         goto out;
 
@@ -640,7 +668,7 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
                     nomem++;
                     for (int i = 0; i < pe->n_kernels; i++)
                         if (pe->kernels[i]->precisions & KERNELS_PREC_BIT(prec))
-                            done += combos(pe->kernels[i], &o);
+                            t.done += combos(pe->kernels[i], &o);
                     rc = RK_OK;
                     continue;
                 }
@@ -648,20 +676,21 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
                     const struct kernels_kernel *k = pe->kernels[i];
                     if (!(k->precisions & KERNELS_PREC_BIT(prec)))
                         continue;
-                    rc = run_combos(s, ctx->db, capture, k, prec, &pe->shapes[si], &o, &done,
-                                    pl.total, &failed, &skipped);
+                    rc =
+                        run_combos(s, ctx->db, capture, k, prec, &pe->shapes[si], &o, pl.total, &t);
                 }
             }
         }
     }
     rk_progress_end();
+    rk_counters_note(o.counters, ctx->db, capture, t.stored);
 
     if (rc == RK_EINTR || (rc == RK_OK && rk_interrupted)) {
         db_capture_mark_interrupted(ctx->db, capture);
         rc = rk_error(RK_EINTR,
                       "interrupted after %ld of %ld measurements; the stored rows are "
                       "complete",
-                      done, pl.total);
+                      t.done, pl.total);
         goto out;
     }
     if (rc != RK_OK) {
@@ -672,12 +701,14 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     if (rc != RK_OK)
         goto out;
     rk_info("capture %lld: %ld measurements, %d failed verification, %d skipped",
-            (long long)capture, done - skipped, failed, skipped);
-    if (failed)
+            (long long)capture, t.stored, t.failed, t.skipped);
+    if (t.failed)
         rc = rk_error(RK_EVERIFY, "%d measurement(s) failed verification (stored with their error)",
-                      failed);
+                      t.failed);
     else if (nomem)
         rc = rk_error(RK_ENOMEM, "%d shape(s) did not fit in GPU memory and were not run", nomem);
+    else
+        rc = rk_counters_status(o.counters, t.stored);
 out:
     kernels_session_close(s);
     free_opts(&o);

@@ -122,6 +122,13 @@ struct collect_value {
 void collect_plan_eval(const struct collect_plan *plan, const double *raw,
                        struct collect_value *out /* OUT: plan->nout entries */);
 
+/*
+ * collect_output_additive: 1 when output i of the plan is a count that adds up over launches
+ * (every CUPTI term is a `.sum` rollup: bytes, flops, instructions, gpu__time_duration), 0 for a
+ * rate, ratio, percentage or average.
+ */
+int collect_output_additive(const struct collect_plan *plan, int i);
+
 /* --------------------------------------------------------- host API (no GPU needed) */
 
 /*
@@ -231,6 +238,18 @@ enum collect_mode collect_session_mode(const struct collect_session *s, const ch
  */
 int collect_session_end(struct collect_session *s, struct collect_result **out /* OUT */);
 void collect_result_free(struct collect_result *r);
+
+/*
+ * collect_result_combine: one value per plan output for all the launches of r together, for a
+ * measurement whose one call launched several kernels (cuBLAS, a split-k reduction). Counts
+ * (collect_output_additive) are added; rates, ratios and percentages are averaged, weighted by
+ * each launch's duration_ns (a single launch is copied as is). A value is NULL when no launch was
+ * recorded, when any launch lacks counters or has that value NULL, and, for an average of
+ * several launches, when a duration is unknown. out[i].alias/raw/unit point into r->plan.
+ * Returns the number of launches combined (r->nlaunch).
+ */
+int collect_result_combine(const struct collect_result *r,
+                           struct collect_value *out /* OUT: r->plan->nout entries */);
 
 /*
  * The advice printed with the warning when counters are unavailable because of permissions,

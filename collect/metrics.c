@@ -359,3 +359,47 @@ void collect_plan_eval(const struct collect_plan *plan, const double *raw,
         out[i].is_null = null;
     }
 }
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int collect_output_additive(const struct collect_plan *plan, int i)
+{
+    const struct collect_output *o = &plan->out[i];
+    for (int t = 0; t < o->nterms; t++)
+        if (!ends_with(plan->raw[o->term[t]], ".sum"))
+            return 0;
+    return o->nterms > 0;
+}
+
+int collect_result_combine(const struct collect_result *r, struct collect_value *out)
+{
+    const struct collect_plan *plan = r->plan;
+    for (int i = 0; plan && i < plan->nout; i++) {
+        const struct collect_output *o = &plan->out[i];
+        int additive = collect_output_additive(plan, i), null = r->nlaunch == 0;
+        double sum = 0.0, wsum = 0.0;
+        for (int l = 0; l < r->nlaunch && !null; l++) {
+            const struct collect_launch *la = &r->launch[l];
+            if (!la->has_counters || !la->values || i >= la->nvalues || la->values[i].is_null) {
+                null = 1;
+            } else if (additive || r->nlaunch == 1) {
+                sum += la->values[i].value;
+            } else if (isnan(la->duration_ns) || la->duration_ns <= 0.0) {
+                null = 1; /* no weight for this launch's rate */
+            } else {
+                sum += la->duration_ns * la->values[i].value;
+                wsum += la->duration_ns;
+            }
+        }
+        out[i].alias = o->alias;
+        out[i].raw = o->raw;
+        out[i].unit = o->unit ? o->unit : plan->raw_units ? plan->raw_units[o->term[0]] : NULL;
+        out[i].is_null = null;
+        out[i].value = null ? 0.0 : (additive || r->nlaunch == 1) ? sum : sum / wsum;
+    }
+    return r->nlaunch;
+}

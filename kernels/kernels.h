@@ -215,6 +215,28 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
                             const long *params, const struct kernels_options *opts,
                             struct kernels_result *result /* OUT */);
 
+/*
+ * Brackets the launch call(s) of an untimed extra launch, for a collector of hardware counters
+ * (cli/run.c): begin(arg) runs right before the kernel's launch call(s), end(arg) after the
+ * device has finished them, so that only the launches a timed repetition makes fall between
+ * them (not the L2 flush, not prepare's padding copies). A non-RK_OK return is passed on.
+ */
+struct kernels_hook {
+    void *arg;
+    int (*begin)(void *arg);
+    int (*end)(void *arg);
+};
+
+/*
+ * kernels_session_launch: after kernels_session_measure() of the same kernel on the prepared
+ * inputs, launches it once more with `params` (the resolved kernels_result.params), untimed and
+ * unverified: flushes the L2 unless `warm`, runs the untimed preparation, then hook->begin, the
+ * launch, cudaDeviceSynchronize, hook->end (called whenever begin succeeded). hook may be NULL.
+ * Returns RK_OK, the hook's error, RK_EUSAGE (message printed) or RK_ECUDA.
+ */
+int kernels_session_launch(struct kernels_session *s, const struct kernels_kernel *k,
+                           const long *params, int warm, const struct kernels_hook *hook);
+
 #ifdef __cplusplus
 }
 #endif

@@ -302,6 +302,23 @@ int timed_launch(struct kernels_session *s, const struct kern_ops *ops,
     return RK_OK;
 }
 
+/* The launcher's arguments on the prepared inputs, with parameters p (workspace not set). */
+void fill_args(struct kernels_session *s, const long *p, struct kern_args *args)
+{
+    memset(args, 0, sizeof *args);
+    args->prec = s->prec;
+    args->m = s->shape.m;
+    args->n = s->shape.n;
+    args->k = s->shape.k;
+    args->a = s->a;
+    args->b = s->b;
+    args->c = s->c;
+    args->p = p;
+    args->stream = s->stream;
+    args->cublas = s->cublas;
+    args->dev = &s->dev;
+}
+
 int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -580,18 +597,7 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     if (rc != RK_OK)
         return rk_error(RK_EUSAGE, "%s: %s", k->name, why);
 
-    memset(&args, 0, sizeof args);
-    args.prec = s->prec;
-    args.m = s->shape.m;
-    args.n = s->shape.n;
-    args.k = s->shape.k;
-    args.a = s->a;
-    args.b = s->b;
-    args.c = s->c;
-    args.p = r->params;
-    args.stream = s->stream;
-    args.cublas = s->cublas;
-    args.dev = &s->dev;
+    fill_args(s, r->params, &args);
     if (ops->resolve && ops->resolve(&args, r->params, why, sizeof why) != RK_OK)
         return rk_error(RK_EUSAGE, "%s on %ldx%ldx%ld: %s", k->name, args.m, args.n, args.k, why);
     kernels_params_json(k, r->params, r->params_json, sizeof r->params_json);
@@ -670,6 +676,45 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
 out:
     free(times);
     return rc;
+}
+
+int kernels_session_launch(struct kernels_session *s, const struct kernels_kernel *k,
+                           const long *params, int warm, const struct kernels_hook *hook)
+{
+    const struct kern_ops *ops = (const struct kern_ops *)k->impl;
+    struct kern_args args;
+    struct kern_launch info;
+    long p[KERNELS_MAX_PARAMS] = {0};
+    char why[200] = "";
+    int rc;
+
+    (void)cudaGetLastError();
+    if (!s->prepared)
+        RK_BUG("kernels_session_launch before kernels_session_prepare");
+    for (int i = 0; i < k->n_params; i++)
+        p[i] = params[i];
+    fill_args(s, p, &args);
+    if (ops->resolve && ops->resolve(&args, p, why, sizeof why) != RK_OK)
+        return rk_error(RK_EUSAGE, "%s on %ldx%ldx%ld: %s", k->name, args.m, args.n, args.k, why);
+    args.ws = s->ws;
+    args.ws_bytes = ops->workspace ? ops->workspace(&args) : 0;
+    if (args.ws_bytes > s->ws_bytes)
+        RK_BUG("kernels_session_launch without kernels_session_measure of the same kernel");
+    if (!warm && (rc = flush_l2(s, 0x1a7c4u)) != RK_OK)
+        return rc;
+    if (ops->prepare && (rc = ops->prepare(&args)) != RK_OK)
+        return rc;
+    RK_CUDA(cudaDeviceSynchronize());
+    if (hook && hook->begin && (rc = hook->begin(hook->arg)) != RK_OK)
+        return rc;
+    memset(&info, 0, sizeof info);
+    rc = ops->launch(&args, &info);
+    cudaError_t cerr = cudaDeviceSynchronize();
+    if (rc == RK_OK && cerr != cudaSuccess)
+        rc = rk_error(RK_ECUDA, "running %s failed: %s", k->name, cudaGetErrorString(cerr));
+    /* The collector's session is closed whatever happened, so that CUPTI lets go. */
+    int hrc = hook && hook->end ? hook->end(hook->arg) : RK_OK;
+    return rc != RK_OK ? rc : hrc;
 }
 
 } /* extern "C" */
