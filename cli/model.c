@@ -8,18 +8,32 @@
  * search choose. Options not given take an H100 SXM's values (REFERENCE.md), and
  * the output says which ones were defaulted.
  *
- * `model` alone (predictions for a capture's measurements) comes with the
- * model-validation issue.
+ * `model` alone writes one prediction per model (roofline, hierarchical, TSM2) for
+ * every stored measurement from its device's measured ceilings, and `model --check`
+ * recomputes them without writing; see the section below and docs/model.md
+ * "Predictions".
  */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "common.h"
+#include "db.h"
+#include "kernels.h"
 #include "model.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#ifndef RK_VERSION
+#define RK_VERSION "0.0.0"
+#endif
 
 /* One number option of `model explain`: where it goes and its H100 default. */
 struct explain_opt {
@@ -32,8 +46,23 @@ struct explain_opt {
 };
 
 enum {
-    X_PEAK, X_BW, X_SMS, X_CLOCK, X_REGS, X_SMEM, X_THREADS, X_MEMLAT, X_COMPLAT, X_ELEM,
-    X_M, X_N, X_K, X_T1, X_T2, X_T3, X_COUNT
+    X_PEAK,
+    X_BW,
+    X_SMS,
+    X_CLOCK,
+    X_REGS,
+    X_SMEM,
+    X_THREADS,
+    X_MEMLAT,
+    X_COMPLAT,
+    X_ELEM,
+    X_M,
+    X_N,
+    X_K,
+    X_T1,
+    X_T2,
+    X_T3,
+    X_COUNT
 };
 
 /* H100 SXM defaults: 132 SMs, 1.98 GHz seen, 64 Ki registers and 228 KiB shared
@@ -82,7 +111,8 @@ static void json_choice(FILE *f, const char *key, const struct model_tsm2_choice
     json_number(f, c->t3_raw);
     fputs(", \"predicted_time_s\": ", f);
     json_number(f, c->predicted_time_s);
-    fprintf(f, ", \"bound\": \"%s\", \"alg5_branch\": %d, \"iterations\": %ld, \"converged\": %s}%s\n",
+    fprintf(f,
+            ", \"bound\": \"%s\", \"alg5_branch\": %d, \"iterations\": %ld, \"converged\": %s}%s\n",
             model_bound_name(c->bound), c->alg5_branch, c->iterations,
             c->converged ? "true" : "false", last ? "" : ",");
 }
@@ -125,7 +155,8 @@ static void print_text(const struct explain_opt *o, const struct model_tsm2_eval
                        const struct model_tsm2_choice *ex)
 {
     FILE *f = stdout;
-    fprintf(f, "TSM2 model (004_dab40fe45003313a.txt section 3.6), C(m x n) = A(m x k) B(k x n)\n\n");
+    fprintf(f,
+            "TSM2 model (004_dab40fe45003313a.txt section 3.6), C(m x n) = A(m x k) B(k x n)\n\n");
     fprintf(f, "inputs:\n");
     for (int i = 0; i < X_COUNT; i++) {
         if (i >= X_T1 && !o[i].given)
@@ -145,8 +176,9 @@ static void print_text(const struct explain_opt *o, const struct model_tsm2_eval
                     fd->help);
     }
     fprintf(f, "\nparameter search (Alg. 5):\n");
-    fprintf(f, "  gradient descent     t2 = %d, t3 = %d (raw %.4g, %.4g), predicted %.6g s, %s-bound, "
-               "%ld steps%s\n",
+    fprintf(f,
+            "  gradient descent     t2 = %d, t3 = %d (raw %.4g, %.4g), predicted %.6g s, %s-bound, "
+            "%ld steps%s\n",
             gd->t2, gd->t3, gd->t2_raw, gd->t3_raw, gd->predicted_time_s,
             model_bound_name(gd->bound), gd->iterations, gd->converged ? "" : " (not converged)");
     fprintf(f, "  exhaustive search    t2 = %d, t3 = %d, predicted %.6g s, %s-bound, %ld points\n",
@@ -204,15 +236,18 @@ static int cmd_model_explain(int argc, char **argv)
         }
     }
     if (optind < argc)
-        return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help model'", argv[optind]);
+        return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help model'",
+                        argv[optind]);
     for (int i = 0; i < X_COUNT; i++)
         if (o[i].required && !o[i].given)
             return rk_error(RK_EUSAGE, "model explain needs --%s; see 'roofkit help model'",
                             o[i].name);
     if (o[X_ELEM].value != 2 && o[X_ELEM].value != 4 && o[X_ELEM].value != 8)
-        return rk_error(RK_EUSAGE, "option '--elem-bytes' takes 2, 4 or 8, not %g", o[X_ELEM].value);
+        return rk_error(RK_EUSAGE, "option '--elem-bytes' takes 2, 4 or 8, not %g",
+                        o[X_ELEM].value);
     if (o[X_T2].given != o[X_T3].given)
-        return rk_error(RK_EUSAGE, "give both --t2 and --t3, or neither to use the search's choice");
+        return rk_error(RK_EUSAGE,
+                        "give both --t2 and --t3, or neither to use the search's choice");
 
     gpu = (struct model_gpu){
         .peak_flops = o[X_PEAK].value,
@@ -261,20 +296,1088 @@ static int cmd_model_explain(int argc, char **argv)
     return RK_OK;
 }
 
+/* ==============================================================================
+ * `roofkit model [--capture ID] [--model LIST] [--check]`: predictions for stored
+ * measurements from their device's measured ceilings (docs/model.md "Predictions").
+ *
+ *   select   the measurements: of --capture, or of every run/profile capture that
+ *            has some; each measurement's device (its capture's; the only device
+ *            of the database when a profile capture names none)
+ *   ceilings for each device, its current ceilings (db_query_ceilings by device:
+ *            the newest probe of each name) and latency curve; a device without a
+ *            probe capture stops the command before anything is written (RK_ENODATA)
+ *   predict  predict_one(): chooses the ceilings and counts, calls model_predict()
+ *            (pure, model/), writes the details JSON. Shared by writing and --check
+ *   write    one capture of kind model, predictions in transactions of
+ *            WRITE_BATCH measurements, capture ended done (failed, interrupted)
+ *   check    (--check, read-only) recomputes every stored prediction and compares
+ *            time (relative difference <= CHECK_REL_TOL) and bound
+ * ============================================================================== */
+
+#define WRITE_BATCH    256  /* measurements per write transaction */
+#define CHECK_REL_TOL  1e-9 /* --check: |stored - recomputed| <= tol * |recomputed| */
+#define CHECK_MAX_SHOW 10   /* --check: mismatches printed */
+
+/* ------------------------------------------------------------ string buffer */
+
+/* A growing string for the details JSON; `oom` is sticky. */
+struct sbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (b->oom)
+        return;
+    for (;;) {
+        size_t room = b->cap - b->len;
+        va_start(ap, fmt);
+        n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && (size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap ? 2 * b->cap : 512;
+        while (cap < b->len + (size_t)n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+}
+
+/* A JSON number: %.17g round-trips a double; null for NaN and infinities. */
+static void sb_num(struct sbuf *b, const char *key, double v)
+{
+    if (isfinite(v))
+        sb_printf(b, "\"%s\":%.17g", key, v);
+    else
+        sb_printf(b, "\"%s\":null", key);
+}
+
+/* ------------------------------------------------------------------ devices */
+
+/* One device's description and its current ceilings. */
+struct dev_info {
+    int64_t id;
+    struct db_device dev;
+    int64_t probe_capture; /* newest done/interrupted probe capture of the device */
+    struct db_ceiling *ceil;
+    int nceil;
+    struct db_latency_point *pts;
+    int npts;
+};
+
+struct devices {
+    struct dev_info *d;
+    int n;
+};
+
+static void devices_release(struct devices *ds)
+{
+    for (int i = 0; i < ds->n; i++) {
+        db_device_release(&ds->d[i].dev);
+        db_free_ceilings(ds->d[i].ceil, ds->d[i].nceil);
+        free(ds->d[i].pts);
+    }
+    free(ds->d);
+    ds->d = NULL;
+    ds->n = 0;
+}
+
+/* Finds or loads device `id`. RK_ENODATA (printed) when it has no probe capture. */
+static int devices_get(struct db *db, struct devices *ds, int64_t id, struct dev_info **out)
+{
+    struct dev_info *di, *grown;
+    int rc;
+    for (int i = 0; i < ds->n; i++) {
+        if (ds->d[i].id == id) {
+            *out = &ds->d[i];
+            return RK_OK;
+        }
+    }
+    grown = realloc(ds->d, sizeof *grown * (size_t)(ds->n + 1));
+    if (!grown)
+        return rk_error(RK_ENOMEM, "out of host memory");
+    ds->d = grown;
+    di = &ds->d[ds->n];
+    memset(di, 0, sizeof *di);
+    di->id = id;
+    rc = db_get_device(db, id, &di->dev);
+    if (rc == RK_ENODATA)
+        return rk_error(RK_ENODATA,
+                        "device %lld is not in database '%s'; the database is "
+                        "inconsistent: restore it from a copy",
+                        (long long)id, db_path(db));
+    if (rc != RK_OK)
+        return rc;
+    ds->n++; /* from here on devices_release frees what it holds */
+    rc = db_latest_capture(db, DB_CAPTURE_PROBE, id, &di->probe_capture);
+    if (rc == RK_ENODATA)
+        return rk_error(RK_ENODATA,
+                        "no probe capture of device '%s' (id %lld) in '%s': the model needs its "
+                        "measured ceilings; run 'roofkit probe' on that GPU first",
+                        di->dev.name, (long long)id, db_path(db));
+    if (rc == RK_OK)
+        rc = db_query_ceilings(db, id, 0, &di->ceil, &di->nceil);
+    if (rc == RK_OK)
+        rc = db_query_latency_points(db, id, 0, &di->pts, &di->npts);
+    if (rc == RK_OK)
+        *out = di;
+    return rc;
+}
+
+static const struct db_ceiling *find_ceiling(const struct dev_info *d, const char *name)
+{
+    for (int i = 0; i < d->nceil; i++)
+        if (strcmp(d->ceil[i].name, name) == 0)
+            return &d->ceil[i];
+    return NULL;
+}
+
+/* A ceiling's value in SI units (B/s, FLOP/s, cycles); NaN for an unknown unit or a
+ * value that is not finite and positive. */
+static double ceiling_si(const struct db_ceiling *c)
+{
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {
+        {"GB/s", 1e9},     {"TB/s", 1e12},   {"MB/s", 1e6},   {"B/s", 1.0},
+        {"TFLOP/s", 1e12}, {"GFLOP/s", 1e9}, {"FLOP/s", 1.0}, {"cycles", 1.0},
+    };
+    if (!c || !isfinite(c->value) || c->value <= 0 || !c->unit)
+        return NAN;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(c->unit, units[i].unit) == 0)
+            return c->value * units[i].scale;
+    return NAN;
+}
+
+/* ------------------------------------------------------------ one prediction */
+
+/* The ceilings a prediction used, for its details. */
+enum { U_COMPUTE, U_DRAM, U_L2, U_L1, U_SHARED, U_MEM_LAT, U_COMP_LAT, U_COUNT };
+static const char *const use_names[U_COUNT] = {"compute", "dram",        "l2",          "l1",
+                                               "shared",  "mem_latency", "comp_latency"};
+
+struct used {
+    const struct db_ceiling *c[U_COUNT];
+};
+
+/* Looks up an integer "key": value in a flat JSON object such as the measurement's
+ * params ({"t1":128,"t2":16}). RK_OK or RK_ENODATA. */
+static int json_long(const char *json, const char *key, long *out)
+{
+    size_t klen = strlen(key);
+    const char *p = json;
+    while (p && (p = strchr(p, '"')) != NULL) {
+        if (strncmp(p + 1, key, klen) == 0 && p[1 + klen] == '"') {
+            const char *q = p + 2 + klen;
+            char *end;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (*q != ':')
+                return RK_ENODATA;
+            q++;
+            errno = 0;
+            long v = strtol(q, &end, 10);
+            if (end == q || errno)
+                return RK_ENODATA;
+            *out = v;
+            return RK_OK;
+        }
+        p++;
+    }
+    return RK_ENODATA;
+}
+
+/* The measurement's registry kernel, or NULL (profiled kernels, renamed kernels). */
+static const struct kernels_kernel *registry_kernel(const struct db_measurement *m)
+{
+    return m->kernel ? kernels_find(m->kernel) : NULL;
+}
+
+/* The compute ceiling of a measurement (docs/model.md "Which ceilings"). */
+static const struct db_ceiling *compute_ceiling(const struct dev_info *d,
+                                                const struct db_measurement *m)
+{
+    const char *p = m->precision;
+    int cublas = m->family && strcmp(m->family, "cublas") == 0;
+    long tf32 = 0;
+    const struct db_ceiling *c = NULL;
+    if (!p)
+        return NULL;
+    if (cublas && m->params)
+        json_long(m->params, "tf32", &tf32);
+    if (strcmp(p, "fp64") == 0) {
+        if (cublas) /* cuBLAS DGEMM runs on the fp64 tensor cores (DMMA) where they exist */
+            c = find_ceiling(d, "peak_tensor_fp64");
+        return c ? c : find_ceiling(d, "peak_fp64_fma");
+    }
+    if (strcmp(p, "fp32") == 0)
+        return find_ceiling(d, cublas && tf32 == 1 ? "peak_tensor_tf32" : "peak_fp32_fma");
+    if (strcmp(p, "tf32") == 0)
+        return find_ceiling(d, "peak_tensor_tf32");
+    if (strcmp(p, "fp16") == 0)
+        return find_ceiling(d, cublas ? "peak_tensor_fp16" : "peak_fp16x2_fma");
+    if (strcmp(p, "bf16") == 0)
+        return find_ceiling(d, cublas ? "peak_tensor_bf16" : "peak_bf16x2_fma");
+    return NULL;
+}
+
+/* DRAM bandwidth: the read ceiling (the kernels' traffic is nearly all reads), else
+ * the copy ceiling. */
+static const struct db_ceiling *dram_ceiling(const struct dev_info *d)
+{
+    const struct db_ceiling *c = find_ceiling(d, "bw_dram_read");
+    return c ? c : find_ceiling(d, "bw_dram_copy");
+}
+
+static int elem_bytes_of(const char *precision)
+{
+    if (!precision)
+        return 0;
+    if (strcmp(precision, "fp64") == 0)
+        return 8;
+    if (strcmp(precision, "fp32") == 0 || strcmp(precision, "tf32") == 0)
+        return 4;
+    if (strcmp(precision, "fp16") == 0 || strcmp(precision, "bf16") == 0)
+        return 2;
+    return 0;
+}
+
+/*
+ * Compulsory DRAM traffic (model_cost's bytes_dram_min) of a registry kernel, from
+ * its shape and stored parameters; NaN when the kernel is not in the registry or a
+ * parameter is missing.
+ */
+static double compulsory_bytes(const struct db_measurement *m)
+{
+    const struct kernels_kernel *k = registry_kernel(m);
+    long p[KERNELS_MAX_PARAMS];
+    struct kernels_shape sh = {(long)m->m, (long)m->n, (long)m->k};
+    struct model_cost cost;
+    int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
+    if (!k || prec < 0 || m->m <= 0 || m->n <= 0 || m->k <= 0)
+        return NAN;
+    for (int i = 0; i < k->n_params; i++)
+        if (!m->params || json_long(m->params, k->params[i].name, &p[i]) != RK_OK)
+            return NAN;
+    if (kernels_cost(k, prec, &sh, p, &cost) != RK_OK)
+        return NAN;
+    return cost.bytes_dram_min;
+}
+
+/* Whether model `kind` applies to the measurement at all (tsm2: TSM2/ISM2 kernels). */
+static int applies(enum model_kind kind, const struct db_measurement *m)
+{
+    if (kind != MODEL_KIND_TSM2)
+        return 1;
+    return m->family && (strcmp(m->family, "tsm2") == 0 || strcmp(m->family, "ism2") == 0);
+}
+
+/* The result of predict_one(). */
+struct pred {
+    double time_ns;
+    const char *bound; /* static */
+    char *details;     /* malloc'd JSON */
+};
+
+static void details_ceilings(struct sbuf *b, const struct used *u)
+{
+    int first = 1;
+    sb_printf(b, ",\"ceilings\":{");
+    for (int i = 0; i < U_COUNT; i++) {
+        const struct db_ceiling *c = u->c[i];
+        if (!c)
+            continue;
+        sb_printf(b, "%s\"%s\":{\"id\":%lld,\"name\":\"%s\",", first ? "" : ",", use_names[i],
+                  (long long)c->id, c->name);
+        sb_num(b, "value", c->value);
+        sb_printf(b, ",\"unit\":\"%s\",\"capture\":%lld}", c->unit, (long long)c->capture_id);
+        first = 0;
+    }
+    sb_printf(b, "}");
+}
+
+static void details_terms(struct sbuf *b, const struct model_predict_in *in,
+                          const struct model_prediction *p, int hier, const char *dram_source)
+{
+    sb_num(b, "flops", in->flops);
+    sb_printf(b, ",");
+    sb_num(b, "peak_flops", in->peak_flops);
+    sb_printf(b, ",");
+    sb_num(b, "time_compute_s", p->terms.time_compute_s);
+    sb_printf(b, ",");
+    sb_num(b, "intensity", p->terms.intensity);
+    sb_printf(b, ",");
+    sb_num(b, "attainable_flops", p->terms.attainable_flops);
+    if (!hier) {
+        sb_printf(b, ",");
+        sb_num(b, "bytes_dram", in->roofline_bytes);
+        sb_printf(b, ",");
+        sb_num(b, "bandwidth_dram", in->bandwidth[MODEL_LEVEL_DRAM]);
+        sb_printf(b, ",");
+        sb_num(b, "time_dram_s", p->terms.time_level_s[MODEL_LEVEL_DRAM]);
+        sb_printf(b, ",");
+        sb_num(b, "ridge", model_ridge_point(in->peak_flops, in->bandwidth[MODEL_LEVEL_DRAM]));
+        return;
+    }
+    sb_printf(b, ",\"dram_bytes\":\"%s\",\"levels\":{", dram_source);
+    for (int i = 0; i < MODEL_LEVEL_COUNT; i++) {
+        sb_printf(b, "%s\"%s\":{", i ? "," : "", model_level_name((enum model_level_id)i));
+        sb_num(b, "bytes", in->level_bytes[i]);
+        sb_printf(b, ",");
+        sb_num(b, "bandwidth", in->level_bytes[i] > 0 ? in->bandwidth[i] : NAN);
+        sb_printf(b, ",");
+        sb_num(b, "time_s", p->terms.time_level_s[i]);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "}");
+}
+
+static void details_tsm2(struct sbuf *b, const struct model_predict_in *in,
+                         const struct model_prediction *p, long t2_kernel, long t3_kernel)
+{
+    const struct model_gpu *g = in->gpu;
+    const struct model_tsm2_problem *pr = in->tsm2;
+    sb_printf(b,
+              "\"m\":%ld,\"n\":%ld,\"k\":%ld,\"elem_bytes\":%d,\"t1\":%d,\"t2\":%d,\"t3\":%d,"
+              "\"t2_kernel\":%ld,\"t3_kernel\":%ld,\"gpu\":{",
+              pr->m, pr->n, pr->k, pr->elem_bytes, pr->t1, pr->t2, pr->t3, t2_kernel, t3_kernel);
+    sb_num(b, "peak_flops", g->peak_flops);
+    sb_printf(b, ",");
+    sb_num(b, "bandwidth", g->bandwidth);
+    sb_printf(b, ",");
+    sb_num(b, "clock_hz", g->clock_hz);
+    sb_printf(b, ",\"sms\":%d,\"regs_per_sm\":%d,", g->sms, g->regs_per_sm);
+    sb_num(b, "smem_per_sm", g->smem_per_sm);
+    sb_printf(b, ",\"max_threads_per_sm\":%d,", g->max_threads_per_sm);
+    sb_num(b, "mem_latency_cycles", g->mem_latency_cycles);
+    sb_printf(b, ",");
+    sb_num(b, "comp_latency_cycles", g->comp_latency_cycles);
+    sb_printf(b, ",");
+    sb_num(b, "regs_fixed", g->regs_fixed);
+    sb_printf(b, "},\"eval\":{");
+    for (int i = 0; i < model_tsm2_nfields; i++) {
+        const struct model_field *f = &model_tsm2_fields[i];
+        if (i)
+            sb_printf(b, ",");
+        if (f->type == MODEL_F_BOUND)
+            sb_printf(b, "\"%s\":\"%s\"", f->key,
+                      model_bound_name((enum model_bound)model_field_double(f, &p->tsm2)));
+        else
+            sb_num(b, f->key, model_field_double(f, &p->tsm2));
+    }
+    sb_printf(b, "}");
+}
+
+/*
+ * The TSM2 problem and GPU of a tsm2/ism2 measurement (docs/model.md "TSM2 from a
+ * measurement"). Returns NULL or the reason the model cannot be applied.
+ */
+static const char *tsm2_inputs(const struct dev_info *d, const struct db_measurement *m,
+                               struct used *u, struct model_gpu *g, struct model_tsm2_problem *pr,
+                               long *t2_kernel, long *t3_kernel)
+{
+    const struct kernels_kernel *k = registry_kernel(m);
+    long t1 = 0, t2 = 0, t3 = 0;
+    int e = elem_bytes_of(m->precision);
+    char lat_name[32];
+
+    if (!k)
+        return "kernel not in the registry";
+    if (e != 4 && e != 8)
+        return "precision not fp32 or fp64";
+    if (m->m <= 0 || m->n <= 0 || m->k <= 0)
+        return "shape unknown";
+    if (!m->params || json_long(m->params, "t1", &t1) != RK_OK)
+        return "t1 unknown";
+    switch (k->cost_family) {
+    case MODEL_FAM_TSM2_V0: /* Alg. 1: one output register, one element of A at a time */
+        t2 = 1;
+        t3 = 1;
+        break;
+    case MODEL_FAM_TSM2_V1: /* Alg. 2: all n outputs in registers, one element of A */
+        t2 = (long)m->n;
+        t3 = 1;
+        break;
+    case MODEL_FAM_TSM2_V2:
+    case MODEL_FAM_TSM2_V3:
+    case MODEL_FAM_ISM2:
+    case MODEL_FAM_ISM2_OPT2:
+        if (json_long(m->params, "t2", &t2) != RK_OK || json_long(m->params, "t3", &t3) != RK_OK)
+            return "t2 or t3 unknown";
+        break;
+    default:
+        return "not a tsm2 or ism2 kernel";
+    }
+    if (t1 < 0 || t1 > 1 << 20 || t2 < 1 || t3 < 1 || t2 > 1 << 20 || t3 > 1 << 20)
+        return "t1, t2 or t3 out of range";
+    *t2_kernel = t2;
+    *t3_kernel = t3;
+    /* A kernel whose tile is wider than the matrix computes min(t2, n) columns per pass. */
+    pr->m = (long)m->m;
+    pr->n = (long)m->n;
+    pr->k = (long)m->k;
+    pr->elem_bytes = e;
+    pr->t1 = (int)t1;
+    pr->t2 = (int)(t2 < m->n ? t2 : m->n);
+    pr->t3 = (int)(t3 < m->k ? t3 : m->k);
+
+    u->c[U_COMPUTE] = find_ceiling(d, e == 8 ? "peak_fp64_fma" : "peak_fp32_fma");
+    u->c[U_DRAM] = dram_ceiling(d);
+    u->c[U_MEM_LAT] = find_ceiling(d, "lat_chase_dram");
+    snprintf(lat_name, sizeof lat_name, "lat_fma_%s", e == 8 ? "fp64" : "fp32");
+    u->c[U_COMP_LAT] = find_ceiling(d, lat_name);
+    memset(g, 0, sizeof *g);
+    g->peak_flops = ceiling_si(u->c[U_COMPUTE]);
+    g->bandwidth = ceiling_si(u->c[U_DRAM]);
+    g->clock_hz = d->dev.sm_clock_mhz > 0 ? d->dev.sm_clock_mhz * 1e6
+                  : u->c[U_COMPUTE]       ? u->c[U_COMPUTE]->sm_clock_mhz * 1e6
+                                          : NAN;
+    g->sms = d->dev.sm_count;
+    g->regs_per_sm = d->dev.regs_per_sm;
+    g->smem_per_sm = d->dev.smem_per_sm_bytes;
+    g->max_threads_per_sm = d->dev.max_threads_per_sm;
+    g->mem_latency_cycles = ceiling_si(u->c[U_MEM_LAT]);
+    if (!isfinite(g->mem_latency_cycles) && d->npts > 0) {
+        /* no DRAM plateau: the curve's largest footprint is past the L2 */
+        u->c[U_MEM_LAT] = NULL;
+        g->mem_latency_cycles = d->pts[d->npts - 1].cycles;
+    }
+    g->comp_latency_cycles = ceiling_si(u->c[U_COMP_LAT]);
+    /* C of 004 §3.6.2 by offline profiling: the kernel's registers minus the tiles' */
+    if (m->registers > 0) {
+        double c = m->registers - (3.0 * pr->t2 + 2.0 * pr->t3) * e / 4.0;
+        g->regs_fixed = c > 0 ? c : 0;
+    }
+    if (!u->c[U_COMPUTE])
+        return e == 8 ? "no peak_fp64_fma ceiling" : "no peak_fp32_fma ceiling";
+    if (!u->c[U_DRAM])
+        return "no bw_dram_read or bw_dram_copy ceiling";
+    if (!u->c[U_COMP_LAT])
+        return e == 8 ? "no lat_fma_fp64 ceiling" : "no lat_fma_fp32 ceiling";
+    return NULL;
+}
+
+/*
+ * One model's prediction for one measurement on device d. Returns RK_OK (*out
+ * filled, out->details malloc'd), RK_ENODATA with *why when the model cannot be
+ * applied to this row (a number is unknown), or RK_ENOMEM (printed).
+ */
+static int predict_one(const struct dev_info *d, const struct db_measurement *m,
+                       enum model_kind kind, struct pred *out, const char **why)
+{
+    struct model_predict_in in;
+    struct model_prediction p;
+    struct model_gpu g;
+    struct model_tsm2_problem pr;
+    struct used u;
+    struct sbuf b = {NULL, 0, 0, 0};
+    const char *dram_source = "analytic bytes_dram (no reuse)";
+    long t2k = 0, t3k = 0;
+
+    memset(&in, 0, sizeof in);
+    memset(&u, 0, sizeof u);
+    memset(out, 0, sizeof *out);
+    *why = NULL;
+    if (kind == MODEL_KIND_TSM2) {
+        if ((*why = tsm2_inputs(d, m, &u, &g, &pr, &t2k, &t3k)) != NULL)
+            return RK_ENODATA;
+        in.gpu = &g;
+        in.tsm2 = &pr;
+    } else {
+        u.c[U_COMPUTE] = compute_ceiling(d, m);
+        u.c[U_DRAM] = dram_ceiling(d);
+        in.flops = m->flops;
+        in.peak_flops = ceiling_si(u.c[U_COMPUTE]); /* NaN: model_predict says so */
+        in.roofline_bytes = m->bytes_dram;
+        in.bandwidth[MODEL_LEVEL_DRAM] = ceiling_si(u.c[U_DRAM]);
+        if (kind == MODEL_KIND_HIERARCHICAL) {
+            double dmin = compulsory_bytes(m);
+            if (isfinite(dmin)) {
+                in.level_bytes[MODEL_LEVEL_DRAM] = dmin;
+                dram_source = "compulsory (model_cost bytes_dram_min)";
+            } else {
+                in.level_bytes[MODEL_LEVEL_DRAM] = m->bytes_dram;
+            }
+            in.level_bytes[MODEL_LEVEL_L2] = m->bytes_l2;
+            in.level_bytes[MODEL_LEVEL_L1] = m->bytes_l1;
+            in.level_bytes[MODEL_LEVEL_SHARED] = m->bytes_shared;
+            u.c[U_L2] = find_ceiling(d, "bw_l2_read");
+            u.c[U_L1] = find_ceiling(d, "bw_l1_read");
+            u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");
+            in.bandwidth[MODEL_LEVEL_L2] = ceiling_si(u.c[U_L2]);
+            in.bandwidth[MODEL_LEVEL_L1] = ceiling_si(u.c[U_L1]);
+            in.bandwidth[MODEL_LEVEL_SHARED] = ceiling_si(u.c[U_SHARED]);
+            for (int i = MODEL_LEVEL_L2; i < MODEL_LEVEL_COUNT; i++)
+                if (!(in.level_bytes[i] > 0))
+                    u.c[U_DRAM + i] = NULL; /* no term: the ceiling was not used */
+        }
+    }
+    if (model_predict(kind, &in, &p, why) != RK_OK)
+        return RK_ENODATA;
+
+    sb_printf(&b, "{\"model\":\"%s\",", model_kind_name(kind));
+    sb_num(&b, "predicted_time_s", p.time_s);
+    sb_printf(&b, ",\"bound\":\"%s\",", model_bound_name(p.bound));
+    if (kind == MODEL_KIND_TSM2)
+        details_tsm2(&b, &in, &p, t2k, t3k);
+    else
+        details_terms(&b, &in, &p, kind == MODEL_KIND_HIERARCHICAL, dram_source);
+    details_ceilings(&b, &u);
+    sb_printf(&b, "}");
+    if (b.oom) {
+        free(b.s);
+        return rk_error(RK_ENOMEM, "out of host memory");
+    }
+    out->time_ns = p.time_s * 1e9;
+    out->bound = model_bound_name(p.bound);
+    out->details = b.s;
+    return RK_OK;
+}
+
+/* --------------------------------------------------------------- selection */
+
+struct model_opts {
+    int64_t capture; /* 0: every run/profile capture with measurements */
+    unsigned models; /* bits 1 << enum model_kind */
+    int check;
+};
+
+/* The measurements to work on, with the device of each. */
+struct selection {
+    struct db_measurement_row **rows; /* one array per capture */
+    int *nrows;
+    struct dev_info **dev_of_cap; /* device of each capture (NULL: none) */
+    int64_t *caps;
+    int ncaps;
+    long total;
+    struct devices devs;
+};
+
+static void selection_release(struct selection *s)
+{
+    for (int i = 0; i < s->ncaps; i++)
+        db_free_measurements(s->rows[i], s->nrows[i]);
+    free(s->rows);
+    free(s->nrows);
+    free(s->dev_of_cap);
+    free(s->caps);
+    devices_release(&s->devs);
+    memset(s, 0, sizeof *s);
+}
+
+static int is_measurement_capture(const struct db_capture *c)
+{
+    return (c->kind == DB_CAPTURE_RUN || c->kind == DB_CAPTURE_PROFILE) && c->n_measurements > 0;
+}
+
+/*
+ * Fills s with the measurements of the chosen captures and loads each one's device
+ * with its ceilings. Writes nothing. RK_ENODATA (printed) when there is nothing to
+ * work on or a device has no probe capture.
+ */
+static int select_measurements(struct db *db, const struct model_opts *o, struct selection *s)
+{
+    struct db_capture *caps = NULL;
+    struct db_device *alldev = NULL;
+    int ncaps = 0, ndev = 0, rc, want = 0;
+    char list[256] = "";
+    size_t used = 0;
+
+    memset(s, 0, sizeof *s);
+    if ((rc = db_list_captures(db, &caps, &ncaps)) != RK_OK)
+        return rc;
+    if ((rc = db_list_devices(db, &alldev, &ndev)) != RK_OK)
+        goto out;
+    if (o->capture) {
+        int found = -1;
+        for (int i = 0; i < ncaps; i++)
+            if (caps[i].id == o->capture)
+                found = i;
+        if (found < 0) {
+            rc = rk_error(RK_ENODATA,
+                          "there is no capture %lld in '%s'; see 'roofkit list captures'",
+                          (long long)o->capture, db_path(db));
+            goto out;
+        }
+        if (!is_measurement_capture(&caps[found])) {
+            rc = rk_error(RK_ENODATA,
+                          "capture %lld is a %s capture with no measurements; pass a run or "
+                          "profile capture (see 'roofkit list captures')",
+                          (long long)o->capture, db_capture_kind_name(caps[found].kind));
+            goto out;
+        }
+    }
+    for (int i = 0; i < ncaps; i++)
+        if (o->capture ? caps[i].id == o->capture : is_measurement_capture(&caps[i]))
+            want++;
+    if (want == 0) {
+        rc = rk_error(RK_ENODATA,
+                      "no run or profile capture with measurements in '%s'; run "
+                      "'roofkit run' or 'roofkit profile' first",
+                      db_path(db));
+        goto out;
+    }
+    s->rows = calloc((size_t)want, sizeof *s->rows);
+    s->nrows = calloc((size_t)want, sizeof *s->nrows);
+    s->dev_of_cap = calloc((size_t)want, sizeof *s->dev_of_cap);
+    s->caps = calloc((size_t)want, sizeof *s->caps);
+    if (!s->rows || !s->nrows || !s->dev_of_cap || !s->caps) {
+        rc = rk_error(RK_ENOMEM, "out of host memory");
+        goto out;
+    }
+    for (int i = 0; i < ncaps && rc == RK_OK; i++) {
+        const struct db_capture *c = &caps[i];
+        int64_t dev = c->device_id;
+        int j = s->ncaps;
+        if (!(o->capture ? c->id == o->capture : is_measurement_capture(c)))
+            continue;
+        if (dev == 0 && ndev == 1)
+            dev = alldev[0].id; /* a profile capture names no device: the only one there is */
+        s->caps[j] = c->id;
+        rc = db_query_measurements(db, c->id, &s->rows[j], &s->nrows[j]);
+        if (rc != RK_OK)
+            break;
+        s->ncaps++;
+        s->total += s->nrows[j];
+        if (dev != 0)
+            rc = devices_get(db, &s->devs, dev, &s->dev_of_cap[j]);
+        if (used < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%lld", j ? ", " : "",
+                                     (long long)c->id);
+    }
+    if (rc == RK_OK && !o->check)
+        rk_info("model: %ld measurement%s of capture%s %s (%s)", s->total, s->total == 1 ? "" : "s",
+                s->ncaps == 1 ? "" : "s", list,
+                o->capture ? "as given" : "every run and profile capture with measurements");
+out:
+    db_free_captures(caps, ncaps);
+    db_free_devices(alldev, ndev);
+    if (rc != RK_OK)
+        selection_release(s);
+    return rc;
+}
+
+/* ------------------------------------------------------------------- summary */
+
+/* One prediction against its measurement, for the error statistics. */
+struct sample {
+    int kind;
+    char family[48];
+    double pred, meas;
+};
+
+struct samples {
+    struct sample *v;
+    size_t n, cap;
+    long made[MODEL_KIND_COUNT];
+    long skipped[MODEL_KIND_COUNT];
+    const char *first_skip[MODEL_KIND_COUNT]; /* the first reason, static */
+    long unverified;
+};
+
+static int samples_add(struct samples *ss, int kind, const struct db_measurement *m, double pred)
+{
+    if (m->verified == 0 || !(m->time_median_ns > 0) || !isfinite(m->time_median_ns))
+        return RK_OK; /* failed rows are never charted; nothing to compare with */
+    if (ss->n == ss->cap) {
+        size_t cap = ss->cap ? 2 * ss->cap : 256;
+        struct sample *v = realloc(ss->v, cap * sizeof *v);
+        if (!v)
+            return rk_error(RK_ENOMEM, "out of host memory");
+        ss->v = v;
+        ss->cap = cap;
+    }
+    ss->v[ss->n].kind = kind;
+    snprintf(ss->v[ss->n].family, sizeof ss->v[ss->n].family, "%s",
+             m->family ? m->family : m->kernel);
+    ss->v[ss->n].pred = pred;
+    ss->v[ss->n].meas = m->time_median_ns;
+    ss->n++;
+    return RK_OK;
+}
+
+/* Median, mean and 90th-percentile APE of the samples of `kind` (and `family`, if not
+ * NULL). Returns the count; the statistics are NaN when it is 0. */
+static size_t stats_of(const struct samples *ss, int kind, const char *family, double *med,
+                       double *mean, double *p90)
+{
+    double *p = malloc((ss->n ? ss->n : 1) * sizeof *p);
+    double *q = malloc((ss->n ? ss->n : 1) * sizeof *q);
+    size_t n = 0;
+    *med = *mean = *p90 = NAN;
+    if (p && q) {
+        for (size_t i = 0; i < ss->n; i++) {
+            if (ss->v[i].kind != kind || (family && strcmp(ss->v[i].family, family) != 0))
+                continue;
+            p[n] = ss->v[i].pred;
+            q[n] = ss->v[i].meas;
+            n++;
+        }
+        if (n > 0 &&
+            (model_median_ape(p, q, n, med) != RK_OK || model_mape(p, q, n, mean) != RK_OK ||
+             model_ape_percentile(p, q, n, 90.0, p90) != RK_OK))
+            *med = *mean = *p90 = NAN;
+    }
+    free(p);
+    free(q);
+    return n;
+}
+
+static void print_pct(double v)
+{
+    if (isfinite(v))
+        printf(" %10.1f%%", v);
+    else
+        printf(" %11s", "-");
+}
+
+static void print_summary(const struct samples *ss, unsigned models)
+{
+    double med, mean, p90;
+    printf("%-13s %11s %8s %11s %11s %11s\n", "model", "predictions", "skipped", "median APE",
+           "mean APE", "p90 APE");
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        if (!(models & (1u << k)))
+            continue;
+        stats_of(ss, k, NULL, &med, &mean, &p90);
+        printf("%-13s %11ld %8ld", model_kind_name((enum model_kind)k), ss->made[k],
+               ss->skipped[k]);
+        print_pct(med);
+        print_pct(mean);
+        print_pct(p90);
+        printf("%s%s\n", ss->first_skip[k] ? "  first skip: " : "",
+               ss->first_skip[k] ? ss->first_skip[k] : "");
+    }
+    printf("\n%-13s %-16s %6s %11s %11s %11s\n", "model", "family", "n", "median APE", "mean APE",
+           "p90 APE");
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        for (size_t i = 0; i < ss->n; i++) {
+            const struct sample *s = &ss->v[i];
+            int seen = 0;
+            if (s->kind != k)
+                continue;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = ss->v[j].kind == k && strcmp(ss->v[j].family, s->family) == 0;
+            if (seen)
+                continue;
+            size_t n = stats_of(ss, k, s->family, &med, &mean, &p90);
+            printf("%-13s %-16s %6zu", model_kind_name((enum model_kind)k), s->family, n);
+            print_pct(med);
+            print_pct(mean);
+            print_pct(p90);
+            printf("\n");
+        }
+    }
+    if (ss->unverified)
+        printf("\n%ld measurement%s that failed verification %s predicted but left out of the "
+               "errors\n",
+               ss->unverified, ss->unverified == 1 ? "" : "s", ss->unverified == 1 ? "is" : "are");
+}
+
+/* --------------------------------------------------------------------- write */
+
+static int write_predictions(struct db *db, const char *cmdline, const struct model_opts *o,
+                             struct selection *s)
+{
+    struct samples ss;
+    int64_t cap = 0;
+    long done = 0, in_tx = 0;
+    int rc, tx = 0;
+    char note[512];
+
+    memset(&ss, 0, sizeof ss);
+    if ((rc = db_capture_begin(db, 0, DB_CAPTURE_MODEL, cmdline, RK_VERSION, &cap)) != RK_OK)
+        return rc;
+    for (int c = 0; c < s->ncaps && rc == RK_OK; c++) {
+        const struct dev_info *d = s->dev_of_cap[c];
+        for (int r = 0; r < s->nrows[c] && rc == RK_OK; r++) {
+            const struct db_measurement *m = &s->rows[c][r].m;
+            if (rk_interrupted) {
+                rc = RK_EINTR;
+                break;
+            }
+            if (!tx) {
+                if ((rc = db_begin(db)) != RK_OK)
+                    break;
+                tx = 1;
+            }
+            if (m->verified == 0)
+                ss.unverified++;
+            for (int k = 0; k < MODEL_KIND_COUNT && rc == RK_OK; k++) {
+                struct pred pd;
+                const char *why = NULL;
+                if (!(o->models & (1u << k)) || !applies((enum model_kind)k, m))
+                    continue;
+                if (!d) {
+                    why = "its capture names no device";
+                    rc = RK_ENODATA;
+                } else {
+                    rc = predict_one(d, m, (enum model_kind)k, &pd, &why);
+                }
+                if (rc == RK_ENODATA) {
+                    ss.skipped[k]++;
+                    if (!ss.first_skip[k])
+                        ss.first_skip[k] = why;
+                    rc = RK_OK;
+                    continue;
+                }
+                if (rc != RK_OK)
+                    break;
+                struct db_prediction dp = {
+                    0,          m->id,    cap,       model_kind_name((enum model_kind)k),
+                    pd.time_ns, pd.bound, pd.details};
+                rc = db_insert_prediction(db, &dp, NULL);
+                if (rc == RK_OK) {
+                    ss.made[k]++;
+                    rc = samples_add(&ss, k, m, pd.time_ns);
+                }
+                free(pd.details);
+            }
+            done++;
+            rk_progress("model", done, s->total);
+            if (rc == RK_OK && ++in_tx >= WRITE_BATCH) {
+                rc = db_commit(db);
+                tx = 0;
+                in_tx = 0;
+            }
+        }
+    }
+    if (rc == RK_OK && tx)
+        rc = db_commit(db);
+    rk_progress_end();
+    if (rc == RK_EINTR) {
+        db_capture_mark_interrupted(db, cap); /* rolls back the open batch */
+        rk_warn("interrupted: predictions of the committed batches are stored in capture %lld",
+                (long long)cap);
+        goto out;
+    }
+    if (rc != RK_OK) {
+        db_rollback(db);
+        db_capture_end(db, cap, DB_FAILED);
+        goto out;
+    }
+    {
+        size_t used = (size_t)snprintf(note, sizeof note, "predictions for capture%s",
+                                       s->ncaps == 1 ? "" : "s");
+        for (int c = 0; c < s->ncaps && used < sizeof note; c++)
+            used += (size_t)snprintf(note + used, sizeof note - used, "%s %lld", c ? "," : "",
+                                     (long long)s->caps[c]);
+        for (int i = 0; i < s->devs.n && used < sizeof note; i++)
+            used += (size_t)snprintf(note + used, sizeof note - used,
+                                     "%s ceilings of device %lld up to probe capture %lld",
+                                     i ? "," : ";", (long long)s->devs.d[i].id,
+                                     (long long)s->devs.d[i].probe_capture);
+    }
+    rc = db_capture_note(db, cap, note);
+    if (rc == RK_OK)
+        rc = db_capture_end(db, cap, DB_DONE);
+    if (rc == RK_OK) {
+        rk_info("model: capture %lld holds the predictions", (long long)cap);
+        print_summary(&ss, o->models);
+    }
+out:
+    free(ss.v);
+    return rc;
+}
+
+/* --------------------------------------------------------------------- check */
+
+static int check_predictions(struct db *db, const struct model_opts *o, struct selection *s,
+                             int64_t model_capture)
+{
+    long checked = 0, bad = 0, other = 0;
+    int rc = RK_OK;
+
+    for (int c = 0; c < s->ncaps && rc == RK_OK; c++) {
+        const struct dev_info *d = s->dev_of_cap[c];
+        for (int r = 0; r < s->nrows[c] && rc == RK_OK; r++) {
+            const struct db_measurement_row *row = &s->rows[c][r];
+            for (int i = 0; i < row->n_predictions && rc == RK_OK; i++) {
+                const struct db_prediction *sp = &row->predictions[i];
+                enum model_kind k;
+                struct pred pd = {0, NULL, NULL};
+                const char *why = NULL;
+                char reason[160] = "";
+                if (model_capture && sp->capture_id != model_capture)
+                    continue;
+                if (model_kind_from_name(sp->model, &k) != RK_OK) {
+                    other++;
+                    continue;
+                }
+                if (!(o->models & (1u << k)))
+                    continue;
+                checked++;
+                if (!d)
+                    why = "its capture names no device";
+                else if (!applies(k, &row->m))
+                    why = "the model does not apply to this kernel";
+                else if ((rc = predict_one(d, &row->m, k, &pd, &why)) == RK_ENODATA)
+                    rc = RK_OK;
+                if (rc != RK_OK)
+                    break;
+                if (why) {
+                    snprintf(reason, sizeof reason, "cannot be recomputed (%s)", why);
+                } else {
+                    double diff = fabs(sp->predicted_time_ns - pd.time_ns);
+                    if (!(diff <= CHECK_REL_TOL * fabs(pd.time_ns)))
+                        snprintf(reason, sizeof reason, "stored %.9g ns, recomputed %.9g ns",
+                                 sp->predicted_time_ns, pd.time_ns);
+                    else if (!sp->bound || strcmp(sp->bound, pd.bound) != 0)
+                        snprintf(reason, sizeof reason, "stored bound %s, recomputed %s",
+                                 sp->bound ? sp->bound : "(none)", pd.bound);
+                }
+                free(pd.details);
+                if (reason[0]) {
+                    if (bad < CHECK_MAX_SHOW)
+                        fprintf(stderr, "  measurement %lld (%s), %s: %s\n", (long long)row->m.id,
+                                row->m.kernel, sp->model, reason);
+                    bad++;
+                }
+            }
+        }
+    }
+    if (rc != RK_OK)
+        return rc;
+    if (other)
+        rk_info("model --check: %ld prediction%s of other models not checked", other,
+                other == 1 ? "" : "s");
+    if (checked == 0)
+        return rk_error(RK_ENODATA,
+                        "no stored predictions to check in '%s'; run 'roofkit model' "
+                        "first",
+                        db_path(db));
+    if (bad)
+        return rk_error(RK_EVERIFY,
+                        "%ld of %ld stored predictions differ from a recomputation with the "
+                        "current ceilings (first %d shown above); run 'roofkit model' again",
+                        bad, checked, bad < CHECK_MAX_SHOW ? (int)bad : CHECK_MAX_SHOW);
+    printf("checked %ld prediction%s: each equals its recomputation from the current ceilings "
+           "(relative difference <= %g, same bound)\n",
+           checked, checked == 1 ? "" : "s", CHECK_REL_TOL);
+    return RK_OK;
+}
+
+/* ------------------------------------------------------------------- command */
+
+static int parse_models(const char *arg, unsigned *models)
+{
+    char **names = NULL;
+    int n = 0, rc = RK_OK;
+    if (rk_parse_name_list(arg, &names, &n) != RK_OK)
+        return rk_error(RK_EUSAGE, "option '--model' needs a list such as roofline,tsm2, not '%s'",
+                        arg);
+    *models = 0;
+    for (int i = 0; i < n && rc == RK_OK; i++) {
+        enum model_kind k;
+        if (model_kind_from_name(names[i], &k) != RK_OK)
+            rc = rk_error(RK_EUSAGE, "unknown model '%s'; say roofline, hierarchical or tsm2",
+                          names[i]);
+        else
+            *models |= 1u << k;
+    }
+    rk_free_name_list(names, n);
+    return rc;
+}
+
+static int cmd_model_predict(int argc, char **argv, struct rk_ctx *ctx)
+{
+    static const struct option opts[] = {
+        {"capture", required_argument, NULL, 'c'},
+        {"model", required_argument, NULL, 'm'},
+        {"check", no_argument, NULL, 'k'},
+        {NULL, 0, NULL, 0},
+    };
+    struct model_opts o = {0, (1u << MODEL_KIND_COUNT) - 1, 0};
+    struct selection sel;
+    struct stat st;
+    int64_t model_capture = 0;
+    long v;
+    int c, rc, have_st;
+
+    rk_getopt_reset();
+    while ((c = rk_getopt(argc, argv, ":", opts)) != -1) {
+        switch (c) {
+        case 'c':
+            if (rk_opt_long("capture", optarg, 1, LONG_MAX, &v) != RK_OK)
+                return RK_EUSAGE;
+            o.capture = v;
+            break;
+        case 'm':
+            if (parse_models(optarg, &o.models) != RK_OK)
+                return RK_EUSAGE;
+            break;
+        case 'k':
+            o.check = 1;
+            break;
+        default:
+            return RK_EUSAGE;
+        }
+    }
+    if (optind < argc)
+        return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help model'",
+                        argv[optind]);
+    /* The model reads measurements and ceilings: a missing or empty file holds none,
+     * and must not be created or initialised by a read-write open. */
+    have_st = stat(ctx->db_path, &st) == 0;
+    if (!have_st && errno == ENOENT)
+        return rk_error(RK_EDB,
+                        "database '%s' does not exist; run 'roofkit probe' and 'roofkit run' "
+                        "first, or pass --db",
+                        ctx->db_path);
+    if (have_st && S_ISREG(st.st_mode) && st.st_size == 0)
+        return rk_error(RK_EDB,
+                        "database '%s' is empty; run 'roofkit probe' and 'roofkit run' first, or "
+                        "pass --db",
+                        ctx->db_path);
+    if ((rc = rk_ctx_open_db(ctx, !o.check)) != RK_OK)
+        return rc;
+    if (o.check && o.capture) {
+        /* --check --capture may name the model capture whose predictions to check */
+        struct db_capture cap;
+        rc = db_get_capture(ctx->db, o.capture, &cap);
+        if (rc == RK_OK && cap.kind == DB_CAPTURE_MODEL) {
+            model_capture = o.capture;
+            o.capture = 0;
+        }
+        if (rc == RK_OK)
+            db_capture_release(&cap);
+        else if (rc != RK_ENODATA)
+            return rc;
+    }
+    if ((rc = select_measurements(ctx->db, &o, &sel)) != RK_OK)
+        return rc;
+    if (o.check)
+        rc = check_predictions(ctx->db, &o, &sel, model_capture);
+    else
+        rc = write_predictions(ctx->db, ctx->cmdline, &o, &sel);
+    selection_release(&sel);
+    return rc;
+}
+
 int cmd_model(int argc, char **argv, struct rk_ctx *ctx)
 {
-    (void)ctx;
     if (argc >= 2 && strcmp(argv[1], "explain") == 0) {
         argv[1] = argv[0]; /* messages name the command: "... for 'model'" */
         return cmd_model_explain(argc - 1, argv + 1);
     }
-    for (int i = 1; i < argc; i++) {
-        if ((strcmp(argv[i], "--capture") == 0 || strcmp(argv[i], "--model") == 0) && i + 1 < argc) {
-            i++;
-            continue;
-        }
-        return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help model'", argv[i]);
-    }
-    return rk_error(RK_ENOTYET, "'model' predictions for a capture are not available in this "
-                                "version yet (model-validation issue); 'roofkit model explain' works");
+    return cmd_model_predict(argc, argv, ctx);
 }
