@@ -369,6 +369,22 @@ static void sb_num(struct sbuf *b, const char *key, double v)
         sb_printf(b, "\"%s\":null", key);
 }
 
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void sb_str(struct sbuf *b, const char *s)
+{
+    sb_printf(b, "\"");
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            sb_printf(b, "\\%c", ch);
+        else if (ch < 0x20)
+            sb_printf(b, "\\u%04x", ch);
+        else
+            sb_printf(b, "%c", ch);
+    }
+    sb_printf(b, "\"");
+}
+
 /* ------------------------------------------------------------------ devices */
 
 /* One device's description and its current ceilings. */
@@ -606,10 +622,14 @@ static void details_ceilings(struct sbuf *b, const struct used *u)
         const struct db_ceiling *c = u->c[i];
         if (!c)
             continue;
-        sb_printf(b, "%s\"%s\":{\"id\":%lld,\"name\":\"%s\",", first ? "" : ",", use_names[i],
-                  (long long)c->id, c->name);
+        sb_printf(b, "%s\"%s\":{\"id\":%lld,\"name\":", first ? "" : ",", use_names[i],
+                  (long long)c->id);
+        sb_str(b, c->name);
+        sb_printf(b, ",");
         sb_num(b, "value", c->value);
-        sb_printf(b, ",\"unit\":\"%s\",\"capture\":%lld}", c->unit, (long long)c->capture_id);
+        sb_printf(b, ",\"unit\":");
+        sb_str(b, c->unit);
+        sb_printf(b, ",\"capture\":%lld}", (long long)c->capture_id);
         first = 0;
     }
     sb_printf(b, "}");
@@ -884,9 +904,13 @@ static void selection_release(struct selection *s)
     memset(s, 0, sizeof *s);
 }
 
-static int is_measurement_capture(const struct db_capture *c)
+/* A capture whose measurements the model predicts (run, profile); --check takes
+ * every capture with measurements, so that no stored prediction is left out. */
+static int is_measurement_capture(const struct db_capture *c, int check)
 {
-    return (c->kind == DB_CAPTURE_RUN || c->kind == DB_CAPTURE_PROFILE) && c->n_measurements > 0;
+    if (c->n_measurements <= 0)
+        return 0;
+    return check || c->kind == DB_CAPTURE_RUN || c->kind == DB_CAPTURE_PROFILE;
 }
 
 /*
@@ -918,7 +942,7 @@ static int select_measurements(struct db *db, const struct model_opts *o, struct
                           (long long)o->capture, db_path(db));
             goto out;
         }
-        if (!is_measurement_capture(&caps[found])) {
+        if (!is_measurement_capture(&caps[found], o->check)) {
             rc = rk_error(RK_ENODATA,
                           "capture %lld is a %s capture with no measurements; pass a run or "
                           "profile capture (see 'roofkit list captures')",
@@ -927,7 +951,7 @@ static int select_measurements(struct db *db, const struct model_opts *o, struct
         }
     }
     for (int i = 0; i < ncaps; i++)
-        if (o->capture ? caps[i].id == o->capture : is_measurement_capture(&caps[i]))
+        if (o->capture ? caps[i].id == o->capture : is_measurement_capture(&caps[i], o->check))
             want++;
     if (want == 0) {
         rc = rk_error(RK_ENODATA,
@@ -948,7 +972,7 @@ static int select_measurements(struct db *db, const struct model_opts *o, struct
         const struct db_capture *c = &caps[i];
         int64_t dev = c->device_id;
         int j = s->ncaps;
-        if (!(o->capture ? c->id == o->capture : is_measurement_capture(c)))
+        if (!(o->capture ? c->id == o->capture : is_measurement_capture(c, o->check)))
             continue;
         if (dev == 0 && ndev == 1)
             dev = alldev[0].id; /* a profile capture names no device: the only one there is */

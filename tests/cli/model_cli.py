@@ -3,7 +3,8 @@
 
 Builds databases with model_fixture (through db/ only), runs the command and reads the
 result with python3's sqlite3 module. Case map:
-  M1  model on the full fixture: exit 0, one model capture marked done, one prediction
+  M1  model on the full fixture: exit 0, one model capture marked done, details are
+      JSON objects naming the model and its ceilings, one prediction
       per (measurement, applicable model): roofline and hierarchical for every row with
       analytic counts, tsm2 exactly for the tsm2/ism2 rows, nothing for the profiled row
   M2  values by hand (ceilings as in model_fixture.c): the roofline of stmvb, the
@@ -16,6 +17,7 @@ result with python3's sqlite3 module. Case map:
       probe capture (12, "run 'roofkit probe'"), --check on a database with no
       predictions (12); --model tsm2 writes only tsm2 rows
 """
+import json
 import os
 import shutil
 import sqlite3
@@ -117,6 +119,13 @@ def m1_m2_m3():
         caps_of = q(db, "SELECT DISTINCT capture_id FROM prediction WHERE measurement_id = ?",
                     mid)
         check(all(c[0] == caps[0][0] for c in caps_of), f"{kernel}: predictions in the model capture")
+
+    for model, det in q(db, "SELECT model, details FROM prediction"):
+        try:
+            d = json.loads(det)
+            check(d["model"] == model and "ceilings" in d, f"{model} details: model, ceilings")
+        except ValueError as e:
+            check(False, f"{model} details are not JSON ({e}): {det[:80]}")
 
     # M2: roofline of stmvb by hand: max(flops / peak_fp32_fma, bytes_dram / bw_dram_read)
     mid, m, n, k, flops, bd, b2, b1, bs, regs = meas(db, "stmvb")
