@@ -32,6 +32,8 @@
 
 struct rk_counters {
     char **names; /* checked names for each session; NULL = the default set */
+    char **units; /* the host API's unit of each named output (a session leaves raw names'
+                     units unknown) */
     int nnames;
     int named;  /* metrics were named on the command line (not the default set) */
     int active; /* still collecting */
@@ -79,13 +81,16 @@ int rk_counters_new(const char *metrics, int device, struct rk_counters **out)
         if ((rc = collect_plan_check(plan, chip)) != RK_OK)
             goto out;
         c->named = 1;
-        if (!(c->names = calloc((size_t)plan->nout + 1, sizeof *c->names))) {
+        if (!(c->names = calloc((size_t)plan->nout + 1, sizeof *c->names)) ||
+            !(c->units = calloc((size_t)plan->nout + 1, sizeof *c->units))) {
             rc = rk_error(RK_ENOMEM, "out of host memory");
             goto out;
         }
         for (int i = 0; i < plan->nout; i++, c->nnames++) {
-            const char *name = plan->out[i].alias ? plan->out[i].alias : plan->out[i].raw;
-            if (!(c->names[i] = strdup(name))) {
+            const struct collect_output *o = &plan->out[i];
+            const char *unit = o->unit ? o->unit : plan->raw_units[o->term[0]];
+            if (!(c->names[i] = strdup(o->alias ? o->alias : o->raw)) ||
+                (unit && !(c->units[i] = strdup(unit)))) {
                 rc = rk_error(RK_ENOMEM, "out of host memory");
                 goto out;
             }
@@ -113,6 +118,7 @@ void rk_counters_free(struct rk_counters *c)
     }
     collect_result_free(c->result);
     rk_free_name_list(c->names, c->nnames);
+    rk_free_name_list(c->units, c->nnames);
     free(c->values);
     free(c->rows);
     free(c);
@@ -145,7 +151,7 @@ static void give_up(struct rk_counters *c, const char *reason)
     c->active = 0;
     snprintf(c->reason, sizeof c->reason, "%s", reason && *reason ? reason : "unknown reason");
     if (!c->named)
-        rk_warn("%s; timings are stored", c->reason);
+        rk_warn("%s", c->reason);
 }
 
 int rk_counters_end(void *arg)
@@ -190,6 +196,9 @@ int rk_counters_end(void *arg)
         m->raw_name = v->raw;
         m->value = v->is_null ? NAN : v->value;
         m->unit = v->unit;
+        for (int k = 0; !m->unit && k < c->nnames; k++)
+            if (strcmp(c->names[k], m->name) == 0)
+                m->unit = c->units[k];
     }
     c->nrows = nout;
     c->result = r; /* the rows' strings live in its plan */
