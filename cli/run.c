@@ -492,11 +492,9 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
     struct kernels_result r;
     struct model_cost cost;
     struct db_measurement m;
+    const struct db_metric *rows = NULL; /* counters, when collected */
     double e = prec == KERNELS_FP64 ? 8.0 : 4.0, secs;
-    int have_cost, rc;
-
-    const struct db_metric *rows = NULL;
-    int nrows = 0;
+    int have_cost, rc, nrows = 0;
 
     rc = kernels_session_measure(s, k, params, &o->kopt, &r);
     if (rc != RK_OK)
