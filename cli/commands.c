@@ -93,8 +93,11 @@ const struct rk_cmd rk_commands[] = {
      "prediction; default: measurement) to standard output.\n" COMMON_OPTS},
     {"all", cmd_all, 0, "the main job: probe, the default suite, model, report",
      "usage: roofkit all [--out DIR]\n\n"
-     "Probes the GPU, runs the default suite, writes predictions and the report. Without a\n"
-     "GPU, makes the report from the example database recorded on an H100.\n" COMMON_OPTS},
+     "Probes the GPU, runs the default suite, writes predictions and the report, all into\n"
+     "the database (--db). Without a GPU it says so and makes the report from the example\n"
+     "database recorded on an H100 (examples/h100.sql, or $ROOFKIT_EXAMPLE), labelled as\n"
+     "example data on every page; the database named by --db is not touched.\n\n"
+     "  --out DIR   the report's folder (default roofkit-report)\n" COMMON_OPTS},
     {NULL, NULL, 0, NULL, NULL},
 };
 
