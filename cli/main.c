@@ -32,7 +32,7 @@ static const char exit_codes_text[] =
     "    6  a CUPTI call failed\n"
     "    7  database error (cannot open, not a roofkit database, corrupt, newer schema, locked)\n"
     "    8  a file or directory could not be read or written\n"
-    "    9  a kernel's result failed verification\n"
+    "    9  verification failed (a kernel's result; a stored prediction in 'model --check')\n"
     "   10  not enough GPU or host memory for the request\n"
     "   11  an external program (gnuplot) is missing\n"
     "   12  the database holds nothing to work on\n"
