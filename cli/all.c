@@ -85,7 +85,7 @@ static int report_example(const char *out_dir, const char *why)
         ro.label = label;
         rc = report_write(db, &ro);
     }
-    free(devs);
+    db_free_devices(devs, ndev);
     db_close(db);
     unlink(path);
     rmdir(dir);

@@ -1388,7 +1388,7 @@ static void d21_import(void **state)
     assert_int_equal(db_open(dst, DB_RO, &db), RK_OK);
     assert_int_equal(db_list_captures(db, &caps, &n), RK_OK);
     assert_true(n >= 1);
-    free(caps);
+    db_free_captures(caps, n);
     db_close(db);
     assert_int_equal(raw_int(dst, "SELECT count(*) FROM measurement"), 60);
     assert_int_equal(raw_int(dst, "SELECT count(*) FROM metric"), 60 * NSAMPLE_METRICS);
