@@ -83,20 +83,28 @@ static void file_safe(char *s)
             *s = '_';
 }
 
-static void gp_head(struct rp_buf *s, const struct rp_chart *c, const char *what)
+/* height: the SVG's height in pixels; key: gnuplot's `set key` arguments. Charts with
+ * many series put the key below the plot, so the plot keeps the page's width. */
+static void gp_head_sized(struct rp_buf *s, const struct rp_chart *c, const char *what, int height,
+                          const char *key)
 {
     rp_buf_printf(s,
                   "# %s.gp - %s\n"
                   "# Written by `roofkit report`. Edit it and run `gnuplot %s.gp` in this folder\n"
                   "# to re-plot %s.svg; the data are in %s.dat ('?' = missing value).\n",
                   c->name, what, c->name, c->name, c->name);
-    rp_buf_puts(
-        s, "reset\nset encoding utf8\nset terminal svg size 960,600 noenhanced font 'Helvetica,12' "
-           "background rgb 'white'\n");
+    rp_buf_printf(s,
+                  "reset\nset encoding utf8\nset terminal svg size 960,%d noenhanced font "
+                  "'Helvetica,12' background rgb 'white'\n",
+                  height);
     rp_buf_printf(s, "set output '%s.svg'\nset datafile missing '?'\nset title ", c->name);
     gp_str(s, c->title);
-    rp_buf_puts(s, "\nset grid\nset key outside right top spacing 1.1\n"
-                   "set border lc rgb '#444444'\n");
+    rp_buf_printf(s, "\nset grid\nset key %s\nset border lc rgb '#444444'\n", key);
+}
+
+static void gp_head(struct rp_buf *s, const struct rp_chart *c, const char *what)
+{
+    gp_head_sized(s, c, what, 600, "outside right top spacing 1.1");
 }
 
 /* Adds chart c with script and data; takes ownership of nothing. */
@@ -182,7 +190,8 @@ static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, 
     snprintf(c.name, sizeof c.name, "roofline-d%lld", (long long)v->d.id);
     snprintf(c.title, sizeof c.title, "Roofline of %s", rp_dev_label(d, dev, lbl, sizeof lbl));
     c.section = RP_SEC_DEVICE;
-    gp_head(&s, &c, "the roofline of one device");
+    gp_head_sized(&s, &c, "the roofline of one device", 900,
+                  "outside below center horizontal maxrows 8 spacing 1.0 font ',10'");
     rp_buf_puts(&s, "set logscale xy\nset xlabel 'operational intensity [FLOP/B]'\n"
                     "set ylabel 'performance [GFLOP/s]'\nset samples 500\n"
                     "set format y '%g'\nset format x '%g'\n\n"
@@ -417,6 +426,19 @@ static void predmeas_chart(const struct rp_data *d, const char *model, struct ch
 
 /* ----------------------------------------------------------------- latency */
 
+/* True when x is the ns twin of a cycles ceiling also stored (name + "_ns"). */
+static int has_cycles_twin(const struct rp_dev *v, const struct db_ceiling *x)
+{
+    size_t n = strlen(x->name);
+    if (strcmp(x->unit, "cycles") == 0 || n < 4 || strcmp(x->name + n - 3, "_ns") != 0)
+        return 0;
+    for (int i = 0; i < v->nceil; i++)
+        if (strlen(v->ceil[i].name) == n - 3 && strncmp(v->ceil[i].name, x->name, n - 3) == 0 &&
+            strcmp(v->ceil[i].unit, "cycles") == 0)
+            return 1;
+    return 0;
+}
+
 static void latency_chart(const struct rp_data *d, int dev, struct charts *cs, struct rp_out *o)
 {
     const struct rp_dev *v = &d->devs[dev];
@@ -456,6 +478,8 @@ static void latency_chart(const struct rp_data *d, int dev, struct charts *cs, s
             !(strncmp(x->name, "lat_chase", 9) == 0 || strcmp(x->level, "l1") == 0 ||
               strcmp(x->level, "l2") == 0 || strcmp(x->level, "dram") == 0))
             continue;
+        if (has_cycles_twin(v, x))
+            continue; /* lat_chase_l2_ns beside lat_chase_l2: one plateau, drawn once */
         if (strcmp(x->unit, "cycles") == 0) {
             cyc = x->value;
         } else {
