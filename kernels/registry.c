@@ -147,21 +147,28 @@ const struct kernels_kernel *kernels_find(const char *name)
     return NULL;
 }
 
+/* Iterative, with one backtrack point (the last '*'): time O(len(p) * len(s)). Trying each
+ * '*' recursively took exponential time on patterns such as "*a*a*a*a*a*a*a*a*a*b". */
 static int glob(const char *p, const char *s)
 {
-    for (; *p; p++, s++) {
+    const char *star = NULL, *resume = NULL;
+    while (*s) {
         if (*p == '*') {
-            for (;; s++) {
-                if (glob(p + 1, s))
-                    return 1;
-                if (!*s)
-                    return 0;
-            }
-        }
-        if (!*s || (*p != '?' && *p != *s))
+            star = p++;
+            resume = s;
+        } else if (*p && (*p == '?' || *p == *s)) {
+            p++;
+            s++;
+        } else if (star) {
+            p = star + 1;
+            s = ++resume;
+        } else {
             return 0;
+        }
     }
-    return *s == '\0';
+    while (*p == '*')
+        p++;
+    return *p == '\0';
 }
 
 int kernels_match(const char *pattern, const char *name)
