@@ -514,7 +514,8 @@ int kernels_session_prepare(struct kernels_session *s, int prec, const struct ke
         return rk_error(RK_EUSAGE, "shape %ldx%ldx%ld has a dimension below 1", sh->m, sh->n,
                         sh->k);
     if (sh->m > 0x7fffffffL || sh->n > 0x7fffffffL || sh->k > 0x7fffffffL ||
-        (double)sh->m * (double)sh->k > 9.0e15 || (double)sh->m * (double)sh->n > 9.0e15)
+        (double)sh->m * (double)sh->k > 9.0e15 || (double)sh->m * (double)sh->n > 9.0e15 ||
+        (double)sh->k * (double)sh->n > 9.0e15)
         return rk_error(RK_EUSAGE, "shape %ldx%ldx%ld is beyond what cuBLAS accepts", sh->m, sh->n,
                         sh->k);
     RK_CUDA(cudaStreamSynchronize(s->stream));
