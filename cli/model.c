@@ -475,6 +475,7 @@ static double ceiling_si(const struct db_ceiling *c)
     } units[] = {
         {"GB/s", 1e9},     {"TB/s", 1e12},   {"MB/s", 1e6},   {"B/s", 1.0},
         {"TFLOP/s", 1e12}, {"GFLOP/s", 1e9}, {"FLOP/s", 1.0}, {"cycles", 1.0},
+        {"us", 1e-6},      {"ns", 1e-9},     {"s", 1.0},
     };
     if (!c || !isfinite(c->value) || c->value <= 0 || !c->unit)
         return NAN;
@@ -487,9 +488,9 @@ static double ceiling_si(const struct db_ceiling *c)
 /* ------------------------------------------------------------ one prediction */
 
 /* The ceilings a prediction used, for its details. */
-enum { U_COMPUTE, U_DRAM, U_L2, U_L1, U_SHARED, U_MEM_LAT, U_COMP_LAT, U_COUNT };
-static const char *const use_names[U_COUNT] = {"compute", "dram",        "l2",          "l1",
-                                               "shared",  "mem_latency", "comp_latency"};
+enum { U_COMPUTE, U_DRAM, U_L2, U_L1, U_SHARED, U_MEM_LAT, U_COMP_LAT, U_LAUNCH, U_COUNT };
+static const char *const use_names[U_COUNT] = {"compute", "dram",        "l2",           "l1",
+                                               "shared",  "mem_latency", "comp_latency", "launch"};
 
 struct used {
     const struct db_ceiling *c[U_COUNT];
@@ -801,9 +802,97 @@ static const char *tsm2_inputs(const struct dev_info *d, const struct db_measure
  * filled, out->details malloc'd), RK_ENODATA with *why when the model cannot be
  * applied to this row (a number is unknown), or RK_ENOMEM (printed).
  */
-static int predict_one(const struct dev_info *d, const struct db_measurement *m,
+/* A counter's value by alias; NaN when the measurement has none. */
+static double metric_value(const struct db_measurement_row *row, const char *name)
+{
+    for (int i = 0; i < row->n_metrics; i++)
+        if (row->metrics[i].name && strcmp(row->metrics[i].name, name) == 0)
+            return row->metrics[i].value;
+    return NAN;
+}
+
+/*
+ * Bytes one thread of a TSM2/ISM2 kernel keeps in flight (docs/model.md
+ * "occupancy"): V2, V3 and ISM2 fetch t3 elements of A before they use them (004
+ * §3.5, the t3 of §3.6.2's Concurrent_mem), V0 and V1 one element at a time. NaN for
+ * every other kernel: not modelled, no derating.
+ */
+static double bytes_in_flight_per_thread(const struct db_measurement *m)
+{
+    const struct kernels_kernel *k = registry_kernel(m);
+    int e = elem_bytes_of(m->precision);
+    long t3 = 0;
+    if (!k || e <= 0)
+        return NAN;
+    switch (k->cost_family) {
+    case MODEL_FAM_TSM2_V0:
+    case MODEL_FAM_TSM2_V1:
+        return e;
+    case MODEL_FAM_TSM2_V2:
+    case MODEL_FAM_TSM2_V3:
+    case MODEL_FAM_ISM2:
+    case MODEL_FAM_ISM2_OPT2:
+        if (!m->params || json_long(m->params, "t3", &t3) != RK_OK || t3 < 1)
+            return NAN;
+        return (double)(t3 < m->k ? t3 : m->k) * e;
+    default:
+        return NAN;
+    }
+}
+
+/* The SM resources, clock, DRAM bandwidth and DRAM latency of device d. */
+static void occupancy_gpu(const struct dev_info *d, struct used *u, struct model_gpu *g)
+{
+    memset(g, 0, sizeof *g);
+    u->c[U_MEM_LAT] = find_ceiling(d, "lat_chase_dram");
+    g->sms = d->dev.sm_count;
+    g->regs_per_sm = d->dev.regs_per_sm;
+    g->smem_per_sm = d->dev.smem_per_sm_bytes;
+    g->max_threads_per_sm = d->dev.max_threads_per_sm;
+    g->clock_hz = d->dev.sm_clock_mhz > 0 ? d->dev.sm_clock_mhz * 1e6 : NAN;
+    g->bandwidth = ceiling_si(u->c[U_DRAM]);
+    g->mem_latency_cycles = ceiling_si(u->c[U_MEM_LAT]);
+    if (!isfinite(g->mem_latency_cycles) && d->npts > 0) {
+        u->c[U_MEM_LAT] = NULL; /* no DRAM plateau: the curve's largest footprint */
+        g->mem_latency_cycles = d->pts[d->npts - 1].cycles;
+    }
+}
+
+static void details_occupancy(struct sbuf *b, const struct model_predict_in *in,
+                              const struct model_prediction *p)
+{
+    const struct model_occupancy *o = &p->occ;
+    sb_printf(b, ",");
+    sb_num(b, "launch_s", in->launch_s);
+    sb_printf(b, ",\"occupancy\":{");
+    if (in->launch) {
+        sb_num(b, "blocks", in->launch->blocks);
+        sb_printf(b, ",\"threads_per_block\":%d,\"regs_per_thread\":%d,",
+                  in->launch->threads_per_block, in->launch->regs_per_thread);
+        sb_num(b, "smem_per_block", in->launch->smem_per_block);
+        sb_printf(b, ",");
+        sb_num(b, "bytes_in_flight_per_thread", in->launch->bytes_in_flight_per_thread);
+        sb_printf(b, ",\"blocks_per_sm\":%d,", o->blocks_per_sm);
+        sb_num(b, "active_sms", o->active_sms);
+        sb_printf(b, ",");
+        sb_num(b, "resident_threads", o->resident_threads);
+        sb_printf(b, ",");
+        sb_num(b, "waves", o->waves);
+        sb_printf(b, ",");
+        sb_num(b, "bytes_in_flight", o->bytes_in_flight);
+        sb_printf(b, ",");
+        sb_num(b, "bytes_needed", o->bytes_needed);
+        sb_printf(b, ",");
+    }
+    sb_num(b, "util", o->util);
+    sb_printf(b, "}");
+}
+
+static int predict_one(const struct dev_info *d, const struct db_measurement_row *row,
                        enum model_kind kind, struct pred *out, const char **why)
 {
+    const struct db_measurement *m = &row->m;
+    struct model_launch launch;
     struct model_predict_in in;
     struct model_prediction p;
     struct model_gpu g;
@@ -829,7 +918,23 @@ static int predict_one(const struct dev_info *d, const struct db_measurement *m,
         in.peak_flops = ceiling_si(u.c[U_COMPUTE]); /* NaN: model_predict says so */
         in.roofline_bytes = m->bytes_dram;
         in.bandwidth[MODEL_LEVEL_DRAM] = ceiling_si(u.c[U_DRAM]);
-        if (kind == MODEL_KIND_HIERARCHICAL) {
+        if (kind == MODEL_KIND_COUNTERS) {
+            /* measured traffic; a level the counters do not give has no term */
+            double l2 = metric_value(row, "l2_bytes"), sh = metric_value(row, "shared_bytes");
+            in.level_bytes[MODEL_LEVEL_DRAM] =
+                metric_value(row, "dram_read_bytes") + metric_value(row, "dram_write_bytes");
+            in.level_bytes[MODEL_LEVEL_L2] = isfinite(l2) ? l2 : 0;
+            in.level_bytes[MODEL_LEVEL_SHARED] = isfinite(sh) ? sh : 0;
+            dram_source = "counters dram_read_bytes + dram_write_bytes";
+            u.c[U_L2] = find_ceiling(d, "bw_l2_read");
+            u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");
+            in.bandwidth[MODEL_LEVEL_L2] = ceiling_si(u.c[U_L2]);
+            in.bandwidth[MODEL_LEVEL_SHARED] = ceiling_si(u.c[U_SHARED]);
+            for (int i = MODEL_LEVEL_L2; i < MODEL_LEVEL_COUNT; i++)
+                if (!(in.level_bytes[i] > 0))
+                    u.c[U_DRAM + i] = NULL;
+        }
+        if (kind == MODEL_KIND_HIERARCHICAL || kind == MODEL_KIND_OCCUPANCY) {
             double dmin = compulsory_bytes(m);
             if (isfinite(dmin)) {
                 in.level_bytes[MODEL_LEVEL_DRAM] = dmin;
@@ -850,6 +955,23 @@ static int predict_one(const struct dev_info *d, const struct db_measurement *m,
                 if (!(in.level_bytes[i] > 0))
                     u.c[U_DRAM + i] = NULL; /* no term: the ceiling was not used */
         }
+        if (kind == MODEL_KIND_OCCUPANCY) {
+            long blocks = (long)m->grid[0] * m->grid[1] * m->grid[2];
+            int threads = m->block[0] * m->block[1] * m->block[2];
+            u.c[U_LAUNCH] = find_ceiling(d, "launch_async");
+            in.launch_s = ceiling_si(u.c[U_LAUNCH]);
+            if (blocks > 0 && threads > 0) {
+                /* the launch recorded with the measurement; library kernels have none */
+                occupancy_gpu(d, &u, &g);
+                launch = (struct model_launch){(double)blocks, threads,
+                                               m->registers > 0 ? m->registers : 0,
+                                               (double)(m->smem_static > 0 ? m->smem_static : 0) +
+                                                   (m->smem_dynamic > 0 ? m->smem_dynamic : 0),
+                                               bytes_in_flight_per_thread(m)};
+                in.gpu = &g;
+                in.launch = &launch;
+            }
+        }
     }
     if (model_predict(kind, &in, &p, why) != RK_OK)
         return RK_ENODATA;
@@ -860,7 +982,9 @@ static int predict_one(const struct dev_info *d, const struct db_measurement *m,
     if (kind == MODEL_KIND_TSM2)
         details_tsm2(&b, &in, &p, t2k, t3k);
     else
-        details_terms(&b, &in, &p, kind == MODEL_KIND_HIERARCHICAL, dram_source);
+        details_terms(&b, &in, &p, kind != MODEL_KIND_ROOFLINE, dram_source);
+    if (kind == MODEL_KIND_OCCUPANCY)
+        details_occupancy(&b, &in, &p);
     details_ceilings(&b, &u);
     sb_printf(&b, "}");
     if (b.oom) {
@@ -1155,7 +1279,7 @@ static int write_predictions(struct db *db, const char *cmdline, const struct mo
                     why = "its capture names no device";
                     rc = RK_ENODATA;
                 } else {
-                    rc = predict_one(d, m, (enum model_kind)k, &pd, &why);
+                    rc = predict_one(d, &s->rows[c][r], (enum model_kind)k, &pd, &why);
                 }
                 if (rc == RK_ENODATA) {
                     ss.skipped[k]++;
@@ -1254,7 +1378,7 @@ static int check_predictions(struct db *db, const struct model_opts *o, struct s
                     why = "its capture names no device";
                 else if (!applies(k, &row->m))
                     why = "the model does not apply to this kernel";
-                else if ((rc = predict_one(d, &row->m, k, &pd, &why)) == RK_ENODATA)
+                else if ((rc = predict_one(d, row, k, &pd, &why)) == RK_ENODATA)
                     rc = RK_OK;
                 if (rc != RK_OK)
                     break;
@@ -1313,7 +1437,9 @@ static int parse_models(const char *arg, unsigned *models)
     for (int i = 0; i < n && rc == RK_OK; i++) {
         enum model_kind k;
         if (model_kind_from_name(names[i], &k) != RK_OK)
-            rc = rk_error(RK_EUSAGE, "unknown model '%s'; say roofline, hierarchical or tsm2",
+            rc = rk_error(RK_EUSAGE,
+                          "unknown model '%s'; say roofline, hierarchical or tsm2 (the seeds'), "
+                          "roofline_counters or occupancy (extensions)",
                           names[i]);
         else
             *models |= 1u << k;

@@ -411,15 +411,71 @@ int model_tsm2_search_exhaustive(const struct model_gpu *gpu, const struct model
  * Predictions for one measurement (`roofkit model`): the three models on numbers
  * ------------------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------------------
+ * Occupancy and Little's law (extension, issue 7: the latency-bound regime of
+ * 004 §5.1 and the unit-consistent form of 004 §3.6.2's Util_mem)
+ * ------------------------------------------------------------------------------ */
+
+/* Hopper (sm_90) allocation rules of the CUDA occupancy calculator: registers are
+ * given to a warp in units of 256, CUDA reserves 1 KiB of shared memory per block,
+ * at most 32 resident blocks per SM. Architecture constants, not fitted. */
+#define MODEL_REG_ALLOC_UNIT    256
+#define MODEL_SMEM_RESERVED     1024.0
+#define MODEL_MAX_BLOCKS_PER_SM 32
+
+/* One launch as the occupancy model sees it. */
+struct model_launch {
+    double blocks;                     /* grid size [blocks], > 0 */
+    int threads_per_block;             /* > 0 */
+    int regs_per_thread;               /* >= 0 (0: unknown, no register limit) */
+    double smem_per_block;             /* static + dynamic [B], >= 0 */
+    double bytes_in_flight_per_thread; /* independent global loads a thread issues
+                                         before it waits, in bytes; NaN or 0: unknown */
+};
+
+/* What model_occupancy() found. */
+struct model_occupancy {
+    int blocks_per_sm;       /* min of the thread, register, shared and block limits */
+    double active_sms;       /* min(SMs, blocks): a grid smaller than the GPU idles SMs */
+    double resident_threads; /* min(blocks, blocks_per_sm * SMs) * threads_per_block */
+    double waves;            /* blocks / (blocks_per_sm * SMs) [1] */
+    double bytes_in_flight;  /* resident_threads * bytes_in_flight_per_thread [B] */
+    double bytes_needed;     /* bandwidth * mem latency: Little's law [B] */
+    double util;             /* min(1, bytes_in_flight / bytes_needed); 1 when unknown */
+};
+
+/*
+ * Resident blocks per SM of launch l on gpu (sms, regs_per_sm, smem_per_sm,
+ * max_threads_per_sm used): min(max_threads / threads, regs_per_sm / (warps *
+ * ceil(regs * 32 / 256) * 256), smem_per_sm / (smem + 1 KiB), 32). 0 when one block
+ * does not fit; -1 for invalid input.
+ */
+int model_blocks_per_sm(const struct model_gpu *gpu, const struct model_launch *l);
+
+/* Little's law: min(1, bytes_in_flight / (bandwidth * latency_s)); NAN unless
+ * bytes_in_flight >= 0 and bandwidth, latency_s > 0, all finite. */
+double model_little_util(double bytes_in_flight, double bandwidth, double latency_s);
+
+/*
+ * Fills *out for launch l on gpu (gpu->bandwidth, clock_hz, mem_latency_cycles for
+ * Little's law). RK_OK, or RK_EUSAGE (*out zeroed) for invalid input or a block
+ * that does not fit on an SM.
+ */
+int model_occupancy(const struct model_gpu *gpu, const struct model_launch *l,
+                    struct model_occupancy *out /* OUT */);
+
 /* The models `roofkit model` applies; stored as text in prediction.model. */
 enum model_kind {
     MODEL_KIND_ROOFLINE = 0, /* max(flops / peak, seed DRAM bytes / DRAM bandwidth) */
     MODEL_KIND_HIERARCHICAL, /* one term per level (model_hierarchical_time) */
     MODEL_KIND_TSM2,         /* 004 §3.6 for one (t2, t3) (model_tsm2_evaluate) */
+    MODEL_KIND_COUNTERS,     /* extension: the hierarchical roofline on measured bytes */
+    MODEL_KIND_OCCUPANCY,    /* extension: hierarchical + Little's law + launch cost */
     MODEL_KIND_COUNT
 };
 
-/* "roofline", "hierarchical", "tsm2"; "?" for an invalid value. */
+/* "roofline", "hierarchical", "tsm2", "roofline_counters", "occupancy"; "?" for an
+ * invalid value. */
 const char *model_kind_name(enum model_kind kind);
 /* Inverse of model_kind_name(). Returns RK_OK or RK_EUSAGE for an unknown name. */
 int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
@@ -432,6 +488,16 @@ int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
  *                 bytes are > 0 (a level with 0 bytes has no term)
  *   tsm2          gpu and tsm2 (both non-NULL); gpu->peak_flops and gpu->bandwidth
  *                 are the ceilings the caller chose
+ *   roofline_counters  as hierarchical, with level_bytes[] holding the bytes the
+ *                 counters measured (DRAM read + write, L2, shared); DRAM bytes must
+ *                 be known. A counter-informed model: bytes moved are causes, the
+ *                 measured time is never an input
+ *   occupancy     as hierarchical, plus launch_s, launch and gpu (sms, regs_per_sm,
+ *                 smem_per_sm, max_threads_per_sm, bandwidth, clock_hz,
+ *                 mem_latency_cycles; needed only with a launch; a NULL launch is an
+ *                 unknown configuration and gives util 1): time = launch_s + max(flops / peak, dram
+ * bytes / (bw_dram * util), other levels), util = model_little_util() of the bytes the resident
+ * threads keep in flight (1 when launch.bytes_in_flight_per_thread is NaN or 0: unknown)
  */
 struct model_predict_in {
     double flops;                          /* useful work [FLOP] */
@@ -441,6 +507,8 @@ struct model_predict_in {
     double bandwidth[MODEL_LEVEL_COUNT];   /* each level's measured bandwidth [B/s] */
     const struct model_gpu *gpu;           /* tsm2 only */
     const struct model_tsm2_problem *tsm2; /* tsm2 only: m, n, k, elem_bytes, t1..t3 */
+    const struct model_launch *launch;     /* occupancy only */
+    double launch_s;                       /* occupancy only: fixed cost of one launch [s] */
 };
 
 /* One model's prediction. */
@@ -450,6 +518,7 @@ struct model_prediction {
     enum model_bound bound;      /* what limits it */
     struct model_time terms;     /* roofline and hierarchical: every term (zeroed for tsm2) */
     struct model_tsm2_eval tsm2; /* tsm2: every quantity of 004 §3.6 (zeroed otherwise) */
+    struct model_occupancy occ;  /* occupancy: residency and Little's law (zeroed otherwise) */
 };
 
 /*

@@ -10,6 +10,11 @@
  *   hierarchical  max(flops / peak, max_i bytes_i / bw_i) over the levels whose
  *                 traffic is > 0 (extension: DESIGN.md "The model")
  *   tsm2          004 §3.6.2 and Alg. 5's objective at the kernel's own (t2, t3)
+ *   roofline_counters  extension: the hierarchical roofline on the bytes the
+ *                 counters measured at each level (DRAM must be known)
+ *   occupancy     extension: launch_s + the hierarchical roofline with the DRAM
+ *                 bandwidth scaled by Little's law over the resident threads
+ *                 (occupancy.c)
  *
  * Assumes: SI units; NaN means unknown. Pure: no allocation, no I/O.
  */
@@ -19,9 +24,9 @@
 #include "model.h"
 
 static const char *const kind_names[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_ROOFLINE] = "roofline",
-    [MODEL_KIND_HIERARCHICAL] = "hierarchical",
-    [MODEL_KIND_TSM2] = "tsm2",
+    [MODEL_KIND_ROOFLINE] = "roofline",   [MODEL_KIND_HIERARCHICAL] = "hierarchical",
+    [MODEL_KIND_TSM2] = "tsm2",           [MODEL_KIND_COUNTERS] = "roofline_counters",
+    [MODEL_KIND_OCCUPANCY] = "occupancy",
 };
 
 const char *model_kind_name(enum model_kind kind)
@@ -107,6 +112,40 @@ static const char *predict_hierarchical(const struct model_predict_in *in,
     return NULL;
 }
 
+static const char *predict_counters(const struct model_predict_in *in, struct model_prediction *out)
+{
+    if (!known_nonnegative(in->level_bytes[MODEL_LEVEL_DRAM]))
+        return "dram counter unknown";
+    return predict_hierarchical(in, out);
+}
+
+static const char *predict_occupancy(const struct model_predict_in *in,
+                                     struct model_prediction *out)
+{
+    struct model_predict_in scaled;
+    const char *why;
+    if (!known_nonnegative(in->launch_s))
+        return "no launch cost";
+    if (in->launch) {
+        if (!in->gpu)
+            return "no gpu description";
+        if (model_occupancy(in->gpu, in->launch, &out->occ) != RK_OK)
+            return "invalid launch or gpu for occupancy";
+    } else {
+        out->occ.util = 1.0; /* configuration unknown (a library's kernel): no derating */
+        out->occ.bytes_in_flight = NAN;
+    }
+    scaled = *in;
+    scaled.bandwidth[MODEL_LEVEL_DRAM] = in->bandwidth[MODEL_LEVEL_DRAM] * out->occ.util;
+    if ((why = predict_hierarchical(&scaled, out)) != NULL)
+        return why;
+    /* the launch cost is serial with the kernel's body: it adds */
+    out->time_s = in->launch_s + out->terms.time_s;
+    if (in->launch_s > out->terms.time_s)
+        out->bound = MODEL_BOUND_LATENCY;
+    return NULL;
+}
+
 static const char *predict_tsm2(const struct model_predict_in *in, struct model_prediction *out)
 {
     const char *why;
@@ -147,6 +186,12 @@ int model_predict(enum model_kind kind, const struct model_predict_in *in,
             break;
         case MODEL_KIND_TSM2:
             reason = predict_tsm2(in, out);
+            break;
+        case MODEL_KIND_COUNTERS:
+            reason = predict_counters(in, out);
+            break;
+        case MODEL_KIND_OCCUPANCY:
+            reason = predict_occupancy(in, out);
             break;
         default:
             reason = "unknown model";

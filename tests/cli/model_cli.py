@@ -112,7 +112,8 @@ def m1_m2_m3():
                                   mid)}
         want = set()
         if flops is not None:
-            want |= {"roofline", "hierarchical"}
+            # roofline_counters needs DRAM counters, which the fixture does not store
+            want |= {"roofline", "hierarchical", "occupancy"}
             if family in ("tsm2", "ism2"):
                 want.add("tsm2")
         check(models == want, f"{kernel}: models {sorted(models)}, expected {sorted(want)}")
@@ -167,13 +168,32 @@ def m1_m2_m3():
     want, wb = tsm2_by_hand(m, n, k, 4, 1, 1, regs, PEAK_FP32, BW_DRAM_READ, LAT_FMA_FP32)
     check(rel_close(t, want) and bound == wb, f"tsm2_v0 tsm2 {t} ns {bound}, by hand {want} {wb}")
 
+    # occupancy of cublas_dgemm (no launch configuration stored): launch_async + the
+    # hierarchical time, no derating
+    mid = meas(db, "cublas_dgemm")[0]
+    th, _, _ = pred(db, mid, "hierarchical")
+    to, _, det = pred(db, mid, "occupancy")
+    d = json.loads(det)
+    check(d["occupancy"]["util"] == 1 and rel_close(to, th + d["launch_s"] * 1e9),
+          f"cublas_dgemm occupancy {to} ns = hierarchical {th} ns + launch {d['launch_s']} s")
+    # occupancy of tsm2_v2: util in (0, 1], time = launch + hierarchical at bw * util
+    mid = meas(db, "tsm2_v2", "fp64")[0]
+    to, _, det = pred(db, mid, "occupancy")
+    d = json.loads(det)
+    o = d["occupancy"]
+    check(0 < o["util"] <= 1 and o["bytes_in_flight_per_thread"] == 8 * 8,
+          f"tsm2_v2 fp64 occupancy: t3 = 8 elements of 8 B in flight, util {o['util']}")
+    want = d["launch_s"] + max(d["time_compute_s"],
+                               *[lv["time_s"] for lv in d["levels"].values()])
+    check(rel_close(to, want * 1e9), f"tsm2_v2 occupancy {to} ns, from its terms {want * 1e9}")
+
     # M3: --check passes and writes nothing
     before = q(db, "SELECT count(*) FROM capture")[0][0]
     rc, out, err = run(db, "model", "--check")
-    check(rc == 0 and "checked 33 predictions" in out, f"--check exits 0 ({rc}: {out}{err})")
+    check(rc == 0 and "checked 46 predictions" in out, f"--check exits 0 ({rc}: {out}{err})")
     check(q(db, "SELECT count(*) FROM capture")[0][0] == before, "--check adds no capture")
     rc, out, err = run(db, "model", "--check", "--capture", str(caps[0][0]))
-    check(rc == 0 and "checked 33" in out, f"--check --capture MODEL_CAPTURE exits 0 ({rc})")
+    check(rc == 0 and "checked 46" in out, f"--check --capture MODEL_CAPTURE exits 0 ({rc})")
     rc, out, err = run(db, "model", "--check", "--capture", "2", "--model", "tsm2")
     check(rc == 0 and "checked 7 predictions" in out, f"--check of capture 2, tsm2 only ({out})")
 
@@ -188,10 +208,10 @@ def m1_m2_m3():
     rc, out, err = run(db, "model", "--check")
     check(rc == 9, f"--check after tampering a time exits 9 (got {rc})")
     check(f"measurement {mid} " in err and "roofline" in err, f"--check names the row: {err}")
-    check(err.count("roofkit: error:") == 1 and "1 of 33" in err, f"one error line: {err}")
+    check(err.count("roofkit: error:") == 1 and "1 of 46" in err, f"one error line: {err}")
     rc, out, err = run(db, "model")
     check(rc == 0, "model runs again")
-    check(q(db, "SELECT count(*) FROM prediction")[0][0] == 33,
+    check(q(db, "SELECT count(*) FROM prediction")[0][0] == 46,
           "running again replaces: one prediction per (measurement, model)")
     rc, out, err = run(db, "model", "--check")
     check(rc == 0, f"--check after re-running model exits 0 ({err})")

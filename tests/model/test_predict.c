@@ -11,6 +11,13 @@
  *   P5  missing numbers: each model names what it lacks (NaN flops, no bandwidth,
  *       NaN bytes, no gpu, t2 > n) and zeroes *out; NULL arguments
  *   P6  deterministic: two calls give the same bits
+ *   P7  model_blocks_per_sm: thread, register (256-register units), shared memory
+ *       (+1 KiB reserved) limits by hand; a block that does not fit gives 0
+ *   P8  model_little_util and model_occupancy: Little's law by hand, a grid
+ *       smaller than one wave
+ *   P9  roofline_counters: measured bytes as the levels' traffic; DRAM unknown
+ *   P10 occupancy: launch + hierarchical at bw * util; no launch: util 1; a tiny
+ *       kernel is latency-bound; no launch cost refused
  */
 #include <math.h>
 #include <setjmp.h>
@@ -225,12 +232,145 @@ static void test_p6_deterministic(void **state)
     }
 }
 
+/* H100 SXM SM resources with round numbers for the rest (hand-computable). */
+static struct model_gpu occ_gpu(void)
+{
+    struct model_gpu g;
+    memset(&g, 0, sizeof g);
+    g.sms = 132;
+    g.regs_per_sm = 65536;
+    g.smem_per_sm = 233472;
+    g.max_threads_per_sm = 2048;
+    g.clock_hz = 2e9;
+    g.bandwidth = 3e12;
+    g.mem_latency_cycles = 700; /* 350 ns: Little's law needs 3e12 * 3.5e-7 = 1.05e6 B */
+    return g;
+}
+
+static void test_p7_blocks_per_sm(void **state)
+{
+    (void)state;
+    struct model_gpu g = occ_gpu();
+    /* tsm2_v3 fp32: 256 threads, 128 regs (8 warps * 4096 = 32768: 2 blocks), 132 KiB
+     * of shared memory: 233472 / (135168 + 1024) = 1.7 -> 1 */
+    struct model_launch l = {120, 256, 128, 135168, NAN};
+    assert_int_equal(model_blocks_per_sm(&g, &l), 1);
+    /* 128 threads, 32 regs, no shared: threads 16, regs 65536 / (4 * 1024) = 16 */
+    l = (struct model_launch){80, 128, 32, 0, 8};
+    assert_int_equal(model_blocks_per_sm(&g, &l), 16);
+    /* 100 threads = 4 warps, 33 regs: 33 * 32 = 1056 -> 1280 per warp, 5120 per block,
+     * 65536 / 5120 = 12.8 -> 12 (threads allow 20) */
+    l = (struct model_launch){1, 100, 33, 0, 0};
+    assert_int_equal(model_blocks_per_sm(&g, &l), 12);
+    /* 32 threads, 0 regs (unknown), no shared: threads allow 64, at most 32 blocks */
+    l = (struct model_launch){1, 32, 0, 0, 0};
+    assert_int_equal(model_blocks_per_sm(&g, &l), 32);
+    /* 1024 threads of 255 regs: 32 warps * 8192 > 65536 -> does not fit */
+    l = (struct model_launch){1, 1024, 255, 0, 0};
+    assert_int_equal(model_blocks_per_sm(&g, &l), 0);
+    l.threads_per_block = 0;
+    assert_int_equal(model_blocks_per_sm(&g, &l), -1);
+    assert_int_equal(model_blocks_per_sm(NULL, &l), -1);
+}
+
+static void test_p8_little(void **state)
+{
+    (void)state;
+    struct model_gpu g = occ_gpu();
+    struct model_launch l = {80, 128, 32, 0, 8};
+    struct model_occupancy o;
+    assert_rel(model_little_util(1000, 1e12, 2e-9), 0.5, 1e-15);
+    assert_rel(model_little_util(5000, 1e12, 2e-9), 1.0, 0);
+    assert_true(isnan(model_little_util(-1, 1e12, 2e-9)));
+    assert_true(isnan(model_little_util(1, 0, 2e-9)));
+    /* 80 blocks < 132 SMs: 80 active SMs, 80 * 128 = 10240 resident threads, each 8 B
+     * in flight: 81920 B against 1.05e6 B -> util 0.078019047619... */
+    assert_int_equal(model_occupancy(&g, &l, &o), RK_OK);
+    assert_int_equal(o.blocks_per_sm, 16);
+    assert_rel(o.active_sms, 80, 0);
+    assert_rel(o.resident_threads, 10240, 0);
+    assert_rel(o.waves, 80.0 / (16 * 132), 1e-15);
+    assert_rel(o.bytes_in_flight, 81920, 0);
+    assert_rel(o.bytes_needed, 1.05e6, 1e-12);
+    assert_rel(o.util, 81920 / 1.05e6, 1e-12);
+    /* unknown loads in flight: no derating */
+    l.bytes_in_flight_per_thread = NAN;
+    assert_int_equal(model_occupancy(&g, &l, &o), RK_OK);
+    assert_rel(o.util, 1.0, 0);
+    /* a block that does not fit */
+    l = (struct model_launch){1, 1024, 255, 0, 8};
+    assert_int_equal(model_occupancy(&g, &l, &o), RK_EUSAGE);
+    assert_int_equal(o.blocks_per_sm, 0);
+}
+
+static void test_p9_counters(void **state)
+{
+    (void)state;
+    struct model_predict_in in = h100_in();
+    struct model_prediction p;
+    const char *why = NULL;
+    in.flops = 1e9;
+    in.level_bytes[MODEL_LEVEL_DRAM] = 3e9;   /* 1 ms at 3e12 */
+    in.level_bytes[MODEL_LEVEL_L2] = 20e9;    /* 2 ms at 10e12: binds */
+    in.level_bytes[MODEL_LEVEL_SHARED] = 3e9; /* 0.1 ms */
+    assert_int_equal(model_predict(MODEL_KIND_COUNTERS, &in, &p, &why), RK_OK);
+    assert_rel(p.time_s, 2e-3, 1e-15);
+    assert_int_equal(p.bound, MODEL_BOUND_L2);
+    assert_int_equal(p.kind, MODEL_KIND_COUNTERS);
+    assert_string_equal(model_kind_name(MODEL_KIND_COUNTERS), "roofline_counters");
+    in.level_bytes[MODEL_LEVEL_DRAM] = NAN;
+    assert_int_equal(model_predict(MODEL_KIND_COUNTERS, &in, &p, &why), RK_EUSAGE);
+    assert_string_equal(why, "dram counter unknown");
+}
+
+static void test_p10_occupancy(void **state)
+{
+    (void)state;
+    struct model_predict_in in = h100_in();
+    struct model_gpu g = occ_gpu();
+    struct model_launch l = {80, 128, 32, 0, 8};
+    struct model_prediction p;
+    const char *why = NULL;
+    double util = 81920 / 1.05e6;
+    in.flops = 1e9;                         /* 20 us at 50e12 */
+    in.level_bytes[MODEL_LEVEL_DRAM] = 1e9; /* 333 us at 3e12, 4.27 ms at 3e12 * util */
+    in.gpu = &g;
+    in.launch = &l;
+    in.launch_s = 4e-6;
+    assert_int_equal(model_predict(MODEL_KIND_OCCUPANCY, &in, &p, &why), RK_OK);
+    assert_rel(p.time_s, 4e-6 + 1e9 / (3e12 * util), 1e-12);
+    assert_int_equal(p.bound, MODEL_BOUND_DRAM);
+    assert_rel(p.occ.util, util, 1e-12);
+    assert_string_equal(model_kind_name(MODEL_KIND_OCCUPANCY), "occupancy");
+    /* no launch configuration: util 1 */
+    in.launch = NULL;
+    assert_int_equal(model_predict(MODEL_KIND_OCCUPANCY, &in, &p, &why), RK_OK);
+    assert_rel(p.time_s, 4e-6 + 1e9 / 3e12, 1e-12);
+    assert_rel(p.occ.util, 1.0, 0);
+    /* a tiny kernel: 1 KB, 1 kFLOP; the launch cost is larger than every term */
+    in.flops = 1e3;
+    in.level_bytes[MODEL_LEVEL_DRAM] = 1e3;
+    assert_int_equal(model_predict(MODEL_KIND_OCCUPANCY, &in, &p, &why), RK_OK);
+    assert_int_equal(p.bound, MODEL_BOUND_LATENCY);
+    assert_rel(p.time_s, 4e-6 + 1e3 / 3e12, 1e-12);
+    in.launch_s = NAN;
+    assert_int_equal(model_predict(MODEL_KIND_OCCUPANCY, &in, &p, &why), RK_EUSAGE);
+    assert_string_equal(why, "no launch cost");
+    in.launch_s = 4e-6;
+    l.threads_per_block = 4096; /* does not fit */
+    in.launch = &l;
+    assert_int_equal(model_predict(MODEL_KIND_OCCUPANCY, &in, &p, &why), RK_EUSAGE);
+    assert_rel(p.time_s, 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p1_names),        cmocka_unit_test(test_p2_roofline),
-        cmocka_unit_test(test_p3_hierarchical), cmocka_unit_test(test_p4_tsm2),
-        cmocka_unit_test(test_p5_missing),      cmocka_unit_test(test_p6_deterministic),
+        cmocka_unit_test(test_p1_names),         cmocka_unit_test(test_p2_roofline),
+        cmocka_unit_test(test_p3_hierarchical),  cmocka_unit_test(test_p4_tsm2),
+        cmocka_unit_test(test_p5_missing),       cmocka_unit_test(test_p6_deterministic),
+        cmocka_unit_test(test_p7_blocks_per_sm), cmocka_unit_test(test_p8_little),
+        cmocka_unit_test(test_p9_counters),      cmocka_unit_test(test_p10_occupancy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,90 @@
+/*
+ * occupancy.c - how many threads a launch keeps resident on each SM, and how much
+ * of the DRAM bandwidth the loads they keep in flight can use (Little's law).
+ *
+ * Extension (issue 7, docs/model.md "occupancy"). 004_dab40fe45003313a.txt §3.6.2
+ * states the idea: Concurrent_mem = MaxOccup_SM * t3 loads in flight against
+ * Concurrent_max_mem = latency_mem * Throughput_max_mem bytes, and §5.1 explains
+ * ISM2's shapes as latency-bound because that occupancy is not reached. Here the
+ * occupancy is the launch's real one (its block size, registers and shared memory
+ * under the sm_90 allocation rules), the grid may be smaller than one wave, and
+ * both sides of Little's law are in bytes.
+ *
+ * Assumes: one kernel per GPU, blocks spread evenly; a thread's loads in flight are
+ * given by the caller from the kernel's structure (t3 elements for TSM2 V2/V3 and
+ * ISM2). Pure: no allocation, no I/O.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "model.h"
+
+static int finite_pos(double x)
+{
+    return isfinite(x) && x > 0.0;
+}
+
+int model_blocks_per_sm(const struct model_gpu *gpu, const struct model_launch *l)
+{
+    long warps, regs_warp, by_threads, by_regs, by_smem, n;
+    if (!gpu || !l || l->threads_per_block <= 0 || l->regs_per_thread < 0 ||
+        !(isfinite(l->smem_per_block) && l->smem_per_block >= 0) || gpu->max_threads_per_sm <= 0 ||
+        gpu->regs_per_sm <= 0 || !finite_pos(gpu->smem_per_sm))
+        return -1;
+    warps = (l->threads_per_block + 31) / 32;
+    by_threads = gpu->max_threads_per_sm / l->threads_per_block;
+    regs_warp = ((long)l->regs_per_thread * 32 + MODEL_REG_ALLOC_UNIT - 1) / MODEL_REG_ALLOC_UNIT *
+                MODEL_REG_ALLOC_UNIT;
+    by_regs = regs_warp > 0 ? gpu->regs_per_sm / (warps * regs_warp) : MODEL_MAX_BLOCKS_PER_SM;
+    by_smem = (long)floor(gpu->smem_per_sm / (l->smem_per_block + MODEL_SMEM_RESERVED));
+    n = MODEL_MAX_BLOCKS_PER_SM;
+    if (by_threads < n)
+        n = by_threads;
+    if (by_regs < n)
+        n = by_regs;
+    if (by_smem < n)
+        n = by_smem;
+    return (int)n;
+}
+
+double model_little_util(double bytes_in_flight, double bandwidth, double latency_s)
+{
+    double need;
+    if (!(isfinite(bytes_in_flight) && bytes_in_flight >= 0) || !finite_pos(bandwidth) ||
+        !finite_pos(latency_s))
+        return NAN;
+    need = bandwidth * latency_s;
+    return bytes_in_flight >= need ? 1.0 : bytes_in_flight / need;
+}
+
+int model_occupancy(const struct model_gpu *gpu, const struct model_launch *l,
+                    struct model_occupancy *out)
+{
+    int bps;
+    double per_wave, bif;
+    if (!out)
+        return RK_EUSAGE;
+    memset(out, 0, sizeof *out);
+    if (!gpu || !l || gpu->sms <= 0 || !finite_pos(l->blocks) || !finite_pos(gpu->bandwidth) ||
+        !finite_pos(gpu->clock_hz) || !finite_pos(gpu->mem_latency_cycles))
+        return RK_EUSAGE;
+    bps = model_blocks_per_sm(gpu, l);
+    if (bps <= 0)
+        return RK_EUSAGE;
+    per_wave = (double)bps * gpu->sms;
+    out->blocks_per_sm = bps;
+    out->active_sms = l->blocks < gpu->sms ? l->blocks : gpu->sms;
+    out->resident_threads = (l->blocks < per_wave ? l->blocks : per_wave) * l->threads_per_block;
+    out->waves = l->blocks / per_wave;
+    out->bytes_needed = gpu->bandwidth * gpu->mem_latency_cycles / gpu->clock_hz;
+    bif = l->bytes_in_flight_per_thread;
+    if (isfinite(bif) && bif > 0) {
+        out->bytes_in_flight = out->resident_threads * bif;
+        out->util = model_little_util(out->bytes_in_flight, gpu->bandwidth,
+                                      gpu->mem_latency_cycles / gpu->clock_hz);
+    } else {
+        out->bytes_in_flight = NAN;
+        out->util = 1.0;
+    }
+    return RK_OK;
+}
