@@ -107,10 +107,10 @@ static int parse_shape(const char *s, struct kernels_shape *sh)
 {
     long v[3];
     int n = 0;
-    const char *p = s;
+    const char *p = s, *x = NULL;
     char buf[32];
     while (n < 3) {
-        const char *x = strchr(p, 'x');
+        x = strchr(p, 'x');
         size_t len = x ? (size_t)(x - p) : strlen(p);
         if (len == 0 || len >= sizeof buf)
             return RK_EUSAGE;
@@ -127,7 +127,7 @@ static int parse_shape(const char *s, struct kernels_shape *sh)
         sh->m = sh->n = sh->k = v[0];
         return RK_OK;
     }
-    if (n == 3 && !strchr(p, 'x')) {
+    if (n == 3 && !x) { /* a fourth dimension ("1x2x3x4") is an error, not ignored */
         sh->m = v[0];
         sh->n = v[1];
         sh->k = v[2];

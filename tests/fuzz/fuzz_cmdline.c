@@ -15,6 +15,7 @@ int roofkit_main(int argc, char **argv);
 #include "fuzz.h"
 
 int fuzz_run_parse(int argc, char **argv);
+void fuzz_run_shape(const char *s);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,6 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const struct rk_cmd *cmd;
     if (!buf)
         return 0;
+    for (int i = 1; i < argc; i++)
+        fuzz_run_shape(argv[i]);
     if (take_common_options(&argc, argv, &ctx, &want_help, &want_version) != RK_OK || argc < 2)
         goto out;
     FUZZ_CHECK(argv[argc] == NULL && ctx.db_path && *ctx.db_path);

@@ -10,6 +10,19 @@
 #include "fuzz.h"
 
 int fuzz_run_parse(int argc, char **argv);
+void fuzz_run_shape(const char *s);
+
+/* One --sizes item: accepted only as N or MxNxK, every dimension >= 1 (a fourth
+ * dimension was once dropped silently). */
+void fuzz_run_shape(const char *s)
+{
+    struct kernels_shape sh;
+    int xs = 0;
+    for (const char *p = s; *p; p++)
+        xs += *p == 'x';
+    if (parse_shape(s, &sh) == RK_OK)
+        FUZZ_CHECK((xs == 0 || xs == 2) && sh.m >= 1 && sh.n >= 1 && sh.k >= 1);
+}
 
 int fuzz_run_parse(int argc, char **argv)
 {

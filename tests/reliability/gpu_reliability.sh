@@ -1,0 +1,95 @@
+#!/bin/sh
+# gpu_reliability.sh ROOFKIT WORKDIR [PROGRAM] - issue 8 on a GPU (ctest label gpu; exits 77,
+# skipped, when roofkit finds no GPU). Written on a machine without one: not yet run.
+#
+#   G1  a shape whose k*n overflows the byte count (1x2147483647x1073741825 fp64) is refused
+#       before allocating: exit 2 "beyond what cuBLAS accepts", no measurement stored
+#   G2  SIGINT and SIGTERM at a random point (1-6 s) of `probe`, `run --suite default` and,
+#       with PROGRAM, `profile -- PROGRAM`: exit 130 (or 0 when it finished first), the capture
+#       marked interrupted, every stored measurement complete, integrity_check ok
+#   G3  kill -9 at a random point of `run`: the database passes integrity_check and every stored
+#       measurement is complete (the capture may stay 'running')
+#   G4  compute-sanitizer memcheck, racecheck and initcheck on `run` of one small shape per
+#       kernel family: "ERROR SUMMARY: 0 errors" (skipped without compute-sanitizer)
+set -u
+R=$1
+W=$2
+PROG=${3:-}
+fail=0
+rm -rf "$W" && mkdir -p "$W"
+
+say() { echo "$*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+
+"$R" --db "$W/gpu.db" probe --only launch --quick >/dev/null 2>"$W/gpu.err"
+if [ $? = 4 ]; then
+    echo "no usable GPU: skipped"
+    exit 77
+fi
+
+# sql DB QUERY: the first column of the first row (python3's sqlite3: no sqlite3 CLI needed).
+sql() { python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone(); print(r[0] if r else "")' "$1" "$2"; }
+
+# complete DB: integrity ok and no measurement without its time and kernel.
+complete() {
+    [ "$(sql "$1" 'PRAGMA integrity_check')" = ok ] || { bad "$2: integrity_check fails"; return; }
+    n=$(sql "$1" 'SELECT count(*) FROM measurement WHERE time_median_ns IS NULL OR kernel IS NULL')
+    [ "$n" = 0 ] || bad "$2: $n incomplete measurements"
+}
+
+# G1
+"$R" --db "$W/g1.db" run --kernel tsm2_v3 --precision fp64 --sizes 1x2147483647x1073741825 \
+    >/dev/null 2>"$W/g1.err"
+rc=$?
+[ $rc = 2 ] || bad "G1: exit $rc, expected 2"
+grep -q "beyond what cuBLAS accepts" "$W/g1.err" || bad "G1: $(cat "$W/g1.err")"
+[ "$(sql "$W/g1.db" 'SELECT count(*) FROM measurement')" = 0 ] || bad "G1: a measurement was stored"
+
+# G2, G3
+interrupt() { # interrupt NAME SIGNAL ARGS...
+    name=$1 sig=$2
+    shift 2
+    db="$W/$name.db"
+    "$R" --db "$db" --quiet "$@" >/dev/null 2>"$W/$name.err" &
+    pid=$!
+    sleep "$(awk 'BEGIN{srand(); printf "%.1f", 1 + rand() * 5}')"
+    kill -s "$sig" "$pid" 2>/dev/null
+    wait "$pid"
+    rc=$?
+    say "$name: exit $rc after SIG$sig"
+    [ -f "$db" ] || { [ "$sig" = KILL ] || bad "$name: no database"; return; }
+    complete "$db" "$name"
+    if [ "$sig" != KILL ] && [ $rc = 130 ]; then
+        st=$(sql "$db" "SELECT status FROM capture WHERE kind <> 'model' ORDER BY id DESC LIMIT 1")
+        [ "$st" = interrupted ] || bad "$name: capture '$st', expected interrupted"
+        grep -q '^roofkit: error: interrupted' "$W/$name.err" || bad "$name: no 'interrupted' line"
+    elif [ "$sig" != KILL ] && [ $rc != 0 ]; then
+        bad "$name: exit $rc, expected 130 (or 0 when it finished first)"
+    fi
+}
+interrupt probe_int INT probe
+interrupt probe_term TERM probe
+interrupt run_int INT run --suite default
+interrupt run_term TERM run --suite default
+interrupt run_kill KILL run --suite default
+if [ -n "$PROG" ]; then
+    interrupt profile_int INT profile -- "$PROG"
+    interrupt profile_term TERM profile -- "$PROG"
+fi
+
+# G4
+if command -v compute-sanitizer >/dev/null 2>&1; then
+    for tool in memcheck racecheck initcheck; do
+        for k in naive stso stmo stmvb smem_001 blocktile1d_001 tiled_003 rect tsm2 ism2 cublas; do
+            compute-sanitizer --tool "$tool" "$R" --db "$W/san.db" --quiet run --kernel "$k" \
+                --sizes 256,1024x8x1024 --reps 3 --metrics none >"$W/san-$tool-$k.log" 2>&1
+            grep -q "ERROR SUMMARY: 0 errors" "$W/san-$tool-$k.log" ||
+                bad "G4: $tool on $k: $(grep 'ERROR SUMMARY' "$W/san-$tool-$k.log")"
+        done
+    done
+else
+    say "G4: compute-sanitizer not found: skipped"
+fi
+
+[ $fail = 0 ] && echo "gpu_reliability: all passed"
+exit $fail
