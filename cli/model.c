@@ -1201,13 +1201,13 @@ static void print_pct(double v)
 static void print_summary(const struct samples *ss, unsigned models)
 {
     double med, mean, p90;
-    printf("%-13s %11s %8s %11s %11s %11s\n", "model", "predictions", "skipped", "median APE",
+    printf("%-17s %11s %8s %11s %11s %11s\n", "model", "predictions", "skipped", "median APE",
            "mean APE", "p90 APE");
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         if (!(models & (1u << k)))
             continue;
         stats_of(ss, k, NULL, &med, &mean, &p90);
-        printf("%-13s %11ld %8ld", model_kind_name((enum model_kind)k), ss->made[k],
+        printf("%-17s %11ld %8ld", model_kind_name((enum model_kind)k), ss->made[k],
                ss->skipped[k]);
         print_pct(med);
         print_pct(mean);
@@ -1215,7 +1215,7 @@ static void print_summary(const struct samples *ss, unsigned models)
         printf("%s%s\n", ss->first_skip[k] ? "  first skip: " : "",
                ss->first_skip[k] ? ss->first_skip[k] : "");
     }
-    printf("\n%-13s %-16s %6s %11s %11s %11s\n", "model", "family", "n", "median APE", "mean APE",
+    printf("\n%-17s %-16s %6s %11s %11s %11s\n", "model", "family", "n", "median APE", "mean APE",
            "p90 APE");
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         for (size_t i = 0; i < ss->n; i++) {
@@ -1228,7 +1228,7 @@ static void print_summary(const struct samples *ss, unsigned models)
             if (seen)
                 continue;
             size_t n = stats_of(ss, k, s->family, &med, &mean, &p90);
-            printf("%-13s %-16s %6zu", model_kind_name((enum model_kind)k), s->family, n);
+            printf("%-17s %-16s %6zu", model_kind_name((enum model_kind)k), s->family, n);
             print_pct(med);
             print_pct(mean);
             print_pct(p90);
