@@ -248,6 +248,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         case 'k':
             rk_free_name_list(o->kernel_pats, o->n_kernel_pats);
             o->kernel_pats = NULL;
+            o->n_kernel_pats = 0; /* a bad second --kernel must not leave a stale count */
             if (rk_parse_name_list(optarg, &o->kernel_pats, &o->n_kernel_pats) != RK_OK)
                 return rk_error(RK_EUSAGE, "option '--kernel' needs kernel names; see "
                                            "'roofkit list kernels'");
