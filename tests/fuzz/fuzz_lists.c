@@ -2,7 +2,8 @@
  * fuzz_lists.c - the list and number parsers every option goes through: comma-separated
  * names and numbers (cli/options.c: --sizes, --param values, --metrics, --kernel,
  * --precision), rk_parse_double / rk_parse_long (common.c), and the kernel registry's
- * name parsers (kernels_precision_parse, kernels_match, kernels_find).
+ * name parsers (kernels_precision_parse, kernels_match, kernels_find), and probe --only
+ * (probes_select).
  *
  * Properties checked beside "no crash": a parsed list has at least one element and no
  * empty name; each name is a piece of the input between commas; a parsed number is finite;
@@ -14,6 +15,7 @@
 #include "cli.h"
 #include "common.h"
 #include "kernels.h"
+#include "probes.h"
 
 #include <math.h>
 
@@ -75,6 +77,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(isfinite(d));
     (void)rk_parse_long(s, &l);
     (void)kernels_suite_find(s);
+    {
+        unsigned char *sel = calloc((size_t)probes_count() + 1, 1);
+        FUZZ_CHECK(sel != NULL);
+        if (probes_select(s, sel) == RK_OK && !*s)
+            for (int i = 0; i < probes_count(); i++)
+                FUZZ_CHECK(sel[i] == 1); /* an empty list selects every probe */
+        free(sel);
+    }
     free(s);
     return 0;
 }
