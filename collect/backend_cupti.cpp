@@ -293,6 +293,21 @@ func_attr_fn func_attr(void)
     return fn;
 }
 
+/* cuKernelGetFunction, looked up the same way (CUDA 12 and newer drivers). */
+typedef int (*kernel_function_fn)(CUfunction *, CUkernel);
+kernel_function_fn kernel_function(void)
+{
+    static kernel_function_fn fn;
+    static int looked;
+    if (!looked) {
+        void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+        if (cuda)
+            fn = reinterpret_cast<kernel_function_fn>(dlsym(cuda, "cuKernelGetFunction"));
+        looked = 1;
+    }
+    return fn;
+}
+
 /*
  * A driver launch's configuration from its parameters, and ptxas's registers, static shared
  * and local memory from the function. The Activity record reports registers as allocated
@@ -338,6 +353,15 @@ void fill_config(CUpti_CallbackId cbid, const void *params, struct bk_launch *l)
     l->has_config = 1;
     func_attr_fn attr = func_attr();
     int v = 0;
+    /* Since CUDA 12 the runtime launches a library kernel: p->f is a CUkernel, which
+     * cuFuncGetAttribute refuses (CUDA_ERROR_INVALID_HANDLE, seen on the H100 with CUDA 13).
+     * cuKernelGetFunction gives the context's CUfunction for it. */
+    if (attr && f && attr(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f) != 0) {
+        kernel_function_fn kf = kernel_function();
+        CUfunction g = nullptr;
+        if (kf && kf(&g, reinterpret_cast<CUkernel>(f)) == 0 && g)
+            f = g;
+    }
     if (attr && f && attr(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == 0)
         l->registers = v;
     if (attr && f && attr(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == 0)
