@@ -63,7 +63,7 @@ static int report_example(const char *out_dir, const char *why)
     char label[512];
     struct db *db = NULL;
     struct db_device *devs = NULL;
-    struct report_opts ro = {out_dir, REPORT_ALL, NULL, NULL, NULL};
+    struct report_opts ro = {out_dir, REPORT_ALL, NULL, NULL, NULL, "examples/h100.sql"};
     int ndev = 0, rc;
 
     rk_info("no usable CUDA GPU here (%s): making the report from the example data instead", why);

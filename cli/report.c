@@ -18,7 +18,7 @@ int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
         {"format", required_argument, NULL, 'f'},
         {NULL, 0, NULL, 0},
     };
-    struct report_opts ro = {"roofkit-report", REPORT_ALL, NULL, NULL, NULL};
+    struct report_opts ro = {"roofkit-report", REPORT_ALL, NULL, NULL, NULL, NULL};
     int c, rc;
     rk_getopt_reset();
     while ((c = rk_getopt(argc, argv, ":", opts)) != -1) {

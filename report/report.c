@@ -337,6 +337,8 @@ int report_write(struct db *db, const struct report_opts *opts)
     if ((rc = rp_load(db, &d)) != RK_OK)
         goto out;
     loaded = 1;
+    if (opts && opts->source)
+        d.db_path = opts->source;
     if ((rc = rp_build_tables(&d, &tables, &ntables)) != RK_OK)
         goto out;
 

@@ -53,6 +53,8 @@ struct report_opts {
     const char *gnuplot; /* the gnuplot program: NULL searches PATH for "gnuplot"; a path
                             (with a '/') is used as given */
     const char *title;   /* page title; NULL: "roofkit report" */
+    const char *source;  /* where the data came from, shown in place of the database's
+                            path (e.g. "examples/h100.sql"); NULL: the path */
 };
 
 /*

@@ -56,6 +56,8 @@ grep -q "Example data recorded by roofkit on NVIDIA H100" "$work/all/report/inde
     fail "E4: index.html is not labelled as example data"
 grep -q "Example data recorded by roofkit on NVIDIA H100" "$work/all/report/report.md" ||
     fail "E4: report.md is not labelled as example data"
+grep -q 'Database `examples/h100.sql`' "$work/all/report/report.md" ||
+    fail "E4: report.md does not name examples/h100.sql as its source"
 [ ! -e "$work/all/roofkit.db" ] || fail "E4: roofkit all created ./roofkit.db without a GPU"
 
 # E5

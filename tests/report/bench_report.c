@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     if ((rc = fixture_make_db(dbp, n)) != RK_OK || (rc = db_open(dbp, DB_RO, &db)) != RK_OK)
         return rc;
     double t1 = now();
-    struct report_opts o = {out, 0, "benchmark data", NULL, NULL};
+    struct report_opts o = {out, 0, "benchmark data", NULL, NULL, NULL};
     rk_set_quiet(1);
     rc = report_write(db, &o);
     double t2 = now();

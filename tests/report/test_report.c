@@ -213,7 +213,7 @@ static void test_full_report(void **state)
     struct db *db = open_fixture("full.db", 0);
     struct db_measurement_row *rows = NULL;
     int nrows = 0;
-    struct report_opts o = {out, 0, "example data recorded on an H100", NULL, NULL};
+    struct report_opts o = {out, 0, "example data recorded on an H100", NULL, NULL, NULL};
     (void)state;
     path(out, sizeof out, "rep");
     assert_int_equal(report_write(db, &o), RK_OK);
@@ -384,7 +384,7 @@ static void test_empty_db(void **state)
 {
     char out[512], p[1024];
     struct db *db = open_fixture("empty.db", -1);
-    struct report_opts o = {out, 0, NULL, NULL, NULL};
+    struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
     size_t len;
     (void)state;
     path(out, sizeof out, "rep-empty");
@@ -405,7 +405,7 @@ static void test_no_gnuplot(void **state)
 {
     char out[512], p[1024];
     struct db *db = open_fixture("nognuplot.db", 0);
-    struct report_opts o = {out, 0, NULL, "/nonexistent/gnuplot", NULL};
+    struct report_opts o = {out, 0, NULL, "/nonexistent/gnuplot", NULL, NULL};
     (void)state;
     path(out, sizeof out, "rep-nognuplot");
     assert_int_equal(report_write(db, &o), RK_ENOTOOL);
@@ -428,7 +428,7 @@ static void test_foreign_dir(void **state)
 {
     char out[512], p[1024];
     struct db *db = open_fixture("foreign.db", 0);
-    struct report_opts o = {out, REPORT_CSV, NULL, NULL, NULL};
+    struct report_opts o = {out, REPORT_CSV, NULL, NULL, NULL, NULL};
     (void)state;
     path(out, sizeof out, "mine");
     mkdir(out, 0777);
@@ -453,7 +453,7 @@ static void test_rerun(void **state)
 {
     char out[512], p[1024];
     struct db *db = open_fixture("rerun.db", 0);
-    struct report_opts o = {out, 0, NULL, NULL, NULL};
+    struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
     (void)state;
     path(out, sizeof out, "rep-rerun");
     assert_int_equal(report_write(db, &o), RK_OK);
