@@ -588,10 +588,21 @@ static double cublas_at(const struct rp_data *d, const struct rp_meas *x, double
 static int write_series(const struct spt *pts, int n, const char *name, struct rp_buf *dat,
                         struct rp_buf *plot, int dashed_from)
 {
-    int blk = 0;
+    /* gnuplot cycles 8 colours, so series of different kernels can share one; each
+     * kernel (the key's first word) gets its own point shape as well. */
+    static const int shapes[] = {7, 5, 9, 11, 13, 15, 3, 1};
+    char kernels[8][64];
+    int nk = 0, blk = 0;
     (void)dashed_from;
     for (int i = 0; i < n;) {
-        int j = i;
+        int j = i, pt, ki;
+        size_t w = strcspn(pts[i].key, " ");
+        for (ki = 0; ki < nk; ki++)
+            if (strlen(kernels[ki]) == w && strncmp(kernels[ki], pts[i].key, w) == 0)
+                break;
+        if (ki == nk && nk < 8)
+            snprintf(kernels[nk++], sizeof kernels[0], "%.*s", (int)(w < 63 ? w : 63), pts[i].key);
+        pt = shapes[ki % 8];
         rp_buf_printf(dat, "# %s\n", pts[i].key);
         for (; j < n && strcmp(pts[j].key, pts[i].key) == 0; j++)
             rp_buf_printf(dat, "%.9g %.9g\n", pts[j].x, pts[j].y);
@@ -599,7 +610,7 @@ static int write_series(const struct spt *pts, int n, const char *name, struct r
         int cub = strncmp(pts[i].key, "cuBLAS", 6) == 0;
         rp_buf_printf(plot,
                       "%s'%s.dat' index %d using 1:2 with linespoints pt %d ps 0.6 lw %s %s title ",
-                      blk ? ", \\\n     " : "", name, blk, cub ? 4 : 7, cub ? "1.5 dt 2" : "1.5",
+                      blk ? ", \\\n     " : "", name, blk, cub ? 4 : pt, cub ? "1.5 dt 2" : "1.5",
                       cub ? "lc rgb '#000000'" : "");
         gp_str(plot, pts[i].key);
         blk++;
