@@ -627,7 +627,7 @@ static void size_axis(struct rp_buf *s, const struct spt *pts, int n)
         hi = fmax(hi, pts[i].x);
     }
     if (n && hi / lo > 16)
-        rp_buf_puts(s, "set logscale x 2\nset format x '%g'\n");
+        rp_buf_puts(s, "set logscale x 2\nset format x '%.0s%c'\n");
 }
 
 static void family_charts(const struct rp_data *d, int dev, const char *family, struct charts *cs,
