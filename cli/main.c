@@ -40,19 +40,21 @@ static const char exit_codes_text[] =
 
 static void print_main_help(FILE *to)
 {
-    fprintf(to, "usage: roofkit [--db FILE] [--device N] [--quiet] COMMAND [ARGS...]\n"
-                "       roofkit help COMMAND | roofkit COMMAND --help | roofkit --version\n\n"
-                "roofkit measures what a GPU can do, what each kernel did, and what a model says it\n"
-                "should have done, and keeps all three in one SQLite file.\n\ncommands:\n");
+    fprintf(to,
+            "usage: roofkit [--db FILE] [--device N] [--quiet] COMMAND [ARGS...]\n"
+            "       roofkit help COMMAND | roofkit COMMAND --help | roofkit --version\n\n"
+            "roofkit measures what a GPU can do, what each kernel did, and what a model says it\n"
+            "should have done, and keeps all three in one SQLite file.\n\ncommands:\n");
     for (const struct rk_cmd *c = rk_commands; c->name; c++)
         fprintf(to, "  %-9s %s\n", c->name, c->summary);
-    fprintf(to, "\ncommon options:\n"
-                "  --db FILE     the database (default ./roofkit.db)\n"
-                "  --device N    the CUDA device index (default 0)\n"
-                "  --quiet       print errors only\n"
-                "  -h, --help    this help, or a command's help after its name\n"
-                "  --version     print roofkit's version\n\n%s",
-                exit_codes_text);
+    fprintf(to,
+            "\ncommon options:\n"
+            "  --db FILE     the database (default ./roofkit.db)\n"
+            "  --device N    the CUDA device index (default 0)\n"
+            "  --quiet       print errors only\n"
+            "  -h, --help    this help, or a command's help after its name\n"
+            "  --version     print roofkit's version\n\n%s",
+            exit_codes_text);
 }
 
 static void on_signal(int sig)
@@ -118,7 +120,8 @@ static int take_common_options(int *argc, char **argv, struct rk_ctx *ctx, int *
             else if (i + 1 < *argc)
                 val = argv[++i];
             if (!val || rk_parse_long(val, &n) != RK_OK || n < 0 || n > 1024)
-                return rk_error(RK_EUSAGE, "option '--device' needs a device index such as 0, not '%s'",
+                return rk_error(RK_EUSAGE,
+                                "option '--device' needs a device index such as 0, not '%s'",
                                 val ? val : "");
             ctx->device = (int)n;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {

@@ -23,20 +23,20 @@ extern "C" {
  * in `roofkit --help` and docs/exit-codes.md. Never renumber; append.
  */
 enum rk_err {
-    RK_OK = 0,        /* success */
-    RK_EFAIL = 1,     /* internal error (a bug): please report it */
-    RK_EUSAGE = 2,    /* bad command line: unknown option, malformed number, ... */
-    RK_ENOTYET = 3,   /* the capability is not built yet */
-    RK_ENOGPU = 4,    /* no usable CUDA GPU */
-    RK_ECUDA = 5,     /* a CUDA, cuBLAS or NVML call failed */
-    RK_ECUPTI = 6,    /* a CUPTI call failed */
-    RK_EDB = 7,       /* database: cannot open, not roofkit's, corrupt, newer schema, busy */
-    RK_EIO = 8,       /* a file or directory could not be read or written */
-    RK_EVERIFY = 9,   /* a kernel's result failed verification */
-    RK_ENOMEM = 10,   /* not enough GPU or host memory for the request */
-    RK_ENOTOOL = 11,  /* an external program (gnuplot) is missing */
-    RK_ENODATA = 12,  /* the database holds nothing to work on */
-    RK_EINTR = 130,   /* interrupted by SIGINT/SIGTERM; stored rows are complete */
+    RK_OK = 0,       /* success */
+    RK_EFAIL = 1,    /* internal error (a bug): please report it */
+    RK_EUSAGE = 2,   /* bad command line: unknown option, malformed number, ... */
+    RK_ENOTYET = 3,  /* the capability is not built yet */
+    RK_ENOGPU = 4,   /* no usable CUDA GPU */
+    RK_ECUDA = 5,    /* a CUDA, cuBLAS or NVML call failed */
+    RK_ECUPTI = 6,   /* a CUPTI call failed */
+    RK_EDB = 7,      /* database: cannot open, not roofkit's, corrupt, newer schema, busy */
+    RK_EIO = 8,      /* a file or directory could not be read or written */
+    RK_EVERIFY = 9,  /* a kernel's result failed verification */
+    RK_ENOMEM = 10,  /* not enough GPU or host memory for the request */
+    RK_ENOTOOL = 11, /* an external program (gnuplot) is missing */
+    RK_ENODATA = 12, /* the database holds nothing to work on */
+    RK_EINTR = 130,  /* interrupted by SIGINT/SIGTERM; stored rows are complete */
 };
 
 /* Short description of an error code, e.g. "bad command line". Never NULL. */
@@ -88,13 +88,13 @@ void rk_bug(const char *file, int line, const char *msg) __attribute__((noreturn
  * function, which must return int.
  */
 #if defined(__CUDACC__) || defined(CUDART_VERSION)
-#define RK_CUDA(call)                                                                      \
-    do {                                                                                   \
-        cudaError_t rk_cuda_rc_ = (call);                                                  \
-        if (rk_cuda_rc_ != cudaSuccess)                                                    \
-            return rk_error(rk_cuda_rc_ == cudaErrorMemoryAllocation ? RK_ENOMEM : RK_ECUDA, \
-                            "%s failed: %s (%s:%d)", #call, cudaGetErrorString(rk_cuda_rc_), \
-                            __FILE__, __LINE__);                                           \
+#define RK_CUDA(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t rk_cuda_rc_ = (call);                                                          \
+        if (rk_cuda_rc_ != cudaSuccess)                                                            \
+            return rk_error(rk_cuda_rc_ == cudaErrorMemoryAllocation ? RK_ENOMEM : RK_ECUDA,       \
+                            "%s failed: %s (%s:%d)", #call, cudaGetErrorString(rk_cuda_rc_),       \
+                            __FILE__, __LINE__);                                                   \
     } while (0)
 #endif
 

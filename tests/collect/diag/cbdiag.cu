@@ -17,7 +17,8 @@ static void CUPTIAPI cb(void *, CUpti_CallbackDomain dom, CUpti_CallbackId id, c
     if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
         if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
             const CUpti_ResourceData *rd = (const CUpti_ResourceData *)data;
-            const CUpti_ModuleResourceData *md = (const CUpti_ModuleResourceData *)rd->resourceDescriptor;
+            const CUpti_ModuleResourceData *md =
+                (const CUpti_ModuleResourceData *)rd->resourceDescriptor;
             printf("MODULE_LOADED cubin %zu bytes\n", md ? md->cubinSize : 0);
         }
         return;
@@ -29,7 +30,8 @@ static void CUPTIAPI cb(void *, CUpti_CallbackDomain dom, CUpti_CallbackId id, c
            d->functionName ? d->functionName : "-", d->callbackSite,
            d->symbolName ? d->symbolName : "-");
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && d->callbackSite == CUPTI_API_ENTER &&
-        (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx)) {
+        (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+         id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx)) {
         CUfunction f = id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel
                            ? ((const cuLaunchKernel_params *)d->functionParams)->f
                            : ((const cuLaunchKernelEx_params *)d->functionParams)->f;
