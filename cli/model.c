@@ -858,6 +858,27 @@ static void occupancy_gpu(const struct dev_info *d, struct used *u, struct model
     }
 }
 
+static void details_pipes(struct sbuf *b, const struct model_pipes *q)
+{
+    sb_printf(b, ",\"pipes\":{");
+    sb_num(b, "busiest_share", q->busiest_share);
+    sb_printf(b, ",");
+    sb_num(b, "warps_per_sp", q->warps_per_sp);
+    sb_printf(b, ",");
+    sb_num(b, "fma_rate", q->fma_rate);
+    sb_printf(b, ",");
+    sb_num(b, "cycles_fma", q->cycles_fma);
+    sb_printf(b, ",");
+    sb_num(b, "cycles_issue", q->cycles_issue);
+    sb_printf(b, ",");
+    sb_num(b, "cycles_smem", q->cycles_smem);
+    sb_printf(b, ",");
+    sb_num(b, "cycles_l1", q->cycles_l1);
+    sb_printf(b, ",");
+    sb_num(b, "time_s", q->time_s);
+    sb_printf(b, ",\"bound\":\"%s\"}", model_bound_name(q->bound));
+}
+
 static void details_occupancy(struct sbuf *b, const struct model_predict_in *in,
                               const struct model_prediction *p)
 {
@@ -888,11 +909,70 @@ static void details_occupancy(struct sbuf *b, const struct model_predict_in *in,
     sb_printf(b, "}");
 }
 
+/*
+ * The instruction and wavefront counts of the issue model for measurement m
+ * (docs/model.md "issue"); RK_ENODATA for a kernel without them. The registry's
+ * parameters are translated as kernels/registry.c's to_model() does (a copy: that
+ * translation is not exported by kernels.h; see the lead's note in the report).
+ */
+static int issue_counts(const struct db_measurement *m, struct model_issue_counts *c)
+{
+    const struct kernels_kernel *k = registry_kernel(m);
+    struct model_params mp;
+    long p[KERNELS_MAX_PARAMS] = {0};
+    int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
+    struct model_shape ms = {(long)m->m, (long)m->n, (long)m->k, elem_bytes_of(m->precision)};
+    int cols = m->block[0] > 32 ? 32 : m->block[0];
+    if (!k || prec < 0 || cols < 1)
+        return RK_ENODATA;
+    for (int i = 0; i < k->n_params; i++)
+        if (!m->params || json_long(m->params, k->params[i].name, &p[i]) != RK_OK)
+            return RK_ENODATA;
+    memset(&mp, 0, sizeof mp);
+    switch (k->cost_family) {
+    case MODEL_FAM_STSO:
+    case MODEL_FAM_SMEM_TILED:
+    case MODEL_FAM_RECT_PADDED:
+    case MODEL_FAM_RECT_BORDER:
+        mp.block = (int)p[0];
+        break;
+    case MODEL_FAM_STMO:
+    case MODEL_FAM_STMVB:
+        mp.block = (int)p[0];
+        mp.per_thread = (int)p[1];
+        break;
+    case MODEL_FAM_BLOCKTILE_1D: /* seed001.cu: BM = BN = 64, BK = 8 */
+        mp.tile_m = mp.tile_n = 64;
+        mp.tile_k = 8;
+        mp.per_thread = (int)p[0];
+        break;
+    case MODEL_FAM_TILED:
+        mp.tile_m = (int)p[0];
+        mp.tile_n = (int)p[1];
+        mp.tile_k = (int)p[2];
+        mp.scale_m = (int)p[3];
+        mp.scale_n = (int)p[4];
+        break;
+    case MODEL_FAM_REGTILE: /* regtile.cu's two configurations */
+        mp.tile_m = mp.tile_n = prec == KERNELS_FP64 ? 64 : 128;
+        mp.tile_k = 8;
+        mp.scale_m = mp.scale_n = prec == KERNELS_FP64 ? 4 : 8;
+        break;
+    case MODEL_FAM_NAIVE:
+    case MODEL_FAM_TSM2_V0:
+        break;
+    default:
+        return RK_ENODATA;
+    }
+    return model_issue_counts(k->cost_family, &ms, &mp, cols, c) == RK_OK ? RK_OK : RK_ENODATA;
+}
+
 static int predict_one(const struct dev_info *d, const struct db_measurement_row *row,
                        enum model_kind kind, struct pred *out, const char **why)
 {
     const struct db_measurement *m = &row->m;
     struct model_launch launch;
+    struct model_issue_counts ic;
     struct model_predict_in in;
     struct model_prediction p;
     struct model_gpu g;
@@ -934,7 +1014,8 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                 if (!(in.level_bytes[i] > 0))
                     u.c[U_DRAM + i] = NULL;
         }
-        if (kind == MODEL_KIND_HIERARCHICAL || kind == MODEL_KIND_OCCUPANCY) {
+        if (kind == MODEL_KIND_HIERARCHICAL || kind == MODEL_KIND_OCCUPANCY ||
+            kind == MODEL_KIND_ISSUE) {
             double dmin = compulsory_bytes(m);
             if (isfinite(dmin)) {
                 in.level_bytes[MODEL_LEVEL_DRAM] = dmin;
@@ -955,7 +1036,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                 if (!(in.level_bytes[i] > 0))
                     u.c[U_DRAM + i] = NULL; /* no term: the ceiling was not used */
         }
-        if (kind == MODEL_KIND_OCCUPANCY) {
+        if (kind == MODEL_KIND_OCCUPANCY || kind == MODEL_KIND_ISSUE) {
             long blocks = (long)m->grid[0] * m->grid[1] * m->grid[2];
             int threads = m->block[0] * m->block[1] * m->block[2];
             u.c[U_LAUNCH] = find_ceiling(d, "launch_async");
@@ -970,6 +1051,23 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                                                bytes_in_flight_per_thread(m)};
                 in.gpu = &g;
                 in.launch = &launch;
+                if (kind == MODEL_KIND_ISSUE && issue_counts(m, &ic) == RK_OK) {
+                    /* sector-counted DRAM bytes and the sector in flight (TSM2 V0) */
+                    if (isfinite(ic.bytes_dram)) {
+                        in.level_bytes[MODEL_LEVEL_DRAM] = ic.bytes_dram;
+                        dram_source = "sectors the access pattern moves (issue counts)";
+                    }
+                    if (isfinite(ic.bytes_in_flight_per_thread))
+                        launch.bytes_in_flight_per_thread = ic.bytes_in_flight_per_thread;
+                    u.c[U_COMP_LAT] = find_ceiling(
+                        d, elem_bytes_of(m->precision) == 8 ? "lat_fma_fp64" : "lat_fma_fp32");
+                    g.comp_latency_cycles = ceiling_si(u.c[U_COMP_LAT]);
+                    u.c[U_L1] = find_ceiling(d, "bw_l1_read");
+                    u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");
+                    in.bandwidth[MODEL_LEVEL_L1] = ceiling_si(u.c[U_L1]);
+                    in.bandwidth[MODEL_LEVEL_SHARED] = ceiling_si(u.c[U_SHARED]);
+                    in.issue = &ic;
+                }
             }
         }
     }
@@ -983,8 +1081,10 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
         details_tsm2(&b, &in, &p, t2k, t3k);
     else
         details_terms(&b, &in, &p, kind != MODEL_KIND_ROOFLINE, dram_source);
-    if (kind == MODEL_KIND_OCCUPANCY)
+    if (kind == MODEL_KIND_OCCUPANCY || kind == MODEL_KIND_ISSUE)
         details_occupancy(&b, &in, &p);
+    if (kind == MODEL_KIND_ISSUE && in.issue)
+        details_pipes(&b, &p.pipes);
     details_ceilings(&b, &u);
     sb_printf(&b, "}");
     if (b.oom) {

@@ -324,6 +324,76 @@ static void count_tsm2(enum model_kernel_family fam, const struct model_shape *s
     out->bytes_shared = (sh_loads + sh_stores) * e;
 }
 
+/* The tiling of a family of the tiled pattern (file header): 1 and *out filled, or 0
+ * for TSM2/ISM2 and cuBLAS. p must have passed model_check_cost(). */
+static int family_tiling(enum model_kernel_family fam, const struct model_params *p,
+                         struct tiling *out)
+{
+    switch (fam) {
+    case MODEL_FAM_NAIVE:
+        /* One thread per C element reads a row of A and a column of B from global memory
+         * (eq. (1) of 002 §III with no shared memory): a 1 x 1 "tile" per thread. */
+        *out = (struct tiling){1, 1, 1, 1, 1, 0, 0, 0};
+        break;
+    case MODEL_FAM_STSO:
+        /* 000 §1.1: BLOCK_SIZE x BLOCK_SIZE blocks, one entry per thread. */
+        *out = (struct tiling){p->block, p->block, p->block, 1, 1, 1, 0, 0};
+        break;
+    case MODEL_FAM_STMO:
+        /* 000 §1.2: same tiles, OP_PER_THREAD rows per thread (AS[ty + STRIDE*i][k]); the
+         * seed's loop reads BS[k][tx] inside the i loop: it is invariant there and nvcc keeps
+         * it in a register, so roofkit counts p + 1 shared loads per k step (our reading). */
+        *out = (struct tiling){p->block, p->block, p->block, p->per_thread, 1, 1, 0, 0};
+        break;
+    case MODEL_FAM_STMVB:
+        /* 000 §1.3, §6: a thread owns one entry in each of PARALLEL x PARALLEL blocks, so a
+         * block of b x b threads covers a pb x pb tile of C and loads p blocks of A and p of
+         * B per step of b; this reproduces §6's q = n / (2n/(pb) + 1) (tested). */
+        *out = (struct tiling){(double)p->per_thread * p->block,
+                               (double)p->per_thread * p->block,
+                               p->block,
+                               p->per_thread,
+                               p->per_thread,
+                               1,
+                               0,
+                               0};
+        break;
+    case MODEL_FAM_SMEM_TILED:
+        /* 001 sgemm_shared_mem: BlockSize x BlockSize tiles, one output per thread,
+         * C = alpha AB + beta C reads C. */
+        *out = (struct tiling){p->block, p->block, p->block, 1, 1, 1, 0, 1};
+        break;
+    case MODEL_FAM_BLOCKTILE_1D:
+        /* 001 sgemm_1d_blocktiling: n_entries outputs per thread along m, tmpB kept in a
+         * register across them, reads C (beta). The seed's listing fixes BlockSize = 64 for
+         * both tile and k step with 256 threads, which covers only a quarter of the tile;
+         * roofkit takes the tile and step as parameters (BM, BN, BK) instead. */
+        *out = (struct tiling){p->tile_m, p->tile_n, p->tile_k, p->per_thread, 1, 1, 0, 1};
+        break;
+    case MODEL_FAM_TILED:
+    case MODEL_FAM_REGTILE:
+        /* 003 Q1.A, Q2.A: TILEDIM_M x TILEDIM_N tile, TILEDIM_K step, TILESCALE_M x
+         * TILESCALE_N outputs per thread in registers, zero padding by border checks; this
+         * reproduces Q5.B's q (tested). regtile: the same count with its BM/BN/BK/TM/TN. */
+        *out = (struct tiling){p->tile_m, p->tile_n, p->tile_k, p->scale_m, p->scale_n, 1, 0, 0};
+        break;
+    case MODEL_FAM_RECT_PADDED:
+        /* 002 §III Listing 1: every dimension padded to the next multiple of BLOCK_SIZE, the
+         * kernel multiplies the padded operands without branches. The padding copies are made
+         * before the launch and are not the kernel's traffic. */
+        *out = (struct tiling){p->block, p->block, p->block, 1, 1, 1, 1, 0};
+        break;
+    case MODEL_FAM_RECT_BORDER:
+        /* 002 §III Algorithm 2: the kernel zero-fills out-of-range slots of the shared tiles
+         * and writes only legal results. */
+        *out = (struct tiling){p->block, p->block, p->block, 1, 1, 1, 0, 0};
+        break;
+    default:
+        return 0; /* TSM2/ISM2 and cuBLAS: not the tiled pattern */
+    }
+    return 1;
+}
+
 int model_cost(enum model_kernel_family fam, const struct model_shape *shape,
                const struct model_params *p, struct model_cost *out)
 {
@@ -333,66 +403,13 @@ int model_cost(enum model_kernel_family fam, const struct model_shape *shape,
     if (model_check_cost(fam, shape, p))
         return RK_EUSAGE;
 
-    struct tiling t = {1, 1, 1, 1, 1, 0, 0, 0};
+    struct tiling t;
+    if (family_tiling(fam, p, &t)) {
+        count_tiled(shape, &t, out);
+        out->seed = family_seeds[fam];
+        return RK_OK;
+    }
     switch (fam) {
-    case MODEL_FAM_NAIVE:
-        /* One thread per C element reads a row of A and a column of B from global memory
-         * (eq. (1) of 002 §III with no shared memory): a 1 x 1 "tile" per thread. */
-        t = (struct tiling){1, 1, 1, 1, 1, 0, 0, 0};
-        break;
-    case MODEL_FAM_STSO:
-        /* 000 §1.1: BLOCK_SIZE x BLOCK_SIZE blocks, one entry per thread. */
-        t = (struct tiling){p->block, p->block, p->block, 1, 1, 1, 0, 0};
-        break;
-    case MODEL_FAM_STMO:
-        /* 000 §1.2: same tiles, OP_PER_THREAD rows per thread (AS[ty + STRIDE*i][k]); the
-         * seed's loop reads BS[k][tx] inside the i loop: it is invariant there and nvcc keeps
-         * it in a register, so roofkit counts p + 1 shared loads per k step (our reading). */
-        t = (struct tiling){p->block, p->block, p->block, p->per_thread, 1, 1, 0, 0};
-        break;
-    case MODEL_FAM_STMVB:
-        /* 000 §1.3, §6: a thread owns one entry in each of PARALLEL x PARALLEL blocks, so a
-         * block of b x b threads covers a pb x pb tile of C and loads p blocks of A and p of
-         * B per step of b; this reproduces §6's q = n / (2n/(pb) + 1) (tested). */
-        t = (struct tiling){(double)p->per_thread * p->block,
-                            (double)p->per_thread * p->block,
-                            p->block,
-                            p->per_thread,
-                            p->per_thread,
-                            1,
-                            0,
-                            0};
-        break;
-    case MODEL_FAM_SMEM_TILED:
-        /* 001 sgemm_shared_mem: BlockSize x BlockSize tiles, one output per thread,
-         * C = alpha AB + beta C reads C. */
-        t = (struct tiling){p->block, p->block, p->block, 1, 1, 1, 0, 1};
-        break;
-    case MODEL_FAM_BLOCKTILE_1D:
-        /* 001 sgemm_1d_blocktiling: n_entries outputs per thread along m, tmpB kept in a
-         * register across them, reads C (beta). The seed's listing fixes BlockSize = 64 for
-         * both tile and k step with 256 threads, which covers only a quarter of the tile;
-         * roofkit takes the tile and step as parameters (BM, BN, BK) instead. */
-        t = (struct tiling){p->tile_m, p->tile_n, p->tile_k, p->per_thread, 1, 1, 0, 1};
-        break;
-    case MODEL_FAM_TILED:
-    case MODEL_FAM_REGTILE:
-        /* 003 Q1.A, Q2.A: TILEDIM_M x TILEDIM_N tile, TILEDIM_K step, TILESCALE_M x
-         * TILESCALE_N outputs per thread in registers, zero padding by border checks; this
-         * reproduces Q5.B's q (tested). regtile: the same count with its BM/BN/BK/TM/TN. */
-        t = (struct tiling){p->tile_m, p->tile_n, p->tile_k, p->scale_m, p->scale_n, 1, 0, 0};
-        break;
-    case MODEL_FAM_RECT_PADDED:
-        /* 002 §III Listing 1: every dimension padded to the next multiple of BLOCK_SIZE, the
-         * kernel multiplies the padded operands without branches. The padding copies are made
-         * before the launch and are not the kernel's traffic. */
-        t = (struct tiling){p->block, p->block, p->block, 1, 1, 1, 1, 0};
-        break;
-    case MODEL_FAM_RECT_BORDER:
-        /* 002 §III Algorithm 2: the kernel zero-fills out-of-range slots of the shared tiles
-         * and writes only legal results. */
-        t = (struct tiling){p->block, p->block, p->block, 1, 1, 1, 0, 0};
-        break;
     case MODEL_FAM_TSM2_V0:
     case MODEL_FAM_TSM2_V1:
     case MODEL_FAM_TSM2_V2:
@@ -417,10 +434,98 @@ int model_cost(enum model_kernel_family fam, const struct model_shape *shape,
         out->seed = family_seeds[fam];
         return RK_OK;
     }
-    case MODEL_FAM_COUNT:
-        return RK_EUSAGE;
+    default:
+        break;
     }
-    count_tiled(shape, &t, out);
-    out->seed = family_seeds[fam];
+    return RK_EUSAGE;
+}
+
+/*
+ * Shared-memory wavefronts of one warp-wide load of `distinct` addresses that are
+ * `stride_words` 4-byte words apart (distinct = 1: a broadcast). sm_90 serves 32
+ * banks of 4 B per cycle (one 128 B wavefront); addresses in the same bank but
+ * different words serialise. Consecutive elements (stride = e/4 words) fill
+ * ceil(distinct e / 128) wavefronts; a stride that is a multiple of 32 words puts
+ * every address in the same bank(s): distinct wavefronts, times e/4 for 8-byte words
+ * only when they also overflow one wavefront.
+ */
+static double smem_wavefronts(double distinct, double stride_words, double e)
+{
+    double contiguous = ceil(distinct * e / MODEL_WAVEFRONT_BYTES);
+    if (distinct <= 1.0)
+        return 1.0;
+    if (fmod(stride_words, MODEL_SMEM_BANKS) == 0.0)
+        return distinct; /* every address in the same bank: one wavefront each */
+    return contiguous < 1.0 ? 1.0 : contiguous;
+}
+
+/*
+ * docs/model.md "issue". Per k step a thread of the tiled pattern issues sm*sn FMAs
+ * and, for the shared-memory families, sm + sn shared loads (the operands of its
+ * outer product: cost.c's bytes_shared count); naive issues 2 global loads. A warp
+ * of the tiled pattern spans R = 32 / cols rows of C (cols = min(32, tile_n/scale_n)
+ * threads along n): its load of A (As[row][k]) touches R rows tile_k words apart
+ * (R = 1: a broadcast), its load of B (Bs[k][col]) touches cols consecutive
+ * elements. Staging: every tile element is loaded from global memory and stored to
+ * shared memory once per block (coalesced: e/128 wavefronts per element); C is
+ * stored once (read too for reads_c). TSM2 V0 (004 Alg. 1): each thread walks its
+ * own row of A, so one warp load touches 32 rows k elements apart: 32 sectors in 32
+ * lines, 32 L1 wavefronts; B[j][i] is the same for the whole warp (1 wavefront).
+ * The 32 B sector a miss brings holds 32/e consecutive elements of the thread's
+ * row, which L1 keeps for the next iterations, so DRAM sees A once per column of C
+ * (A does not fit in L2 for the suite's shapes; counters agree: dram_read_bytes =
+ * m k n e): bytes_dram = (m k n + k n + 2 m n) e, one 32 B sector in flight per
+ * thread.
+ */
+int model_issue_counts(enum model_kernel_family fam, const struct model_shape *s,
+                       const struct model_params *p, int warp_cols, struct model_issue_counts *out)
+{
+    struct tiling t;
+    if (!out)
+        return RK_EUSAGE;
+    memset(out, 0, sizeof *out);
+    if (model_check_cost(fam, s, p) || warp_cols < 1 || warp_cols > 32)
+        return RK_EUSAGE;
+    double e = s->elem_bytes, m = (double)s->m, n = (double)s->n, k = (double)s->k;
+    out->bytes_dram = NAN;
+    out->bytes_in_flight_per_thread = NAN;
+    if (fam == MODEL_FAM_TSM2_V0) {
+        double warps_k = ceil(m / 32.0) * k * n; /* warp iterations of Alg. 1's two loops */
+        out->fma_warp = warps_k;
+        out->instr_warp = 3.0 * warps_k;                /* load A, load B, FMA */
+        out->l1_wavefronts = warps_k * (32.0 + 1.0);    /* A uncoalesced, B broadcast */
+        out->l1_wavefronts += 2.0 * ceil(m / 32.0) * n; /* C read and written per warp */
+        out->acc_per_thread = 1.0;
+        out->bytes_dram = (m * k * n + k * n + 2.0 * m * n) * e;
+        out->bytes_in_flight_per_thread = MODEL_SECTOR_BYTES;
+        return RK_OK;
+    }
+    if (!family_tiling(fam, p, &t))
+        return RK_EUSAGE;
+    double mp = round_up(m, t.tm), np = round_up(n, t.tn), kp = round_up(k, t.tk);
+    double cols = fam == MODEL_FAM_NAIVE ? warp_cols : fmin(32.0, t.tn / t.sn);
+    double rows = ceil(32.0 / cols); /* rows of C one warp spans */
+    double threads = mp * np / (t.sm * t.sn);
+    double warp_k = threads / 32.0 * kp; /* warp k-steps of the whole launch */
+    double wf_b = ceil(cols * e / MODEL_WAVEFRONT_BYTES);
+    if (wf_b < 1.0)
+        wf_b = 1.0;
+    out->fma_warp = warp_k * t.sm * t.sn;
+    out->acc_per_thread = t.sm * t.sn;
+    double c_elems = (t.padded ? mp * np : m * n) * (t.reads_c ? 2.0 : 1.0);
+    out->l1_wavefronts = c_elems * e / MODEL_WAVEFRONT_BYTES;
+    out->instr_warp = out->fma_warp + c_elems / 32.0;
+    if (!t.shared) {
+        /* naive: A[row][k] for rows rows (a sector each), B[k][col] shared by them */
+        out->instr_warp += 2.0 * warp_k;
+        out->l1_wavefronts += warp_k * (rows + wf_b);
+        return RK_OK;
+    }
+    double wf_a = smem_wavefronts(rows, t.tk * e / 4.0, e);
+    double staged = mp * kp * (np / t.tn) + kp * np * (mp / t.tm); /* whole tiles */
+    out->instr_warp += warp_k * (t.sm + t.sn) + 2.0 * staged / 32.0;
+    out->smem_wavefronts =
+        warp_k * (t.sm * wf_a + t.sn * wf_b) + staged * e / MODEL_WAVEFRONT_BYTES;
+    out->l1_wavefronts += staged * e / MODEL_WAVEFRONT_BYTES;
     return RK_OK;
 }

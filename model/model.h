@@ -464,6 +464,71 @@ double model_little_util(double bytes_in_flight, double bandwidth, double latenc
 int model_occupancy(const struct model_gpu *gpu, const struct model_launch *l,
                     struct model_occupancy *out /* OUT */);
 
+/* ------------------------------------------------------------------------------
+ * Instruction issue and pipe wavefronts of the CUDA-core GEMMs (extension, issue 7;
+ * docs/model.md "issue"). Counts from the kernel's tiling, whole launch.
+ * ------------------------------------------------------------------------------ */
+
+struct model_issue_counts {
+    double fma_warp;                   /* warp-wide FMA instructions [warp instr] */
+    double instr_warp;                 /* FMA + load/store warp instructions counted (a lower bound:
+                                          address arithmetic, loop control not counted) [warp instr] */
+    double smem_wavefronts;            /* shared-memory wavefronts (128 B each, bank conflicts
+                                          serialise into extra wavefronts) [1] */
+    double l1_wavefronts;              /* L1TEX wavefronts of global loads and stores [1] */
+    double acc_per_thread;             /* independent FMA accumulator chains per thread [1] */
+    double bytes_dram;                 /* DRAM bytes the access pattern moves (sector-counted, TSM2
+                                          V0); NaN: the caller's compulsory count stands [B] */
+    double bytes_in_flight_per_thread; /* bytes one thread's outstanding miss brings (a 32 B
+                                 sector for V0); NaN: the caller's value stands [B] */
+};
+
+/* The sector (32 B) and wavefront (128 B) sizes of sm_90's L1TEX and L2; the 32 banks
+ * of 4 B of shared memory. Architecture constants, not fitted. */
+#define MODEL_SECTOR_BYTES    32.0
+#define MODEL_WAVEFRONT_BYTES 128.0
+#define MODEL_SMEM_BANKS      32
+
+/*
+ * Fills *out for fam on shape with params. warp_cols: threads of one warp along
+ * n (1..32) for MODEL_FAM_NAIVE, whose block is not in its parameters (ignored for
+ * the others: tile_n / scale_n). RK_OK, or RK_EUSAGE (out zeroed) for invalid input
+ * or a family without instruction counts (TSM2 V1-V3, ISM2, cuBLAS).
+ */
+int model_issue_counts(enum model_kernel_family fam, const struct model_shape *shape,
+                       const struct model_params *params, int warp_cols,
+                       struct model_issue_counts *out /* OUT */);
+
+/* The busiest SM's pipes (model_predict's issue model). */
+struct model_pipes {
+    double busiest_share;   /* ceil(blocks / SMs) / blocks: the share of the launch on the
+                               most loaded SM [1] */
+    double warps_per_sp;    /* resident warps per SM sub-partition (4 per SM) [1] */
+    double fma_rate;        /* warp FMAs / cycle / SM: min(peak, 4 * warps_per_sp *
+                               acc / lat_fma) [1/cycle] */
+    double cycles_fma;      /* busiest SM: fma_warp share / fma_rate [cycles] */
+    double cycles_issue;    /* instr_warp share / 4 (one per sub-partition per cycle) */
+    double cycles_smem;     /* smem_wavefronts share / shared wavefronts per cycle */
+    double cycles_l1;       /* l1_wavefronts share / L1 wavefronts per cycle */
+    double time_s;          /* max of the four / clock [s] */
+    enum model_bound bound; /* compute (fma, issue), latency (fma chain-limited), shared, l1 */
+};
+
+/*
+ * The busiest SM's pipe time for counts c of launch l (docs/model.md "issue"): the
+ * SM that receives ceil(blocks / SMs) blocks does that share of the work; per cycle
+ * it issues 4 warp instructions (one per sub-partition), peak_flops / (64 SMs clock)
+ * warp FMAs, bw_shared / (128 B SMs clock) shared wavefronts, bw_l1 / (128 B SMs
+ * clock) L1 wavefronts. The FMA rate is also capped by dependent latency: each
+ * sub-partition keeps warps_per_sp * acc_per_thread independent FMA chains, each of
+ * which issues once per comp_latency_cycles. occ from model_occupancy() of l.
+ * RK_OK or RK_EUSAGE (out zeroed).
+ */
+int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
+                    const struct model_occupancy *occ, const struct model_issue_counts *c,
+                    double peak_flops, double bw_shared, double bw_l1,
+                    struct model_pipes *out /* OUT */);
+
 /* The models `roofkit model` applies; stored as text in prediction.model. */
 enum model_kind {
     MODEL_KIND_ROOFLINE = 0, /* max(flops / peak, seed DRAM bytes / DRAM bandwidth) */
@@ -471,11 +536,12 @@ enum model_kind {
     MODEL_KIND_TSM2,         /* 004 §3.6 for one (t2, t3) (model_tsm2_evaluate) */
     MODEL_KIND_COUNTERS,     /* extension: the hierarchical roofline on measured bytes */
     MODEL_KIND_OCCUPANCY,    /* extension: hierarchical + Little's law + launch cost */
+    MODEL_KIND_ISSUE,        /* extension: occupancy + the busiest SM's pipes (issue.c) */
     MODEL_KIND_COUNT
 };
 
-/* "roofline", "hierarchical", "tsm2", "roofline_counters", "occupancy"; "?" for an
- * invalid value. */
+/* "roofline", "hierarchical", "tsm2", "roofline_counters", "occupancy", "issue"; "?"
+ * for an invalid value. */
 const char *model_kind_name(enum model_kind kind);
 /* Inverse of model_kind_name(). Returns RK_OK or RK_EUSAGE for an unknown name. */
 int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
@@ -498,17 +564,22 @@ int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
  *                 unknown configuration and gives util 1): time = launch_s + max(flops / peak, dram
  * bytes / (bw_dram * util), other levels), util = model_little_util() of the bytes the resident
  * threads keep in flight (1 when launch.bytes_in_flight_per_thread is NaN or 0: unknown)
+ *   issue         as occupancy, plus issue (may be NULL), launch and gpu (sms, clock_hz,
+ *                 comp_latency_cycles), bandwidth[L1] and [SHARED] for the wavefront rates:
+ *                 time = launch_s + max(occupancy's body, busiest SM's pipes (struct
+ *                 model_pipes)); with a NULL issue or launch it equals occupancy
  */
 struct model_predict_in {
-    double flops;                          /* useful work [FLOP] */
-    double peak_flops;                     /* compute ceiling of the precision [FLOP/s] */
-    double roofline_bytes;                 /* the seed's DRAM count (cost bytes_dram) [B] */
-    double level_bytes[MODEL_LEVEL_COUNT]; /* traffic at each level [B] */
-    double bandwidth[MODEL_LEVEL_COUNT];   /* each level's measured bandwidth [B/s] */
-    const struct model_gpu *gpu;           /* tsm2 only */
-    const struct model_tsm2_problem *tsm2; /* tsm2 only: m, n, k, elem_bytes, t1..t3 */
-    const struct model_launch *launch;     /* occupancy only */
-    double launch_s;                       /* occupancy only: fixed cost of one launch [s] */
+    double flops;                           /* useful work [FLOP] */
+    double peak_flops;                      /* compute ceiling of the precision [FLOP/s] */
+    double roofline_bytes;                  /* the seed's DRAM count (cost bytes_dram) [B] */
+    double level_bytes[MODEL_LEVEL_COUNT];  /* traffic at each level [B] */
+    double bandwidth[MODEL_LEVEL_COUNT];    /* each level's measured bandwidth [B/s] */
+    const struct model_gpu *gpu;            /* tsm2 only */
+    const struct model_tsm2_problem *tsm2;  /* tsm2 only: m, n, k, elem_bytes, t1..t3 */
+    const struct model_launch *launch;      /* occupancy only */
+    double launch_s;                        /* occupancy only: fixed cost of one launch [s] */
+    const struct model_issue_counts *issue; /* issue only; NULL: no pipe term (= occupancy) */
 };
 
 /* One model's prediction. */
@@ -519,6 +590,7 @@ struct model_prediction {
     struct model_time terms;     /* roofline and hierarchical: every term (zeroed for tsm2) */
     struct model_tsm2_eval tsm2; /* tsm2: every quantity of 004 §3.6 (zeroed otherwise) */
     struct model_occupancy occ;  /* occupancy: residency and Little's law (zeroed otherwise) */
+    struct model_pipes pipes;    /* issue: the busiest SM's pipes (zeroed otherwise) */
 };
 
 /*

@@ -88,3 +88,51 @@ int model_occupancy(const struct model_gpu *gpu, const struct model_launch *l,
     }
     return RK_OK;
 }
+
+int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
+                    const struct model_occupancy *occ, const struct model_issue_counts *c,
+                    double peak_flops, double bw_shared, double bw_l1, struct model_pipes *out)
+{
+    double per_sm_cycle, busiest, resident_blocks, fma_peak, fma_chains, best;
+    if (!out)
+        return RK_EUSAGE;
+    memset(out, 0, sizeof *out);
+    if (!gpu || !l || !occ || !c || gpu->sms <= 0 || !finite_pos(gpu->clock_hz) ||
+        !finite_pos(gpu->comp_latency_cycles) || !finite_pos(l->blocks) ||
+        l->threads_per_block <= 0 || occ->blocks_per_sm <= 0 || !finite_pos(peak_flops) ||
+        !finite_pos(bw_shared) || !finite_pos(bw_l1) || !finite_pos(c->acc_per_thread) ||
+        !(c->fma_warp >= 0 && c->instr_warp >= 0 && c->smem_wavefronts >= 0 &&
+          c->l1_wavefronts >= 0 &&
+          isfinite(c->fma_warp + c->instr_warp + c->smem_wavefronts + c->l1_wavefronts)))
+        return RK_EUSAGE;
+    per_sm_cycle = gpu->sms * gpu->clock_hz;
+    busiest = ceil(l->blocks / gpu->sms);
+    out->busiest_share = busiest / l->blocks;
+    resident_blocks = busiest < occ->blocks_per_sm ? busiest : occ->blocks_per_sm;
+    out->warps_per_sp = resident_blocks * ceil(l->threads_per_block / 32.0) / 4.0;
+    fma_peak = peak_flops / (2.0 * 32.0 * per_sm_cycle);
+    fma_chains = 4.0 * out->warps_per_sp * c->acc_per_thread / gpu->comp_latency_cycles;
+    out->fma_rate = fma_chains < fma_peak ? fma_chains : fma_peak;
+    out->cycles_fma = c->fma_warp * out->busiest_share / out->fma_rate;
+    out->cycles_issue = c->instr_warp * out->busiest_share / 4.0;
+    out->cycles_smem = c->smem_wavefronts * out->busiest_share /
+                       (bw_shared / (MODEL_WAVEFRONT_BYTES * per_sm_cycle));
+    out->cycles_l1 =
+        c->l1_wavefronts * out->busiest_share / (bw_l1 / (MODEL_WAVEFRONT_BYTES * per_sm_cycle));
+    best = out->cycles_fma;
+    out->bound = fma_chains < fma_peak ? MODEL_BOUND_LATENCY : MODEL_BOUND_COMPUTE;
+    if (out->cycles_issue > best) {
+        best = out->cycles_issue;
+        out->bound = MODEL_BOUND_COMPUTE;
+    }
+    if (out->cycles_smem > best) {
+        best = out->cycles_smem;
+        out->bound = MODEL_BOUND_SHARED;
+    }
+    if (out->cycles_l1 > best) {
+        best = out->cycles_l1;
+        out->bound = MODEL_BOUND_L1;
+    }
+    out->time_s = best / gpu->clock_hz;
+    return RK_OK;
+}

@@ -15,6 +15,9 @@
  *   occupancy     extension: launch_s + the hierarchical roofline with the DRAM
  *                 bandwidth scaled by Little's law over the resident threads
  *                 (occupancy.c)
+ *   issue         extension: occupancy, and the busiest SM's pipes (instruction
+ *                 issue, FMA chains, shared and L1 wavefronts; model_pipe_time())
+ *                 when they take longer than occupancy's body
  *
  * Assumes: SI units; NaN means unknown. Pure: no allocation, no I/O.
  */
@@ -26,7 +29,7 @@
 static const char *const kind_names[MODEL_KIND_COUNT] = {
     [MODEL_KIND_ROOFLINE] = "roofline",   [MODEL_KIND_HIERARCHICAL] = "hierarchical",
     [MODEL_KIND_TSM2] = "tsm2",           [MODEL_KIND_COUNTERS] = "roofline_counters",
-    [MODEL_KIND_OCCUPANCY] = "occupancy",
+    [MODEL_KIND_OCCUPANCY] = "occupancy", [MODEL_KIND_ISSUE] = "issue",
 };
 
 const char *model_kind_name(enum model_kind kind)
@@ -147,6 +150,22 @@ static const char *predict_occupancy(const struct model_predict_in *in,
     return NULL;
 }
 
+static const char *predict_issue(const struct model_predict_in *in, struct model_prediction *out)
+{
+    const char *why = predict_occupancy(in, out);
+    if (why || !in->issue || !in->launch)
+        return why;
+    if (model_pipe_time(in->gpu, in->launch, &out->occ, in->issue, in->peak_flops,
+                        in->bandwidth[MODEL_LEVEL_SHARED], in->bandwidth[MODEL_LEVEL_L1],
+                        &out->pipes) != RK_OK)
+        return "invalid input for the pipe model";
+    if (out->pipes.time_s > out->terms.time_s) {
+        out->time_s = in->launch_s + out->pipes.time_s;
+        out->bound = in->launch_s > out->pipes.time_s ? MODEL_BOUND_LATENCY : out->pipes.bound;
+    }
+    return NULL;
+}
+
 static const char *predict_tsm2(const struct model_predict_in *in, struct model_prediction *out)
 {
     const char *why;
@@ -193,6 +212,9 @@ int model_predict(enum model_kind kind, const struct model_predict_in *in,
             break;
         case MODEL_KIND_OCCUPANCY:
             reason = predict_occupancy(in, out);
+            break;
+        case MODEL_KIND_ISSUE:
+            reason = predict_issue(in, out);
             break;
         default:
             reason = "unknown model";

@@ -113,7 +113,7 @@ def m1_m2_m3():
         want = set()
         if flops is not None:
             # roofline_counters needs DRAM counters, which the fixture does not store
-            want |= {"roofline", "hierarchical", "occupancy"}
+            want |= {"roofline", "hierarchical", "occupancy", "issue"}
             if family in ("tsm2", "ism2"):
                 want.add("tsm2")
         check(models == want, f"{kernel}: models {sorted(models)}, expected {sorted(want)}")
@@ -190,10 +190,10 @@ def m1_m2_m3():
     # M3: --check passes and writes nothing
     before = q(db, "SELECT count(*) FROM capture")[0][0]
     rc, out, err = run(db, "model", "--check")
-    check(rc == 0 and "checked 46 predictions" in out, f"--check exits 0 ({rc}: {out}{err})")
+    check(rc == 0 and "checked 59 predictions" in out, f"--check exits 0 ({rc}: {out}{err})")
     check(q(db, "SELECT count(*) FROM capture")[0][0] == before, "--check adds no capture")
     rc, out, err = run(db, "model", "--check", "--capture", str(caps[0][0]))
-    check(rc == 0 and "checked 46" in out, f"--check --capture MODEL_CAPTURE exits 0 ({rc})")
+    check(rc == 0 and "checked 59" in out, f"--check --capture MODEL_CAPTURE exits 0 ({rc})")
     rc, out, err = run(db, "model", "--check", "--capture", "2", "--model", "tsm2")
     check(rc == 0 and "checked 7 predictions" in out, f"--check of capture 2, tsm2 only ({out})")
 
@@ -208,10 +208,10 @@ def m1_m2_m3():
     rc, out, err = run(db, "model", "--check")
     check(rc == 9, f"--check after tampering a time exits 9 (got {rc})")
     check(f"measurement {mid} " in err and "roofline" in err, f"--check names the row: {err}")
-    check(err.count("roofkit: error:") == 1 and "1 of 46" in err, f"one error line: {err}")
+    check(err.count("roofkit: error:") == 1 and "1 of 59" in err, f"one error line: {err}")
     rc, out, err = run(db, "model")
     check(rc == 0, "model runs again")
-    check(q(db, "SELECT count(*) FROM prediction")[0][0] == 46,
+    check(q(db, "SELECT count(*) FROM prediction")[0][0] == 59,
           "running again replaces: one prediction per (measurement, model)")
     rc, out, err = run(db, "model", "--check")
     check(rc == 0, f"--check after re-running model exits 0 ({err})")

@@ -18,6 +18,10 @@
  *   P9  roofline_counters: measured bytes as the levels' traffic; DRAM unknown
  *   P10 occupancy: launch + hierarchical at bw * util; no launch: util 1; a tiny
  *       kernel is latency-bound; no launch cost refused
+ *   P11 model_issue_counts: stso fp32/fp64, naive, a 2-way bank conflict (row
+ *       stride of 32 words) against stride 16, TSM2 V0's sectors; refusals
+ *   P12 model_pipe_time: busiest SM share, FMA chains limiting the FMA rate,
+ *       shared, issue and compute bounds by hand; issue with no counts = occupancy
  */
 #include <math.h>
 #include <setjmp.h>
@@ -364,6 +368,112 @@ static void test_p10_occupancy(void **state)
     assert_rel(p.time_s, 0, 0);
 }
 
+static void test_p11_issue_counts(void **state)
+{
+    (void)state;
+    struct model_issue_counts c;
+    struct model_params p = {0};
+    struct model_shape s = {64, 64, 64, 4};
+    p.block = 32;
+    /* stso: 4096 threads, 8192 warp k-steps, broadcast A + one wavefront of B;
+     * staged 16384 elements, C 4096 */
+    assert_int_equal(model_issue_counts(MODEL_FAM_STSO, &s, &p, 1, &c), RK_OK);
+    assert_rel(c.fma_warp, 8192, 1e-12);
+    assert_rel(c.instr_warp, 8192 + 128 + 16384 + 1024, 1e-12);
+    assert_rel(c.smem_wavefronts, 8192 * 2 + 512, 1e-12);
+    assert_rel(c.l1_wavefronts, 128 + 512, 1e-12);
+    assert_rel(c.acc_per_thread, 1, 1e-12);
+    assert_true(isnan(c.bytes_dram) && isnan(c.bytes_in_flight_per_thread));
+    s.elem_bytes = 8; /* B: 32 doubles = 2 wavefronts */
+    assert_int_equal(model_issue_counts(MODEL_FAM_STSO, &s, &p, 1, &c), RK_OK);
+    assert_rel(c.smem_wavefronts, 8192 * 3 + 1024, 1e-12);
+    /* naive, 16 x 16 block: a warp spans 2 rows of A (2 wavefronts), 16 floats of B */
+    s.elem_bytes = 4;
+    memset(&p, 0, sizeof p);
+    assert_int_equal(model_issue_counts(MODEL_FAM_NAIVE, &s, &p, 16, &c), RK_OK);
+    assert_rel(c.l1_wavefronts, 128 + 8192 * 3, 1e-12);
+    assert_rel(c.instr_warp, 8192 + 128 + 16384, 1e-12);
+    assert_rel(c.smem_wavefronts, 0, 1e-12);
+    /* tiled 32 x 16 tile, one output per thread: a warp spans 2 rows of As; a row
+     * stride of 32 words puts both in one bank (2 wavefronts), 16 words does not */
+    struct model_shape t = {32, 16, 32, 4};
+    p.tile_m = 32;
+    p.tile_n = 16;
+    p.tile_k = 32;
+    p.scale_m = p.scale_n = 1;
+    assert_int_equal(model_issue_counts(MODEL_FAM_TILED, &t, &p, 1, &c), RK_OK);
+    assert_rel(c.smem_wavefronts, 512 * (2 + 1) + 48, 1e-12);
+    p.tile_k = 16;
+    assert_int_equal(model_issue_counts(MODEL_FAM_TILED, &t, &p, 1, &c), RK_OK);
+    assert_rel(c.smem_wavefronts, 512 * (1 + 1) + 48, 1e-12);
+    /* TSM2 V0: 40 warp iterations, 32 + 1 wavefronts each, A once per column */
+    struct model_shape v = {64, 2, 10, 4};
+    memset(&p, 0, sizeof p);
+    assert_int_equal(model_issue_counts(MODEL_FAM_TSM2_V0, &v, &p, 1, &c), RK_OK);
+    assert_rel(c.fma_warp, 40, 1e-12);
+    assert_rel(c.instr_warp, 120, 1e-12);
+    assert_rel(c.l1_wavefronts, 40 * 33 + 8, 1e-12);
+    assert_rel(c.bytes_dram, (1280 + 20 + 256) * 4.0, 1e-12);
+    assert_rel(c.bytes_in_flight_per_thread, 32, 1e-12);
+    /* refusals */
+    assert_int_equal(model_issue_counts(MODEL_FAM_CUBLAS, &s, &p, 1, &c), RK_EUSAGE);
+    assert_rel(c.fma_warp + c.l1_wavefronts, 0, 1e-12);
+    assert_int_equal(model_issue_counts(MODEL_FAM_NAIVE, &s, &p, 0, &c), RK_EUSAGE);
+    assert_int_equal(model_issue_counts(MODEL_FAM_NAIVE, &s, &p, 33, &c), RK_EUSAGE);
+    assert_int_equal(model_issue_counts(MODEL_FAM_NAIVE, &s, &p, 1, NULL), RK_EUSAGE);
+}
+
+static void test_p12_pipes(void **state)
+{
+    (void)state;
+    struct model_gpu g;
+    memset(&g, 0, sizeof g);
+    g.sms = 2;
+    g.clock_hz = 1e9;
+    g.comp_latency_cycles = 4;
+    struct model_launch l = {5, 64, 0, 0, NAN};
+    struct model_occupancy o;
+    memset(&o, 0, sizeof o);
+    o.blocks_per_sm = 2;
+    struct model_issue_counts c = {1000, 3000, 2500, 100, 1, NAN, NAN};
+    struct model_pipes q;
+    /* 512 GFLOP/s on 2 SMs at 1 GHz: 4 warp FMAs/cycle; 256 GB/s: 1 wavefront/cycle */
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, &q), RK_OK);
+    assert_rel(q.busiest_share, 0.6, 1e-12); /* ceil(5/2) = 3 of 5 blocks */
+    assert_rel(q.warps_per_sp, 1, 1e-12);    /* min(3, 2) blocks x 2 warps / 4 */
+    assert_rel(q.fma_rate, 1, 1e-12);        /* 4 x 1 warp x 1 chain / 4 cycles */
+    assert_rel(q.cycles_fma, 600, 1e-12);
+    assert_rel(q.cycles_issue, 450, 1e-12);
+    assert_rel(q.cycles_smem, 1500, 1e-12);
+    assert_rel(q.cycles_l1, 60, 1e-12);
+    assert_rel(q.time_s, 1500e-9, 1e-12);
+    assert_int_equal(q.bound, MODEL_BOUND_SHARED);
+    c.smem_wavefronts = 0; /* one chain per thread: the FMA latency binds */
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, &q), RK_OK);
+    assert_rel(q.time_s, 600e-9, 1e-12);
+    assert_int_equal(q.bound, MODEL_BOUND_LATENCY);
+    c.acc_per_thread = 8; /* 8 chains: the peak rate (4), then issue binds */
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, &q), RK_OK);
+    assert_rel(q.fma_rate, 4, 1e-12);
+    assert_rel(q.time_s, 450e-9, 1e-12);
+    assert_int_equal(q.bound, MODEL_BOUND_COMPUTE);
+    g.comp_latency_cycles = NAN;
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, &q), RK_EUSAGE);
+    assert_rel(q.time_s, 0, 1e-12);
+
+    /* issue with no counts is occupancy, bit for bit */
+    struct model_predict_in in = h100_in();
+    struct model_prediction a, b;
+    in.flops = 2e9;
+    in.level_bytes[MODEL_LEVEL_DRAM] = 1e8;
+    in.launch_s = 4e-6;
+    assert_int_equal(model_predict(MODEL_KIND_OCCUPANCY, &in, &a, NULL), RK_OK);
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE, &in, &b, NULL), RK_OK);
+    assert_memory_equal(&a.time_s, &b.time_s, sizeof a.time_s);
+    assert_int_equal(a.bound, b.bound);
+    assert_string_equal(model_kind_name(MODEL_KIND_ISSUE), "issue");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_p5_missing),       cmocka_unit_test(test_p6_deterministic),
         cmocka_unit_test(test_p7_blocks_per_sm), cmocka_unit_test(test_p8_little),
         cmocka_unit_test(test_p9_counters),      cmocka_unit_test(test_p10_occupancy),
+        cmocka_unit_test(test_p11_issue_counts), cmocka_unit_test(test_p12_pipes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
