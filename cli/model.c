@@ -1539,7 +1539,7 @@ static int parse_models(const char *arg, unsigned *models)
         if (model_kind_from_name(names[i], &k) != RK_OK)
             rc = rk_error(RK_EUSAGE,
                           "unknown model '%s'; say roofline, hierarchical or tsm2 (the seeds'), "
-                          "roofline_counters or occupancy (extensions)",
+                          "roofline_counters, occupancy or issue (extensions)",
                           names[i]);
         else
             *models |= 1u << k;
