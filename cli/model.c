@@ -488,9 +488,22 @@ static double ceiling_si(const struct db_ceiling *c)
 /* ------------------------------------------------------------ one prediction */
 
 /* The ceilings a prediction used, for its details. */
-enum { U_COMPUTE, U_DRAM, U_L2, U_L1, U_SHARED, U_MEM_LAT, U_COMP_LAT, U_LAUNCH, U_COUNT };
-static const char *const use_names[U_COUNT] = {"compute", "dram",        "l2",           "l1",
-                                               "shared",  "mem_latency", "comp_latency", "launch"};
+enum {
+    U_COMPUTE,
+    U_DRAM,
+    U_L2,
+    U_L1,
+    U_SHARED,
+    U_MEM_LAT,
+    U_COMP_LAT,
+    U_LAUNCH,
+    U_L2_LAT,
+    U_L2_FAR_LAT,
+    U_COUNT
+};
+static const char *const use_names[U_COUNT] = {
+    "compute",     "dram",         "l2",     "l1",         "shared",
+    "mem_latency", "comp_latency", "launch", "l2_latency", "l2_far_latency"};
 
 struct used {
     const struct db_ceiling *c[U_COUNT];
@@ -858,6 +871,31 @@ static void occupancy_gpu(const struct dev_info *d, struct used *u, struct model
     }
 }
 
+/*
+ * An L2 hit's latency for the issue model's staging term [cycles]: H100's L2 is two
+ * partitions and addresses are spread over both, so an SM's loads find half their
+ * lines in the near partition (lat_chase_l2) and half in the far one
+ * (lat_chase_l2_far): the mean of the two, or the near one alone when the far one
+ * was not measured. NaN when neither was.
+ */
+static double l2_latency(const struct dev_info *d, struct used *u)
+{
+    double near, far;
+    u->c[U_L2_LAT] = find_ceiling(d, "lat_chase_l2");
+    u->c[U_L2_FAR_LAT] = find_ceiling(d, "lat_chase_l2_far");
+    near = ceiling_si(u->c[U_L2_LAT]);
+    far = ceiling_si(u->c[U_L2_FAR_LAT]);
+    if (!isfinite(near)) {
+        u->c[U_L2_LAT] = u->c[U_L2_FAR_LAT] = NULL;
+        return NAN;
+    }
+    if (!isfinite(far)) {
+        u->c[U_L2_FAR_LAT] = NULL;
+        return near;
+    }
+    return (near + far) / 2.0;
+}
+
 static void details_pipes(struct sbuf *b, const struct model_pipes *q)
 {
     sb_printf(b, ",\"pipes\":{");
@@ -874,6 +912,10 @@ static void details_pipes(struct sbuf *b, const struct model_pipes *q)
     sb_num(b, "cycles_smem", q->cycles_smem);
     sb_printf(b, ",");
     sb_num(b, "cycles_l1", q->cycles_l1);
+    sb_printf(b, ",");
+    sb_num(b, "stage_latency", q->stage_latency);
+    sb_printf(b, ",");
+    sb_num(b, "cycles_stage", q->cycles_stage);
     sb_printf(b, ",");
     sb_num(b, "time_s", q->time_s);
     sb_printf(b, ",\"bound\":\"%s\"}", model_bound_name(q->bound));
@@ -958,7 +1000,9 @@ static int issue_counts(const struct db_measurement *m, struct model_issue_count
         mp.tile_k = 8;
         mp.scale_m = mp.scale_n = prec == KERNELS_FP64 ? 4 : 8;
         break;
-    case MODEL_FAM_NAIVE:
+    case MODEL_FAM_NAIVE: /* block_size x block_size threads (seed000.cu) */
+        mp.block = (int)p[0];
+        break;
     case MODEL_FAM_TSM2_V0:
         break;
     default:
@@ -1059,6 +1103,10 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                     }
                     if (isfinite(ic.bytes_in_flight_per_thread))
                         launch.bytes_in_flight_per_thread = ic.bytes_in_flight_per_thread;
+                    if (isfinite(ic.bytes_l2)) /* sectors behind L1 (naive) */
+                        in.level_bytes[MODEL_LEVEL_L2] = ic.bytes_l2;
+                    if (ic.tiles > 0 && ic.stage_rounds > 0)
+                        in.l2_latency_cycles = l2_latency(d, &u);
                     u.c[U_COMP_LAT] = find_ceiling(
                         d, elem_bytes_of(m->precision) == 8 ? "lat_fma_fp64" : "lat_fma_fp32");
                     g.comp_latency_cycles = ceiling_si(u.c[U_COMP_LAT]);

@@ -477,6 +477,33 @@ static double smem_wavefronts(double distinct, double stride_words, double e)
  * m k n e): bytes_dram = (m k n + k n + 2 m n) e, one 32 B sector in flight per
  * thread.
  */
+/*
+ * Dependent rounds of global loads a thread waits for per staged tile, from the
+ * kernels' staging loops (kernels/seed00N.cu, regtile.cu): one round where each thread's loads of A and
+ * B are unrolled and independent (000 §1.1-§1.3, 001 shared, 002 §III); 001's 1D
+ * blocktiling stages A and B in two loops with a run-time stride (blockDim), one
+ * round each; 003's tiled kernel walks its tile in run-time loops whose every
+ * iteration loads then stores, ceil(TM/by)·ceil(TK/bx) + ceil(TK/by)·ceil(TN/bx)
+ * rounds (bx = TN/SN, by = TM/SM threads); regtile prefetches the next tile into
+ * registers while it computes the current one: 0.
+ */
+static double stage_rounds(enum model_kernel_family fam, const struct tiling *t)
+{
+    double bx, by;
+    switch (fam) {
+    case MODEL_FAM_BLOCKTILE_1D:
+        return 2.0;
+    case MODEL_FAM_TILED:
+        bx = t->tn / t->sn;
+        by = t->tm / t->sm;
+        return ceil(t->tm / by) * ceil(t->tk / bx) + ceil(t->tk / by) * ceil(t->tn / bx);
+    case MODEL_FAM_REGTILE:
+        return 0.0;
+    default:
+        return 1.0;
+    }
+}
+
 int model_issue_counts(enum model_kernel_family fam, const struct model_shape *s,
                        const struct model_params *p, int warp_cols, struct model_issue_counts *out)
 {
@@ -489,6 +516,7 @@ int model_issue_counts(enum model_kernel_family fam, const struct model_shape *s
     double e = s->elem_bytes, m = (double)s->m, n = (double)s->n, k = (double)s->k;
     out->bytes_dram = NAN;
     out->bytes_in_flight_per_thread = NAN;
+    out->bytes_l2 = NAN;
     if (fam == MODEL_FAM_TSM2_V0) {
         double warps_k = ceil(m / 32.0) * k * n; /* warp iterations of Alg. 1's two loops */
         out->fma_warp = warps_k;
@@ -519,8 +547,19 @@ int model_issue_counts(enum model_kernel_family fam, const struct model_shape *s
         /* naive: A[row][k] for rows rows (a sector each), B[k][col] shared by them */
         out->instr_warp += 2.0 * warp_k;
         out->l1_wavefronts += warp_k * (rows + wf_b);
+        if (p->block > 0) {
+            /* Behind L1: a warp's sector of A[row][..] serves 32/e consecutive k, so each
+             * of its rows is fetched once (k·e bytes in sectors); the block's warps read
+             * the same B[k][cols] segment together, fetched once per block and k. */
+            double sector_row = ceil(kp * e / MODEL_SECTOR_BYTES) * MODEL_SECTOR_BYTES;
+            double seg_b = ceil(cols * e / MODEL_SECTOR_BYTES) * MODEL_SECTOR_BYTES;
+            double blocks = threads / (cols * p->block);
+            out->bytes_l2 = threads / 32.0 * rows * sector_row + blocks * kp * seg_b + c_elems * e;
+        }
         return RK_OK;
     }
+    out->tiles = kp / t.tk;
+    out->stage_rounds = stage_rounds(fam, &t);
     double wf_a = smem_wavefronts(rows, t.tk * e / 4.0, e);
     double staged = mp * kp * (np / t.tn) + kp * np * (mp / t.tm); /* whole tiles */
     out->instr_warp += warp_k * (t.sm + t.sn) + 2.0 * staged / 32.0;

@@ -481,6 +481,11 @@ struct model_issue_counts {
                                           V0); NaN: the caller's compulsory count stands [B] */
     double bytes_in_flight_per_thread; /* bytes one thread's outstanding miss brings (a 32 B
                                  sector for V0); NaN: the caller's value stands [B] */
+    double bytes_l2;     /* L2 traffic behind L1 (naive: a sector is fetched once per warp
+                            while it serves consecutive k); NaN: the caller's count stands [B] */
+    double tiles;        /* k tiles each block stages through shared memory; 0: none [1] */
+    double stage_rounds; /* dependent global-load rounds per tile and thread before the
+                            barrier (loads of one round are independent; 0: prefetched) [1] */
 };
 
 /* The sector (32 B) and wavefront (128 B) sizes of sm_90's L1TEX and L2; the 32 banks
@@ -510,8 +515,13 @@ struct model_pipes {
     double cycles_issue;    /* instr_warp share / 4 (one per sub-partition per cycle) */
     double cycles_smem;     /* smem_wavefronts share / shared wavefronts per cycle */
     double cycles_l1;       /* l1_wavefronts share / L1 wavefronts per cycle */
-    double time_s;          /* max of the four / clock [s] */
-    enum model_bound bound; /* compute (fma, issue), latency (fma chain-limited), shared, l1 */
+    double stage_latency;   /* one staging round's latency (the caller's) [cycles] */
+    double cycles_stage;    /* staged tiles with their load latency exposed: ceil(busiest /
+                               resident blocks) * tiles * (stage_rounds * stage_latency +
+                               throughput cycles of one block's tile); 0 without tiles */
+    double time_s;          /* max of the five / clock [s] */
+    enum model_bound bound; /* compute (fma, issue), latency (fma chain-limited or staging),
+                               shared, l1 */
 };
 
 /*
@@ -522,11 +532,15 @@ struct model_pipes {
  * clock) L1 wavefronts. The FMA rate is also capped by dependent latency: each
  * sub-partition keeps warps_per_sp * acc_per_thread independent FMA chains, each of
  * which issues once per comp_latency_cycles. occ from model_occupancy() of l.
- * RK_OK or RK_EUSAGE (out zeroed).
+ * Staging (c->tiles > 0): each tile a block waits stage_rounds global-load latencies
+ * (stage_latency_cycles, >= 0) before its barrier, then does its share of the pipes'
+ * work; the blocks resident on the SM hide each other's waits, one block's own wait
+ * is not hidden: cycles_stage = ceil(busiest / resident) * tiles * (rounds * latency +
+ * W), W = the largest pipe term / (busiest * tiles). RK_OK or RK_EUSAGE (out zeroed).
  */
 int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
                     const struct model_occupancy *occ, const struct model_issue_counts *c,
-                    double peak_flops, double bw_shared, double bw_l1,
+                    double peak_flops, double bw_shared, double bw_l1, double stage_latency_cycles,
                     struct model_pipes *out /* OUT */);
 
 /* The models `roofkit model` applies; stored as text in prediction.model. */
@@ -567,7 +581,10 @@ int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
  *   issue         as occupancy, plus issue (may be NULL), launch and gpu (sms, clock_hz,
  *                 comp_latency_cycles), bandwidth[L1] and [SHARED] for the wavefront rates:
  *                 time = launch_s + max(occupancy's body, busiest SM's pipes (struct
- *                 model_pipes)); with a NULL issue or launch it equals occupancy
+ *                 model_pipes)); with a NULL issue or launch it equals occupancy. The
+ *                 issue counts' bytes_l2 (when finite) replaces level_bytes[L2]; the
+ *                 staging latency is f * mem latency + (1 - f) * l2_latency_cycles with f =
+ *                 min(1, DRAM bytes / L2 bytes), the share of L2 requests that miss
  */
 struct model_predict_in {
     double flops;                           /* useful work [FLOP] */
@@ -580,6 +597,7 @@ struct model_predict_in {
     const struct model_launch *launch;      /* occupancy only */
     double launch_s;                        /* occupancy only: fixed cost of one launch [s] */
     const struct model_issue_counts *issue; /* issue only; NULL: no pipe term (= occupancy) */
+    double l2_latency_cycles; /* issue only: an L2 hit's latency (0 or NaN: no staging term) */
 };
 
 /* One model's prediction. */

@@ -91,7 +91,8 @@ int model_occupancy(const struct model_gpu *gpu, const struct model_launch *l,
 
 int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
                     const struct model_occupancy *occ, const struct model_issue_counts *c,
-                    double peak_flops, double bw_shared, double bw_l1, struct model_pipes *out)
+                    double peak_flops, double bw_shared, double bw_l1, double stage_latency_cycles,
+                    struct model_pipes *out)
 {
     double per_sm_cycle, busiest, resident_blocks, fma_peak, fma_chains, best;
     if (!out)
@@ -101,6 +102,9 @@ int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
         !finite_pos(gpu->comp_latency_cycles) || !finite_pos(l->blocks) ||
         l->threads_per_block <= 0 || occ->blocks_per_sm <= 0 || !finite_pos(peak_flops) ||
         !finite_pos(bw_shared) || !finite_pos(bw_l1) || !finite_pos(c->acc_per_thread) ||
+        !(isfinite(stage_latency_cycles) && stage_latency_cycles >= 0) ||
+        !(isfinite(c->tiles) && c->tiles >= 0 && isfinite(c->stage_rounds) &&
+          c->stage_rounds >= 0) ||
         !(c->fma_warp >= 0 && c->instr_warp >= 0 && c->smem_wavefronts >= 0 &&
           c->l1_wavefronts >= 0 &&
           isfinite(c->fma_warp + c->instr_warp + c->smem_wavefronts + c->l1_wavefronts)))
@@ -132,6 +136,18 @@ int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
     if (out->cycles_l1 > best) {
         best = out->cycles_l1;
         out->bound = MODEL_BOUND_L1;
+    }
+    if (c->tiles > 0) {
+        /* a block's staging loads are not hidden by its own work: it waits, then computes
+         * its tile; other resident blocks overlap it (docs/model.md "issue", staging) */
+        double w = best / (busiest * c->tiles);
+        out->stage_latency = stage_latency_cycles;
+        out->cycles_stage = ceil(busiest / resident_blocks) * c->tiles *
+                            (c->stage_rounds * stage_latency_cycles + w);
+        if (out->cycles_stage > best) {
+            best = out->cycles_stage;
+            out->bound = MODEL_BOUND_LATENCY;
+        }
     }
     out->time_s = best / gpu->clock_hz;
     return RK_OK;

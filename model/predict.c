@@ -150,14 +150,42 @@ static const char *predict_occupancy(const struct model_predict_in *in,
     return NULL;
 }
 
+/*
+ * The latency of one staging load: a tile element is fetched from DRAM by the first
+ * block that stages it and from L2 by the others, so the share f of L2 requests that
+ * miss (DRAM bytes / L2 bytes) waits the DRAM latency, the rest an L2 hit's. 0 when
+ * a latency is unknown (no staging term).
+ */
+static double stage_latency(const struct model_predict_in *in)
+{
+    double f, l2 = in->l2_latency_cycles, mem = in->gpu ? in->gpu->mem_latency_cycles : NAN;
+    if (!known_positive(l2) || !known_positive(mem) ||
+        !known_positive(in->level_bytes[MODEL_LEVEL_L2]))
+        return 0.0;
+    f = in->level_bytes[MODEL_LEVEL_DRAM] / in->level_bytes[MODEL_LEVEL_L2];
+    if (!(f >= 0.0))
+        return 0.0;
+    if (f > 1.0)
+        f = 1.0;
+    return f * mem + (1.0 - f) * l2;
+}
+
 static const char *predict_issue(const struct model_predict_in *in, struct model_prediction *out)
 {
-    const char *why = predict_occupancy(in, out);
+    struct model_predict_in l1f;
+    const char *why;
+    if (in->issue && in->launch && known_nonnegative(in->issue->bytes_l2)) {
+        /* L2 traffic behind L1 (the issue counts' sector reuse) replaces the seeds' count */
+        l1f = *in;
+        l1f.level_bytes[MODEL_LEVEL_L2] = in->issue->bytes_l2;
+        in = &l1f;
+    }
+    why = predict_occupancy(in, out);
     if (why || !in->issue || !in->launch)
         return why;
     if (model_pipe_time(in->gpu, in->launch, &out->occ, in->issue, in->peak_flops,
                         in->bandwidth[MODEL_LEVEL_SHARED], in->bandwidth[MODEL_LEVEL_L1],
-                        &out->pipes) != RK_OK)
+                        stage_latency(in), &out->pipes) != RK_OK)
         return "invalid input for the pipe model";
     if (out->pipes.time_s > out->terms.time_s) {
         out->time_s = in->launch_s + out->pipes.time_s;

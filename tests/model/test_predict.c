@@ -22,6 +22,10 @@
  *       stride of 32 words) against stride 16, TSM2 V0's sectors; refusals
  *   P12 model_pipe_time: busiest SM share, FMA chains limiting the FMA rate,
  *       shared, issue and compute bounds by hand; issue with no counts = occupancy
+ *   P13 staging and L1 reuse: naive's L2 bytes behind L1, tiles and load rounds
+ *       of stso, tiled (runtime loops), regtile (prefetched), blocktile_1d; the
+ *       staging term of model_pipe_time by hand; model_predict mixing the DRAM
+ *       and L2 latencies by the miss share and using the counts' L2 bytes
  */
 #include <math.h>
 #include <setjmp.h>
@@ -435,10 +439,10 @@ static void test_p12_pipes(void **state)
     struct model_occupancy o;
     memset(&o, 0, sizeof o);
     o.blocks_per_sm = 2;
-    struct model_issue_counts c = {1000, 3000, 2500, 100, 1, NAN, NAN};
+    struct model_issue_counts c = {1000, 3000, 2500, 100, 1, NAN, NAN, NAN, 0, 0};
     struct model_pipes q;
     /* 512 GFLOP/s on 2 SMs at 1 GHz: 4 warp FMAs/cycle; 256 GB/s: 1 wavefront/cycle */
-    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, &q), RK_OK);
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
     assert_rel(q.busiest_share, 0.6, 1e-12); /* ceil(5/2) = 3 of 5 blocks */
     assert_rel(q.warps_per_sp, 1, 1e-12);    /* min(3, 2) blocks x 2 warps / 4 */
     assert_rel(q.fma_rate, 1, 1e-12);        /* 4 x 1 warp x 1 chain / 4 cycles */
@@ -449,16 +453,16 @@ static void test_p12_pipes(void **state)
     assert_rel(q.time_s, 1500e-9, 1e-12);
     assert_int_equal(q.bound, MODEL_BOUND_SHARED);
     c.smem_wavefronts = 0; /* one chain per thread: the FMA latency binds */
-    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, &q), RK_OK);
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
     assert_rel(q.time_s, 600e-9, 1e-12);
     assert_int_equal(q.bound, MODEL_BOUND_LATENCY);
     c.acc_per_thread = 8; /* 8 chains: the peak rate (4), then issue binds */
-    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, &q), RK_OK);
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
     assert_rel(q.fma_rate, 4, 1e-12);
     assert_rel(q.time_s, 450e-9, 1e-12);
     assert_int_equal(q.bound, MODEL_BOUND_COMPUTE);
     g.comp_latency_cycles = NAN;
-    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, &q), RK_EUSAGE);
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_EUSAGE);
     assert_rel(q.time_s, 0, 1e-12);
 
     /* issue with no counts is occupancy, bit for bit */
@@ -474,6 +478,109 @@ static void test_p12_pipes(void **state)
     assert_string_equal(model_kind_name(MODEL_KIND_ISSUE), "issue");
 }
 
+static void test_p13_staging(void **state)
+{
+    (void)state;
+    struct model_issue_counts c;
+    struct model_params p = {0};
+    struct model_shape s = {64, 64, 64, 4};
+    /* naive 16 x 16 blocks: 128 warps x 2 rows x 256 B of A (8 sectors per row); 16
+     * blocks x 64 k x one 64 B segment of B; C 4096 x 4 B */
+    p.block = 16;
+    assert_int_equal(model_issue_counts(MODEL_FAM_NAIVE, &s, &p, 16, &c), RK_OK);
+    assert_rel(c.bytes_l2, 128 * 2 * 256 + 16 * 64 * 64 + 16384, 1e-12);
+    assert_rel(c.tiles, 0, 0);
+    p.block = 0; /* block rows unknown: the caller's L2 count stands */
+    assert_int_equal(model_issue_counts(MODEL_FAM_NAIVE, &s, &p, 16, &c), RK_OK);
+    assert_true(isnan(c.bytes_l2));
+    /* stso b = 32, k = 100: 4 tiles (k padded to 128), one round of loads each */
+    struct model_shape t = {64, 64, 100, 4};
+    p.block = 32;
+    assert_int_equal(model_issue_counts(MODEL_FAM_STSO, &t, &p, 1, &c), RK_OK);
+    assert_rel(c.tiles, 4, 0);
+    assert_rel(c.stage_rounds, 1, 0);
+    assert_true(isnan(c.bytes_l2));
+    /* 003's tiled 128 x 64 x 16, 8 x 4 per thread: 16 x 16 threads; A 8 x 1 and B
+     * 1 x 4 iterations of the run-time staging loops: 12 rounds; k = 256: 16 tiles */
+    struct model_shape u = {256, 256, 256, 4};
+    memset(&p, 0, sizeof p);
+    p.tile_m = 128;
+    p.tile_n = 64;
+    p.tile_k = 16;
+    p.scale_m = 8;
+    p.scale_n = 4;
+    assert_int_equal(model_issue_counts(MODEL_FAM_TILED, &u, &p, 1, &c), RK_OK);
+    assert_rel(c.tiles, 16, 0);
+    assert_rel(c.stage_rounds, 12, 0);
+    p.tile_k = 8; /* regtile prefetches the next tile: nothing exposed */
+    assert_int_equal(model_issue_counts(MODEL_FAM_REGTILE, &u, &p, 1, &c), RK_OK);
+    assert_rel(c.tiles, 32, 0);
+    assert_rel(c.stage_rounds, 0, 0);
+    p.tile_m = p.tile_n = 64; /* 001's 1D blocktiling: two staging loops */
+    p.per_thread = 8;
+    assert_int_equal(model_issue_counts(MODEL_FAM_BLOCKTILE_1D, &u, &p, 1, &c), RK_OK);
+    assert_rel(c.stage_rounds, 2, 0);
+
+    /* model_pipe_time's staging term: P12's launch (5 blocks, 3 on the busiest SM, 2
+     * resident: 2 waves), shared-bound at 1500 cycles: W = 1500 / (3 x 10) = 50 */
+    struct model_gpu g;
+    memset(&g, 0, sizeof g);
+    g.sms = 2;
+    g.clock_hz = 1e9;
+    g.comp_latency_cycles = 4;
+    struct model_launch l = {5, 64, 0, 0, NAN};
+    struct model_occupancy o;
+    memset(&o, 0, sizeof o);
+    o.blocks_per_sm = 2;
+    struct model_issue_counts k = {1000, 3000, 2500, 100, 8, NAN, NAN, NAN, 10, 2};
+    struct model_pipes q;
+    /* 2 waves x 10 tiles x (2 x 100 + 50) = 5000 cycles */
+    assert_int_equal(model_pipe_time(&g, &l, &o, &k, 512e9, 256e9, 256e9, 100.0, &q), RK_OK);
+    assert_rel(q.cycles_smem, 1500, 1e-12);
+    assert_rel(q.cycles_stage, 5000, 1e-12);
+    assert_rel(q.stage_latency, 100, 0);
+    assert_rel(q.time_s, 5000e-9, 1e-12);
+    assert_int_equal(q.bound, MODEL_BOUND_LATENCY);
+    /* 2 x 10 x (2 x 10 + 50) = 1400 < 1500: the shared pipe stays the bound */
+    assert_int_equal(model_pipe_time(&g, &l, &o, &k, 512e9, 256e9, 256e9, 10.0, &q), RK_OK);
+    assert_rel(q.cycles_stage, 1400, 1e-12);
+    assert_rel(q.time_s, 1500e-9, 1e-12);
+    assert_int_equal(q.bound, MODEL_BOUND_SHARED);
+    assert_int_equal(model_pipe_time(&g, &l, &o, &k, 512e9, 256e9, 256e9, -1.0, &q), RK_EUSAGE);
+
+    /* through model_predict: L2 bytes 4e6 replaced by the counts' 5e6, so 1e6 DRAM
+     * bytes are a miss share f = 0.2: latency 0.2 x 600 + 0.8 x 100 = 200 cycles.
+     * 32 blocks fit per SM, all 3 resident; issue binds the pipes (3000 x 0.6 / 4 =
+     * 450 cycles), W = 450 / 30 = 15: 10 x (2 x 200 + 15) = 4150 cycles = 4.15 us,
+     * beyond the body (L2 5e6 / 10e12 = 0.5 us), plus launch 1 us */
+    struct model_predict_in in = h100_in();
+    struct model_prediction r;
+    g.regs_per_sm = 65536;
+    g.smem_per_sm = 1e5;
+    g.max_threads_per_sm = 2048;
+    g.bandwidth = 3e12;
+    g.mem_latency_cycles = 600;
+    in.gpu = &g;
+    in.launch = &l;
+    in.issue = &k;
+    in.flops = 1e3;
+    in.level_bytes[MODEL_LEVEL_DRAM] = 1e6;
+    in.level_bytes[MODEL_LEVEL_L2] = 4e6;
+    in.launch_s = 1e-6;
+    in.l2_latency_cycles = 100;
+    k.bytes_l2 = 5e6;
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE, &in, &r, NULL), RK_OK);
+    assert_rel(r.pipes.stage_latency, 200, 1e-12);
+    assert_rel(r.pipes.cycles_stage, 4150, 1e-12);
+    assert_rel(r.time_s, 1e-6 + 4.15e-6, 1e-12);
+    assert_int_equal(r.bound, MODEL_BOUND_LATENCY);
+    in.l2_latency_cycles = 0; /* unknown: no latency; one wave of 10 tiles x W = 150
+                                 cycles, under the issue pipe's 450 */
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE, &in, &r, NULL), RK_OK);
+    assert_rel(r.pipes.cycles_stage, 150, 1e-12);
+    assert_rel(r.time_s, 1e-6 + 0.5e-6, 1e-12); /* the L2 term of the counts' bytes */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_p7_blocks_per_sm), cmocka_unit_test(test_p8_little),
         cmocka_unit_test(test_p9_counters),      cmocka_unit_test(test_p10_occupancy),
         cmocka_unit_test(test_p11_issue_counts), cmocka_unit_test(test_p12_pipes),
+        cmocka_unit_test(test_p13_staging),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
