@@ -479,13 +479,12 @@ static double smem_wavefronts(double distinct, double stride_words, double e)
  */
 /*
  * Dependent rounds of global loads a thread waits for per staged tile, from the
- * kernels' staging loops (kernels/seed00N.cu, regtile.cu): one round where each thread's loads of A and
- * B are unrolled and independent (000 §1.1-§1.3, 001 shared, 002 §III); 001's 1D
- * blocktiling stages A and B in two loops with a run-time stride (blockDim), one
- * round each; 003's tiled kernel walks its tile in run-time loops whose every
- * iteration loads then stores, ceil(TM/by)·ceil(TK/bx) + ceil(TK/by)·ceil(TN/bx)
- * rounds (bx = TN/SN, by = TM/SM threads); regtile prefetches the next tile into
- * registers while it computes the current one: 0.
+ * kernels' staging loops (kernels/seed00N.cu, regtile.cu): one round where each thread's loads of A
+ * and B are unrolled and independent (000 §1.1-§1.3, 001 shared, 002 §III); 001's 1D blocktiling
+ * stages A and B in two loops with a run-time stride (blockDim), one round each; 003's tiled kernel
+ * walks its tile in run-time loops whose every iteration loads then stores, ceil(TM/by)·ceil(TK/bx)
+ * + ceil(TK/by)·ceil(TN/bx) rounds (bx = TN/SN, by = TM/SM threads); regtile prefetches the next
+ * tile into registers while it computes the current one: 0.
  */
 static double stage_rounds(enum model_kernel_family fam, const struct tiling *t)
 {
