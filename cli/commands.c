@@ -72,9 +72,24 @@ const struct rk_cmd rk_commands[] = {
      "usage: roofkit report [--out DIR] [--format html,md,csv]\n\n"
      "Reads the database and writes a report directory (default ./roofkit-report).\n" COMMON_OPTS},
     {"tune", cmd_tune, 0, "compare the model's TSM2/ISM2 parameter choice with a sweep",
-     "usage: roofkit tune tsm2|ism2 --m M --n N --k K [--precision fp32|fp64]\n\n"
-     "Chooses parameters with the model (Alg. 5 and the exhaustive search), sweeps the same\n"
-     "space on the GPU, stores both and reports the regret time(model) / time(best).\n"
+     "usage: roofkit tune tsm2|ism2 --m M --n N --k K [--precision fp32|fp64] [--kernel NAME]\n"
+     "                   [--reps N] [--t1 LIST | --tcf LIST] [--top N] [--json]\n\n"
+     "Chooses parameters with the TSM2 model of 004 section 3.6 from this GPU's measured\n"
+     "ceilings (Alg. 5's gradient descent and the exhaustive search; for ISM2, tcf from\n"
+     "Little's law per wave), sweeps the same space on the GPU (TSM2: t1 x t2 x t3, ISM2:\n"
+     "t3 x tcf), verifying every configuration and skipping invalid ones, and stores each as\n"
+     "a measurement of one capture of kind tune whose note holds the result. Prints the\n"
+     "model's choices with their measured time, the kernel's defaults, the best found, the\n"
+     "regret time(choice) / time(best) of each, and the fastest configurations. A choice the\n"
+     "kernel does not instantiate (t3 = 40) is mapped onto the nearest one (16), and said.\n"
+     "Needs 'roofkit probe' first (exit 12 without its ceilings).\n\n"
+     "  --precision P   fp32 (default) or fp64\n"
+     "  --kernel NAME   tsm2_v3 (default) or tsm2_v2; ism2_opt1 (default) or ism2_opt2\n"
+     "  --reps N        timed repetitions per configuration (default 5, at least 3)\n"
+     "  --t1 LIST       TSM2: the t1 values to sweep (default 64,128,256,512)\n"
+     "  --tcf LIST      ISM2: the tcf values to sweep (default 1,2,3,4,6,8,12,16,24,32,48,64)\n"
+     "  --top N         configurations listed (default 5)\n"
+     "  --json          print the result as one JSON object (the capture's note)\n"
      COMMON_OPTS},
     {"list", cmd_list, 0, "list kernels, suites, metrics, captures or devices",
      "usage: roofkit list kernels|suites|captures|devices\n"

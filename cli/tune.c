@@ -1,50 +1,158 @@
 /*
- * tune.c - `roofkit tune tsm2|ism2`: parses and checks the problem; the sweep on the
- * GPU and the regret come with the model-validation issue, so until then it says
- * so and exits with RK_ENOTYET. `roofkit model explain` already shows the model's
- * choice without a GPU.
+ * tune.c - `roofkit tune tsm2|ism2`: the parameters the model chooses (004 §3.6.3 Alg. 5
+ * by gradient descent, and the exhaustive integer search; for ISM2 also the tcf model of
+ * model/tune.c) against an empirical sweep of the same space on the GPU (kernels/tune.c),
+ * and the regret time(model's choice) / time(best found) (docs/model.md "tune").
+ *
+ * Order of work, so that bad input, a missing GPU and a missing probe never write:
+ *   1. parse and check everything (family, kernel, shape, precision, axes);
+ *   2. open the GPU (RK_ENOGPU);
+ *   3. read the device's measured ceilings from the database (RK_ENODATA when the file,
+ *      the device or its probe capture is missing: "run 'roofkit probe' first"), build
+ *      the model's GPU; prepare the inputs (RK_ENOMEM, refused before allocating);
+ *   4. store the device, begin a capture of kind 'tune';
+ *   5. measure the kernel's defaults, then every configuration of the space (invalid ones
+ *      are skipped and counted, never stored), one measurement per row, checking
+ *      rk_interrupted between rows;
+ *   6. the model's choices: C of §3.6.2 (regs_fixed) from the registers the sweep's
+ *      kernels compiled to (offline profiling, as the seed says; no time is used), both
+ *      searches, each choice mapped onto the nearest configuration the kernel
+ *      instantiates and looked up in the sweep (measured once more when it is not in it);
+ *   7. the capture's note holds the result as one JSON object (the model's choices with
+ *      their measurement ids, the best, the regrets), the same object --json prints.
+ * The ceiling lookups repeat cli/model.c's (same names, same units), kept static there.
  */
-#define _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "common.h"
+#include "db.h"
+#include "kernels.h"
+#include "model.h"
 
 #include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
+#ifndef RK_VERSION
+#define RK_VERSION "0.0.0"
+#endif
+
+#define MAX_OVERRIDE 32
+
+struct tune_opts {
+    int ism2; /* 0: tsm2, 1: ism2 */
+    struct kernels_shape shape;
+    int prec;
+    const struct kernels_kernel *kernel;
+    struct kernels_options kopt;
+    long top;
+    int json;
+    long *override; /* --t1 (tsm2) or --tcf (ism2) values, or NULL */
+    int n_override;
+};
+
+/* One measured configuration. */
+enum { ROLE_DEFAULT = 1, ROLE_SWEEP = 2, ROLE_ALG5 = 4, ROLE_EXH = 8, ROLE_EXTRA = 16 };
+struct tune_row {
+    long params[KERNELS_MAX_PARAMS]; /* resolved */
+    char json[256];
+    double time_ns; /* median */
+    int verified;
+    int64_t id; /* measurement id */
+    int registers;
+    long smem; /* static + dynamic per block */
+    int role;
+};
+
+/* The model's choice of one search, before and after mapping. */
+struct tune_choice {
+    const char *name; /* "alg5", "exhaustive" */
+    struct model_tsm2_choice c;
+    long tcf;                      /* ISM2: the tcf model's choice at the mapped t3; 0 for TSM2 */
+    double tcf_pred_s;             /* its predicted time */
+    long want[KERNELS_MAX_PARAMS]; /* the configuration asked for (unresolved) */
+    int mapped;                    /* t2 or t3 moved onto an instantiated value */
+    char mapping[160];             /* what moved, in words */
+    int row;                       /* index in rows, -1 when not measured */
+};
+
+struct tune_state {
+    struct tune_row *rows;
+    int n, cap;
+    long skipped, failed;
+    char first_skip[480];
+};
+
+/* ------------------------------------------------------------------ options */
+
+static int parse_args(int argc, char **argv, struct tune_opts *o)
 {
     static const struct option opts[] = {
-        {"m", required_argument, NULL, 'm'},
-        {"n", required_argument, NULL, 'n'},
-        {"k", required_argument, NULL, 'k'},
-        {"precision", required_argument, NULL, 'p'},
-        {NULL, 0, NULL, 0},
+        {"m", required_argument, NULL, 'm'},      {"n", required_argument, NULL, 'n'},
+        {"k", required_argument, NULL, 'k'},      {"precision", required_argument, NULL, 'p'},
+        {"kernel", required_argument, NULL, 'K'}, {"reps", required_argument, NULL, 'r'},
+        {"top", required_argument, NULL, 'T'},    {"json", no_argument, NULL, 'j'},
+        {"t1", required_argument, NULL, '1'},     {"tcf", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
-    long m = 0, n = 0, k = 0;
+    const char *kname = NULL, *axis = NULL;
+    long reps = 5;
     int c;
-    (void)ctx;
+
+    o->prec = KERNELS_FP32;
+    o->top = 5;
     rk_getopt_reset();
     /* argv[0] is "tune", so rk_getopt's messages name the command; GNU getopt moves
      * the family ("tsm2"/"ism2") behind the options. */
-    while ((c = rk_getopt(argc, argv, ":", opts)) != -1) {
+    while ((c = rk_getopt(argc, argv, ":h", opts)) != -1) {
         switch (c) {
         case 'm':
-            if (rk_opt_long("m", optarg, 1, 1L << 40, &m) != RK_OK)
+            if (rk_opt_long("m", optarg, 1, 1L << 40, &o->shape.m) != RK_OK)
                 return RK_EUSAGE;
             break;
         case 'n':
-            if (rk_opt_long("n", optarg, 1, 1L << 40, &n) != RK_OK)
+            if (rk_opt_long("n", optarg, 1, 1L << 40, &o->shape.n) != RK_OK)
                 return RK_EUSAGE;
             break;
         case 'k':
-            if (rk_opt_long("k", optarg, 1, 1L << 40, &k) != RK_OK)
+            if (rk_opt_long("k", optarg, 1, 1L << 40, &o->shape.k) != RK_OK)
                 return RK_EUSAGE;
             break;
         case 'p':
             if (strcmp(optarg, "fp32") != 0 && strcmp(optarg, "fp64") != 0)
                 return rk_error(RK_EUSAGE, "option '--precision' takes fp32 or fp64, not '%s'",
                                 optarg);
+            o->prec = kernels_precision_parse(optarg);
             break;
+        case 'K':
+            kname = optarg;
+            break;
+        case 'r':
+            if (rk_opt_long("reps", optarg, 3, 100000, &reps) != RK_OK)
+                return RK_EUSAGE;
+            break;
+        case 'T':
+            if (rk_opt_long("top", optarg, 1, 1000, &o->top) != RK_OK)
+                return RK_EUSAGE;
+            break;
+        case 'j':
+            o->json = 1;
+            break;
+        case '1':
+        case 'c':
+            if (axis)
+                return rk_error(RK_EUSAGE, "give '--%s' once", axis);
+            axis = c == '1' ? "t1" : "tcf";
+            if (rk_parse_long_list(optarg, &o->override, &o->n_override) != RK_OK)
+                return rk_error(RK_EUSAGE, "option '--%s' needs whole numbers such as 64,128",
+                                axis);
+            break;
+        case 'h':
+            break; /* main() prints the usage before we get here */
         default:
             return RK_EUSAGE;
         }
@@ -52,11 +160,772 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     if (optind >= argc || (strcmp(argv[optind], "tsm2") != 0 && strcmp(argv[optind], "ism2") != 0))
         return rk_error(RK_EUSAGE, "tune needs 'tsm2' or 'ism2', e.g. 'roofkit tune tsm2 --m 10240 "
                                    "--n 8 --k 10240'");
+    o->ism2 = strcmp(argv[optind], "ism2") == 0;
     if (optind + 1 < argc)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help tune'",
                         argv[optind + 1]);
-    if (!m || !n || !k)
+    if (!o->shape.m || !o->shape.n || !o->shape.k)
         return rk_error(RK_EUSAGE, "tune needs --m, --n and --k; see 'roofkit help tune'");
-    return rk_error(RK_ENOTYET, "'tune' is not available in this version yet (model-validation "
-                                "issue); 'roofkit model explain' shows the model's choice");
+    if (axis && strcmp(axis, o->ism2 ? "tcf" : "t1") != 0)
+        return rk_error(RK_EUSAGE, "option '--%s' belongs to 'tune %s'", axis,
+                        o->ism2 ? "tsm2" : "ism2");
+    if (!kname)
+        kname = o->ism2 ? "ism2_opt1" : "tsm2_v3";
+    o->kernel = kernels_find(kname);
+    if (!kernels_tune_kernel_ok(o->kernel, o->ism2))
+        return rk_error(RK_EUSAGE, "'tune %s' tunes %s, not '%s'", o->ism2 ? "ism2" : "tsm2",
+                        o->ism2 ? "ism2_opt1 or ism2_opt2" : "tsm2_v3 or tsm2_v2", kname);
+    o->kopt.reps = (int)reps;
+    return RK_OK;
+}
+
+/* ------------------------------------------------------------ the ceilings */
+
+/* The device's current ceilings and latency curve (db_query_* by device). */
+struct tune_dev {
+    int64_t id, probe_capture;
+    struct db_ceiling *ceil;
+    int nceil;
+    struct db_latency_point *pts;
+    int npts;
+};
+
+static const struct db_ceiling *find_ceiling(const struct tune_dev *d, const char *name)
+{
+    for (int i = 0; i < d->nceil; i++)
+        if (strcmp(d->ceil[i].name, name) == 0)
+            return &d->ceil[i];
+    return NULL;
+}
+
+/* A ceiling's value in SI units (B/s, FLOP/s, cycles); NaN when unknown (cli/model.c). */
+static double ceiling_si(const struct db_ceiling *c)
+{
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {
+        {"GB/s", 1e9},     {"TB/s", 1e12},   {"MB/s", 1e6},   {"B/s", 1.0},
+        {"TFLOP/s", 1e12}, {"GFLOP/s", 1e9}, {"FLOP/s", 1.0}, {"cycles", 1.0},
+    };
+    if (!c || !isfinite(c->value) || c->value <= 0 || !c->unit)
+        return NAN;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(c->unit, units[i].unit) == 0)
+            return c->value * units[i].scale;
+    return NAN;
+}
+
+/*
+ * Loads the ceilings of the session's device and fills *g (docs/model.md "Which numbers":
+ * the same ceilings `roofkit model` gives the TSM2 model). RK_OK, RK_ENODATA (printed: no
+ * database, no device, no probe capture, a ceiling missing) or RK_EDB.
+ */
+static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int prec,
+                    struct tune_dev *d, struct model_gpu *g, double *bw_l2)
+{
+    struct db_device *devs = NULL;
+    int ndev = 0, rc;
+    const int e = prec == KERNELS_FP64 ? 8 : 4;
+    const char *peak = e == 8 ? "peak_fp64_fma" : "peak_fp32_fma";
+    const char *lat = e == 8 ? "lat_fma_fp64" : "lat_fma_fp32";
+    const struct db_ceiling *c;
+    const char *why;
+
+    if (access(ctx->db_path, F_OK) != 0)
+        return rk_error(RK_ENODATA,
+                        "no database '%s': tune needs this GPU's measured ceilings; run 'roofkit "
+                        "probe' first (or pass --db)",
+                        ctx->db_path);
+    rc = rk_ctx_open_db(ctx, 1);
+    if (rc == RK_OK)
+        rc = db_list_devices(ctx->db, &devs, &ndev);
+    if (rc != RK_OK)
+        return rc;
+    for (int i = 0; i < ndev; i++)
+        if (devs[i].uuid && strcmp(devs[i].uuid, kd->uuid) == 0)
+            d->id = devs[i].id;
+    db_free_devices(devs, ndev);
+    if (d->id)
+        rc = db_latest_capture(ctx->db, DB_CAPTURE_PROBE, d->id, &d->probe_capture);
+    if (!d->id || rc == RK_ENODATA)
+        return rk_error(RK_ENODATA,
+                        "no probe capture of '%s' in '%s': tune needs its measured ceilings; "
+                        "run 'roofkit probe' on this GPU first",
+                        kd->name, ctx->db_path);
+    if (rc == RK_OK)
+        rc = db_query_ceilings(ctx->db, d->id, 0, &d->ceil, &d->nceil);
+    if (rc == RK_OK)
+        rc = db_query_latency_points(ctx->db, d->id, 0, &d->pts, &d->npts);
+    if (rc != RK_OK)
+        return rc;
+
+    memset(g, 0, sizeof *g);
+    c = find_ceiling(d, peak);
+    g->peak_flops = ceiling_si(c);
+    g->clock_hz = kd->sm_clock_mhz > 0 ? kd->sm_clock_mhz * 1e6 : c ? c->sm_clock_mhz * 1e6 : NAN;
+    g->bandwidth = ceiling_si(find_ceiling(d, "bw_dram_read"));
+    if (!isfinite(g->bandwidth))
+        g->bandwidth = ceiling_si(find_ceiling(d, "bw_dram_copy"));
+    g->sms = kd->sm_count;
+    g->regs_per_sm = kd->regs_per_sm;
+    g->smem_per_sm = (double)kd->smem_per_sm;
+    g->max_threads_per_sm = kd->max_threads_per_sm;
+    g->mem_latency_cycles = ceiling_si(find_ceiling(d, "lat_chase_dram"));
+    if (!isfinite(g->mem_latency_cycles) && d->npts > 0)
+        g->mem_latency_cycles = d->pts[d->npts - 1].cycles; /* the curve's largest footprint */
+    g->comp_latency_cycles = ceiling_si(find_ceiling(d, lat));
+    *bw_l2 = ceiling_si(find_ceiling(d, "bw_l2_read"));
+
+    why = !isfinite(g->peak_flops)            ? peak
+          : !isfinite(g->bandwidth)           ? "bw_dram_read"
+          : !isfinite(g->mem_latency_cycles)  ? "lat_chase_dram"
+          : !isfinite(g->comp_latency_cycles) ? lat
+                                              : NULL;
+    if (why)
+        return rk_error(RK_ENODATA,
+                        "'%s' has no '%s' ceiling for '%s': the model needs it; run 'roofkit "
+                        "probe' (without --only) on this GPU first",
+                        ctx->db_path, why, kd->name);
+    if ((why = model_check_gpu(g)) != NULL)
+        return rk_error(RK_ENODATA,
+                        "the ceilings of '%s' in '%s' do not describe a GPU: %s; run "
+                        "'roofkit probe' again",
+                        kd->name, ctx->db_path, why);
+    return RK_OK;
+}
+
+/* ------------------------------------------------------------------ sweep */
+
+static void fill_device(const struct kernels_device *d, const char *host, struct db_device *dv)
+{
+    memset(dv, 0, sizeof *dv);
+    dv->name = d->name;
+    dv->uuid = d->uuid;
+    dv->pci_bus_id = d->pci_bus_id[0] ? d->pci_bus_id : NULL;
+    dv->cc_major = d->cc_major;
+    dv->cc_minor = d->cc_minor;
+    dv->sm_count = d->sm_count;
+    dv->sm_clock_mhz = d->sm_clock_mhz;
+    dv->mem_clock_mhz = d->mem_clock_mhz;
+    dv->bus_width_bits = d->bus_width_bits;
+    dv->l2_bytes = d->l2_bytes;
+    dv->memory_bytes = (int64_t)d->total_mem;
+    dv->smem_per_sm_bytes = (int)d->smem_per_sm;
+    dv->smem_per_block_optin_bytes = (int)d->smem_per_block_optin;
+    dv->regs_per_sm = d->regs_per_sm;
+    dv->max_threads_per_sm = d->max_threads_per_sm;
+    dv->driver_version = d->driver_version;
+    dv->runtime_version = d->runtime_version;
+    dv->host = host;
+}
+
+static int find_row(const struct tune_state *st, const struct kernels_tune_space *sp,
+                    const long *resolved)
+{
+    for (int i = 0; i < st->n; i++)
+        if ((st->rows[i].role & ~ROLE_DEFAULT) &&
+            kernels_tune_same(sp, st->rows[i].params, resolved))
+            return i;
+    return -1;
+}
+
+static void note_skip(struct tune_state *st, const char *json, const char *why)
+{
+    if (!st->skipped)
+        snprintf(st->first_skip, sizeof st->first_skip, "%.255s: %.200s", json, why);
+    st->skipped++;
+}
+
+/*
+ * Measures params (unresolved) and stores it as one measurement of capture. *row receives
+ * the new row's index, or -1 when the configuration is invalid (skipped, counted). RK_OK,
+ * or a fatal error.
+ */
+static int measure_store(struct kernels_session *s, struct db *db, int64_t capture,
+                         const struct tune_opts *o, const long *params, int role,
+                         struct tune_state *st, int *row)
+{
+    const struct kernels_kernel *k = o->kernel;
+    struct kernels_result r;
+    struct model_cost cost;
+    struct db_measurement m;
+    struct tune_row *tr;
+    char why[200], json[256];
+    long resolved[KERNELS_MAX_PARAMS];
+    int have_cost, rc;
+
+    *row = -1;
+    if (kernels_session_check(s, k, params, resolved, why, sizeof why) != RK_OK) {
+        kernels_params_json(k, params, json, sizeof json);
+        note_skip(st, json, why);
+        return RK_OK;
+    }
+    rc = kernels_session_measure(s, k, params, &o->kopt, &r);
+    if (rc == RK_EUSAGE) { /* refused at launch (message printed): skip it too */
+        kernels_params_json(k, params, json, sizeof json);
+        note_skip(st, json, "refused at launch");
+        return RK_OK;
+    }
+    if (rc != RK_OK)
+        return rc;
+    have_cost = kernels_cost(k, o->prec, &o->shape, r.params, &cost) == RK_OK;
+    memset(&m, 0, sizeof m);
+    m.kernel = k->name;
+    m.family = k->family;
+    m.precision = kernels_precision_name(o->prec);
+    m.m = o->shape.m;
+    m.n = o->shape.n;
+    m.k = o->shape.k;
+    m.params = r.params_json;
+    for (int d = 0; d < 3; d++) {
+        m.grid[d] = (int)r.grid[d];
+        m.block[d] = (int)r.block[d];
+    }
+    m.registers = r.registers;
+    m.smem_static = (int)r.smem_static;
+    m.smem_dynamic = (int)r.smem_dynamic;
+    m.reps = r.reps;
+    m.time_min_ns = r.time_min_ns;
+    m.time_median_ns = r.time_median_ns;
+    m.time_max_ns = r.time_max_ns;
+    m.flops = have_cost ? cost.flops : NAN;
+    m.bytes_dram = have_cost ? cost.bytes_dram : NAN;
+    m.bytes_l2 = have_cost ? cost.bytes_l2 : NAN;
+    m.bytes_l1 = have_cost ? cost.bytes_l1 : NAN;
+    m.bytes_shared = have_cost ? cost.bytes_shared : NAN;
+    m.verified = r.verified ? 1 : 0;
+    m.rel_error = r.rel_error;
+    m.cache_state = r.warm ? "warm" : "cold";
+    m.source = "suite";
+    m.launch_index = -1;
+    m.correlation_id = -1;
+
+    if (st->n == st->cap) {
+        int cap = st->cap ? 2 * st->cap : 64;
+        struct tune_row *grown = realloc(st->rows, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return rk_error(RK_ENOMEM, "out of host memory");
+        st->rows = grown;
+        st->cap = cap;
+    }
+    tr = &st->rows[st->n];
+    memset(tr, 0, sizeof *tr);
+    rc = db_insert_measurement(db, capture, &m, NULL, 0, &tr->id);
+    if (rc != RK_OK)
+        return rc;
+    memcpy(tr->params, r.params, sizeof tr->params);
+    snprintf(tr->json, sizeof tr->json, "%s", r.params_json);
+    tr->time_ns = r.time_median_ns;
+    tr->verified = r.verified;
+    tr->registers = r.registers;
+    tr->smem = r.smem_static + r.smem_dynamic;
+    tr->role = role;
+    if (!r.verified) {
+        st->failed++;
+        rk_warn("%s %s %s failed verification: relative error %.3e (tolerance %.1e); stored, "
+                "not ranked",
+                k->name, m.precision, r.params_json, r.rel_error, r.tolerance);
+    }
+    *row = st->n++;
+    return RK_OK;
+}
+
+/* ------------------------------------------------------------------ model */
+
+static double median_of(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : NAN;
+}
+
+/* C of 004 §3.6.2 by offline profiling: the median over the sweep's verified rows of the
+ * registers the kernel compiled to minus the tiles' (3 t2 + 2 t3) e/4. */
+static double regs_fixed(const struct tune_state *st, const struct tune_opts *o, int i_t2, int i_t3)
+{
+    double *v = malloc(sizeof *v * (size_t)(st->n ? st->n : 1)), r;
+    int n = 0;
+    const double e = o->prec == KERNELS_FP64 ? 8 : 4;
+    if (!v)
+        return 0;
+    for (int i = 0; i < st->n; i++) {
+        const struct tune_row *t = &st->rows[i];
+        if (!t->verified || t->registers <= 0)
+            continue;
+        double t2 = (double)t->params[i_t2], t3 = (double)t->params[i_t3];
+        if (t2 > o->shape.n)
+            t2 = (double)o->shape.n;
+        double c = t->registers - (3.0 * t2 + 2.0 * t3) * e / 4.0;
+        v[n++] = c > 0 ? c : 0;
+    }
+    r = n ? median_of(v, n) : 0;
+    free(v);
+    return r;
+}
+
+static int axis_of(const struct kernels_tune_space *sp, const char *name)
+{
+    for (int a = 0; a < sp->n_axes; a++)
+        if (strcmp(sp->axes[a].name, name) == 0)
+            return a;
+    return -1;
+}
+
+/* Maps value v of the model onto axis a of the space; says so in ch->mapping. */
+static long map_axis(const struct kernels_tune_space *sp, int a, long v, struct tune_choice *ch)
+{
+    const struct kernels_tune_axis *ax = &sp->axes[a];
+    int i = model_tune_nearest((double)v, ax->values, ax->n);
+    long to = i >= 0 ? ax->values[i] : v;
+    if (to != v) {
+        size_t len = strlen(ch->mapping);
+        snprintf(ch->mapping + len, sizeof ch->mapping - len, "%s%s %ld -> %ld", len ? ", " : "",
+                 ax->name, v, to);
+        ch->mapped = 1;
+    }
+    return to;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+    else
+        fprintf(f, "null");
+}
+
+static void json_row(FILE *f, const struct tune_state *st, int row, double best_ns)
+{
+    if (row < 0) {
+        fprintf(f, "null");
+        return;
+    }
+    const struct tune_row *r = &st->rows[row];
+    fprintf(f, "{\"measurement\":%lld,\"params\":%s,\"time_ns\":", (long long)r->id, r->json);
+    json_num(f, r->time_ns);
+    fprintf(f, ",\"verified\":%s,\"regret\":", r->verified ? "true" : "false");
+    json_num(f, r->verified ? model_tune_regret(r->time_ns, best_ns) : NAN);
+    fprintf(f, "}");
+}
+
+struct tune_result {
+    const struct tune_opts *o;
+    const struct kernels_tune_space *sp;
+    const struct tune_state *st;
+    const struct kernels_device *dev;
+    int64_t capture, probe_capture;
+    long configurations;
+    double regs_fixed;
+    int def_row, best_row;
+    struct tune_choice ch[2];
+    int *order; /* verified rows by time */
+    int n_order;
+};
+
+static void write_json(FILE *f, const struct tune_result *t)
+{
+    const struct tune_opts *o = t->o;
+    double best = t->best_row >= 0 ? t->st->rows[t->best_row].time_ns : NAN;
+    fprintf(f,
+            "{\"tune\":\"%s\",\"kernel\":\"%s\",\"precision\":\"%s\",\"m\":%ld,\"n\":%ld,"
+            "\"k\":%ld,\"device\":\"%s\",\"capture\":%lld,\"probe_capture\":%lld,\"reps\":%d,"
+            "\"space\":{",
+            o->ism2 ? "ism2" : "tsm2", o->kernel->name, kernels_precision_name(o->prec), o->shape.m,
+            o->shape.n, o->shape.k, t->dev->name, (long long)t->capture,
+            (long long)t->probe_capture, o->kopt.reps);
+    for (int a = 0; a < t->sp->n_axes; a++) {
+        fprintf(f, "%s\"%s\":[", a ? "," : "", t->sp->axes[a].name);
+        for (int i = 0; i < t->sp->axes[a].n; i++)
+            fprintf(f, "%s%ld", i ? "," : "", t->sp->axes[a].values[i]);
+        fprintf(f, "]");
+    }
+    fprintf(f,
+            "},\"configurations\":%ld,\"measured\":%d,\"skipped\":%ld,\"failed\":%ld,"
+            "\"regs_fixed\":",
+            t->configurations, t->st->n, t->st->skipped, t->st->failed);
+    json_num(f, t->regs_fixed);
+    fprintf(f, ",\"best\":");
+    json_row(f, t->st, t->best_row, best);
+    fprintf(f, ",\"default\":");
+    json_row(f, t->st, t->def_row, best);
+    for (int i = 0; i < 2; i++) {
+        const struct tune_choice *ch = &t->ch[i];
+        fprintf(f, ",\"%s\":{\"model\":{\"t1\":%d,\"t2\":%d,\"t3\":%d,\"t2_raw\":", ch->name,
+                ch->c.t1, ch->c.t2, ch->c.t3);
+        json_num(f, ch->c.t2_raw);
+        fprintf(f, ",\"t3_raw\":");
+        json_num(f, ch->c.t3_raw);
+        fprintf(f, ",\"predicted_time_s\":");
+        json_num(f, ch->c.predicted_time_s);
+        fprintf(f, ",\"bound\":\"%s\",\"alg5_branch\":%d", model_bound_name(ch->c.bound),
+                ch->c.alg5_branch);
+        if (o->ism2) {
+            fprintf(f, ",\"tcf\":%ld,\"tcf_predicted_time_s\":", ch->tcf);
+            json_num(f, ch->tcf_pred_s);
+        }
+        fprintf(f,
+                "},\"mapped\":%s,\"mapping\":\"%s\",\"measured\":", ch->mapped ? "true" : "false",
+                ch->mapping);
+        json_row(f, t->st, ch->row, best);
+        fprintf(f, "}");
+    }
+    fprintf(f, ",\"top\":[");
+    for (int i = 0; i < t->n_order && i < o->top; i++) {
+        fprintf(f, "%s", i ? "," : "");
+        json_row(f, t->st, t->order[i], best);
+    }
+    fprintf(f, "]}");
+}
+
+static void print_line(const struct tune_result *t, const char *label, int row, const char *extra)
+{
+    const struct tune_state *st = t->st;
+    double best = t->best_row >= 0 ? st->rows[t->best_row].time_ns : NAN;
+    if (row < 0) {
+        printf("%-12s %-44s %12s %8s  %s\n", label, "(not measured: invalid configuration)", "-",
+               "-", extra ? extra : "");
+        return;
+    }
+    const struct tune_row *r = &st->rows[row];
+    printf("%-12s %-44s %12.2f %8.3f  #%lld%s%s%s\n", label, r->json, r->time_ns / 1e3,
+           r->verified ? model_tune_regret(r->time_ns, best) : NAN, (long long)r->id,
+           r->verified ? "" : " FAILED", extra && *extra ? "  " : "", extra ? extra : "");
+}
+
+static void print_text(const struct tune_result *t)
+{
+    const struct tune_opts *o = t->o;
+    char model[200];
+    printf("tune %s: %s %s %ldx%ldx%ld on %s (capture %lld, ceilings of probe capture %lld)\n",
+           o->ism2 ? "ism2" : "tsm2", o->kernel->name, kernels_precision_name(o->prec), o->shape.m,
+           o->shape.n, o->shape.k, t->dev->name, (long long)t->capture,
+           (long long)t->probe_capture);
+    printf("space:");
+    for (int a = 0; a < t->sp->n_axes; a++) {
+        printf(" %s", t->sp->axes[a].name);
+        for (int i = 0; i < t->sp->axes[a].n; i++)
+            printf("%c%ld", i ? ',' : '=', t->sp->axes[a].values[i]);
+    }
+    printf("; %ld configurations, %d measured, %ld skipped, %ld failed verification; reps %d; "
+           "C = %.1f registers\n",
+           t->configurations, t->st->n, t->st->skipped, t->st->failed, o->kopt.reps, t->regs_fixed);
+    if (t->st->skipped)
+        printf("first skipped: %s\n", t->st->first_skip);
+    printf("\n%-12s %-44s %12s %8s  %s\n", "choice", "parameters (resolved)", "time [us]", "regret",
+           "measurement, model");
+    for (int i = 0; i < 2; i++) {
+        const struct tune_choice *ch = &t->ch[i];
+        int len = snprintf(model, sizeof model, "model t2=%d t3=%d", ch->c.t2, ch->c.t3);
+        if (o->ism2)
+            len += snprintf(model + len, sizeof model - (size_t)len, " tcf=%ld", ch->tcf);
+        snprintf(model + len, sizeof model - (size_t)len, " (%.3g us)%s%s",
+                 (o->ism2 ? ch->tcf_pred_s : ch->c.predicted_time_s) * 1e6,
+                 ch->mapped ? "; mapped: " : "", ch->mapped ? ch->mapping : "");
+        print_line(t, ch->name, ch->row, model);
+    }
+    print_line(t, "default", t->def_row, "the kernel's defaults");
+    print_line(t, "best", t->best_row, "");
+    printf("\ntop %ld:\n", o->top);
+    for (int i = 0; i < t->n_order && i < o->top; i++) {
+        char label[16];
+        snprintf(label, sizeof label, "%d", i + 1);
+        print_line(t, label, t->order[i], "");
+    }
+    printf(
+        "\nregret %s %s %s %ldx%ldx%ld alg5 %.3f exhaustive %.3f default %.3f best_us %.2f\n",
+        o->ism2 ? "ism2" : "tsm2", o->kernel->name, kernels_precision_name(o->prec), o->shape.m,
+        o->shape.n, o->shape.k,
+        t->ch[0].row >= 0 && t->best_row >= 0 && t->st->rows[t->ch[0].row].verified
+            ? model_tune_regret(t->st->rows[t->ch[0].row].time_ns, t->st->rows[t->best_row].time_ns)
+            : NAN,
+        t->ch[1].row >= 0 && t->best_row >= 0 && t->st->rows[t->ch[1].row].verified
+            ? model_tune_regret(t->st->rows[t->ch[1].row].time_ns, t->st->rows[t->best_row].time_ns)
+            : NAN,
+        t->def_row >= 0 && t->best_row >= 0 && t->st->rows[t->def_row].verified
+            ? model_tune_regret(t->st->rows[t->def_row].time_ns, t->st->rows[t->best_row].time_ns)
+            : NAN,
+        t->best_row >= 0 ? t->st->rows[t->best_row].time_ns / 1e3 : NAN);
+}
+
+static const struct tune_state *g_sort_state; /* for qsort's comparator only */
+static int by_time(const void *a, const void *b)
+{
+    double x = g_sort_state->rows[*(const int *)a].time_ns;
+    double y = g_sort_state->rows[*(const int *)b].time_ns;
+    return x < y ? -1 : x > y ? 1 : (*(const int *)a - *(const int *)b);
+}
+
+/* ------------------------------------------------------------------ command */
+
+/* The model's choices (step 6 of the header), measured when not in the sweep. */
+static int model_choices(struct kernels_session *s, struct db *db, int64_t capture,
+                         const struct tune_opts *o, const struct kernels_tune_space *sp,
+                         const long *def, struct model_gpu *g, double bw_l2, struct tune_state *st,
+                         struct tune_result *t)
+{
+    const struct kernels_kernel *k = o->kernel;
+    const int i_t1 = kernels_param_index(k, "t1"), i_t2 = kernels_param_index(k, "t2"),
+              i_t3 = kernels_param_index(k, "t3");
+    const int a_t2 = axis_of(sp, "t2"), a_t3 = axis_of(sp, "t3");
+    struct model_tsm2_problem prob;
+    int rc;
+
+    g->regs_fixed = t->regs_fixed = regs_fixed(st, o, i_t2, i_t3);
+    memset(&prob, 0, sizeof prob);
+    prob.m = o->shape.m;
+    prob.n = o->shape.n;
+    prob.k = o->shape.k;
+    prob.elem_bytes = o->prec == KERNELS_FP64 ? 8 : 4;
+    prob.t1 = (int)def[i_t1]; /* Alg. 5 leaves t1 to offline profiling: the kernel's default */
+    prob.t2 = prob.t3 = 1;
+    t->ch[0].name = "alg5";
+    t->ch[1].name = "exhaustive";
+    rc = model_tsm2_search_gd(g, &prob, NULL, &t->ch[0].c);
+    if (rc == RK_OK)
+        rc = model_tsm2_search_exhaustive(g, &prob, NULL, &t->ch[1].c);
+    if (rc != RK_OK)
+        return rk_error(RK_EFAIL, "the TSM2 model refused %ldx%ldx%ld with the stored ceilings",
+                        prob.m, prob.n, prob.k);
+    for (int i = 0; i < 2; i++) {
+        struct tune_choice *ch = &t->ch[i];
+        long resolved[KERNELS_MAX_PARAMS];
+        char why[200];
+        ch->row = -1;
+        for (int p = 0; p < KERNELS_MAX_PARAMS; p++)
+            ch->want[p] = p < k->n_params ? k->params[p].def : 0;
+        ch->want[i_t1] = def[i_t1];
+        ch->want[i_t3] = map_axis(sp, a_t3, ch->c.t3, ch);
+        if (a_t2 >= 0) {
+            ch->want[i_t2] = map_axis(sp, a_t2, ch->c.t2, ch);
+        } else if (ch->c.t2 != def[i_t2]) { /* ISM2: t2 is not swept; the kernel's covers n */
+            size_t len = strlen(ch->mapping);
+            snprintf(ch->mapping + len, sizeof ch->mapping - len, "%st2 %d -> %ld (not swept)",
+                     len ? ", " : "", ch->c.t2, def[i_t2]);
+            ch->mapped = 1;
+        }
+        if (o->ism2) {
+            /* tcf: the tcf model at the mapped t3, with that kernel's registers and
+             * shared memory as the sweep found them (the defaults' when none matched) */
+            const int i_tcf = kernels_param_index(k, "tcf"), i_rpt = kernels_param_index(k, "rpt"),
+                      i_ap = kernels_param_index(k, "apipe");
+            struct model_ism2_tcf_in in;
+            struct model_ism2_tcf_eval ev;
+            const struct tune_row *like = NULL;
+            long want_def[KERNELS_MAX_PARAMS];
+            memcpy(want_def, ch->want, sizeof want_def);
+            want_def[i_tcf] = 0;
+            if (kernels_session_check(s, k, want_def, resolved, why, sizeof why) != RK_OK)
+                memcpy(resolved, def, sizeof resolved);
+            for (int r = 0; r < st->n && !like; r++)
+                if (st->rows[r].params[i_t3] == ch->want[i_t3] && st->rows[r].registers > 0)
+                    like = &st->rows[r];
+            memset(&in, 0, sizeof in);
+            in.gpu = g;
+            in.fam = k->cost_family;
+            in.shape = (struct model_shape){o->shape.m, o->shape.n, o->shape.k, prob.elem_bytes};
+            in.t1 = (int)resolved[i_t1];
+            in.t2 = (int)resolved[i_t2];
+            in.t3 = (int)resolved[i_t3];
+            in.rows_per_thread = i_rpt >= 0 && resolved[i_rpt] > 0 ? (int)resolved[i_rpt] : 1;
+            in.stages = i_ap >= 0 && resolved[i_ap] == 1 ? 4 : 1; /* tsm2.cu's ASTAGES */
+            in.regs_per_thread = like ? like->registers : 0;
+            in.smem_per_block = like ? (double)like->smem : 0;
+            in.bw_l2 = bw_l2;
+            if (model_ism2_search_tcf(
+                    &in, sp->axes[axis_of(sp, "tcf")].values[sp->axes[axis_of(sp, "tcf")].n - 1],
+                    &ev) != RK_OK)
+                return rk_error(RK_EFAIL, "the tcf model refused %ldx%ldx%ld (t3 = %ld)",
+                                o->shape.m, o->shape.n, o->shape.k, ch->want[i_t3]);
+            ch->tcf = ev.tcf;
+            ch->tcf_pred_s = ev.time_s;
+            ch->want[i_tcf] = ev.tcf;
+        }
+        if (kernels_session_check(s, k, ch->want, resolved, why, sizeof why) != RK_OK) {
+            rk_warn("the model's %s choice %s cannot run: %s", ch->name, ch->mapping, why);
+            continue;
+        }
+        ch->row = find_row(st, sp, resolved);
+        if (ch->row < 0) { /* outside the swept grid (a tcf between its values): measure it */
+            rc = measure_store(s, db, capture, o, ch->want, ROLE_EXTRA, st, &ch->row);
+            if (rc != RK_OK)
+                return rc;
+        }
+        if (ch->row >= 0)
+            st->rows[ch->row].role |= i == 0 ? ROLE_ALG5 : ROLE_EXH;
+    }
+    return RK_OK;
+}
+
+int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
+{
+    struct tune_opts o;
+    struct kernels_tune_space sp;
+    struct kernels_session *s = NULL;
+    struct tune_dev d;
+    struct tune_state st;
+    struct tune_result t;
+    struct model_gpu g;
+    struct model_tsm2_problem prob;
+    struct db_device dv;
+    long def[KERNELS_MAX_PARAMS];
+    char why[200], host[256] = "";
+    char *note = NULL;
+    size_t note_len = 0;
+    double bw_l2 = NAN;
+    int64_t capture = 0;
+    long done = 0, total;
+    int rc, row;
+    const char *bad;
+
+    memset(&o, 0, sizeof o);
+    memset(&d, 0, sizeof d);
+    memset(&st, 0, sizeof st);
+    memset(&t, 0, sizeof t);
+    rc = parse_args(argc, argv, &o);
+    if (rc != RK_OK)
+        goto out;
+    if (kernels_tune_space_init(o.kernel, &o.shape, o.override, o.n_override, &sp, why,
+                                sizeof why) != RK_OK) {
+        rc = rk_error(RK_EUSAGE, "cannot tune %s on %ldx%ldx%ld: %s", o.kernel->name, o.shape.m,
+                      o.shape.n, o.shape.k, why);
+        goto out;
+    }
+    for (int a = 0; a < sp.n_axes; a++) /* the values of --t1 / --tcf, checked statically */
+        for (int i = 0; i < sp.axes[a].n; i++) {
+            long p[KERNELS_MAX_PARAMS];
+            for (int j = 0; j < KERNELS_MAX_PARAMS; j++)
+                p[j] = j < o.kernel->n_params ? o.kernel->params[j].def : 0;
+            p[sp.axes[a].index] = sp.axes[a].values[i];
+            if (kernels_check(o.kernel, o.prec, p, why, sizeof why) != RK_OK) {
+                rc = rk_error(RK_EUSAGE, "cannot tune %s: %s", o.kernel->name, why);
+                goto out;
+            }
+        }
+    memset(&prob, 0, sizeof prob);
+    prob = (struct model_tsm2_problem){
+        o.shape.m, o.shape.n, o.shape.k, o.prec == KERNELS_FP64 ? 8 : 4, 0, 1, 1};
+    if ((bad = model_check_tsm2(&prob, 0)) != NULL) {
+        rc = rk_error(RK_EUSAGE, "the model refuses %ldx%ldx%ld: %s", o.shape.m, o.shape.n,
+                      o.shape.k, bad);
+        goto out;
+    }
+
+    /* The GPU first: no GPU, no database read or write. */
+    rc = kernels_session_open(ctx->device, 0x726f6f6674756eULL, &s);
+    if (rc == RK_OK)
+        rc = load_gpu(ctx, kernels_session_device(s), o.prec, &d, &g, &bw_l2);
+    if (rc == RK_OK)
+        rc = kernels_session_prepare(s, o.prec, &o.shape);
+    if (rc == RK_OK && kernels_session_check(s, o.kernel, NULL, def, why, sizeof why) != RK_OK)
+        rc = rk_error(RK_EUSAGE, "%s cannot run %ldx%ldx%ld with its defaults: %s", o.kernel->name,
+                      o.shape.m, o.shape.n, o.shape.k, why);
+    if (rc != RK_OK)
+        goto out;
+
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    fill_device(kernels_session_device(s), host[0] ? host : NULL, &dv);
+    rc = db_device_upsert(ctx->db, &dv, NULL);
+    if (rc == RK_OK)
+        rc = db_capture_begin(ctx->db, d.id, DB_CAPTURE_TUNE, ctx->cmdline, RK_VERSION, &capture);
+    if (rc != RK_OK)
+        goto out;
+
+    /* The kernel's defaults, then the sweep. */
+    t.configurations = kernels_tune_space_size(&sp);
+    total = t.configurations + 1;
+    rk_progress("tune", done, total);
+    rc = measure_store(s, ctx->db, capture, &o, NULL, ROLE_DEFAULT, &st, &t.def_row);
+    for (long i = 0; i < t.configurations && rc == RK_OK; i++) {
+        long p[KERNELS_MAX_PARAMS];
+        rk_progress("tune", ++done, total);
+        if (rk_interrupted) {
+            rc = RK_EINTR;
+            break;
+        }
+        kernels_tune_space_params(&sp, i, p);
+        rc = measure_store(s, ctx->db, capture, &o, p, ROLE_SWEEP, &st, &row);
+    }
+    rk_progress("tune", total, total);
+    rk_progress_end();
+    if (rc == RK_OK && rk_interrupted)
+        rc = RK_EINTR;
+    if (rc == RK_OK)
+        rc = model_choices(s, ctx->db, capture, &o, &sp, def, &g, bw_l2, &st, &t);
+    if (rc == RK_EINTR) {
+        db_capture_mark_interrupted(ctx->db, capture);
+        rc = rk_error(RK_EINTR,
+                      "interrupted after %ld of %ld configurations; the stored rows are "
+                      "complete",
+                      done, total);
+        goto out;
+    }
+    if (rc != RK_OK) {
+        db_capture_end(ctx->db, capture, DB_FAILED);
+        goto out;
+    }
+
+    /* Rank the verified rows: the best found is over everything measured. */
+    t.order = malloc(sizeof *t.order * (size_t)(st.n ? st.n : 1));
+    if (!t.order) {
+        rc = rk_error(RK_ENOMEM, "out of host memory");
+        db_capture_end(ctx->db, capture, DB_FAILED);
+        goto out;
+    }
+    for (int i = 0; i < st.n; i++)
+        if (st.rows[i].verified)
+            t.order[t.n_order++] = i;
+    g_sort_state = &st;
+    qsort(t.order, (size_t)t.n_order, sizeof *t.order, by_time);
+    t.best_row = t.n_order ? t.order[0] : -1;
+    t.o = &o;
+    t.sp = &sp;
+    t.st = &st;
+    t.dev = kernels_session_device(s);
+    t.capture = capture;
+    t.probe_capture = d.probe_capture;
+
+    {
+        FILE *f = open_memstream(&note, &note_len);
+        if (!f) {
+            rc = rk_error(RK_ENOMEM, "out of host memory");
+            db_capture_end(ctx->db, capture, DB_FAILED);
+            goto out;
+        }
+        write_json(f, &t);
+        fclose(f);
+    }
+    rc = db_capture_note(ctx->db, capture, note);
+    if (rc == RK_OK)
+        rc = db_capture_end(ctx->db, capture, DB_DONE);
+    if (rc != RK_OK)
+        goto out;
+    if (o.json)
+        printf("%s\n", note);
+    else
+        print_text(&t);
+    fflush(stdout);
+    rk_info("capture %lld: %d measurements, %ld skipped, %ld failed verification",
+            (long long)capture, st.n, st.skipped, st.failed);
+    if (st.failed)
+        rc = rk_error(RK_EVERIFY, "%ld configuration(s) failed verification (stored, not ranked)",
+                      st.failed);
+    else if (t.best_row < 0)
+        rc = rk_error(RK_EVERIFY, "no configuration was verified; nothing to rank");
+out:
+    kernels_session_close(s);
+    db_free_ceilings(d.ceil, d.nceil);
+    free(d.pts);
+    free(st.rows);
+    free(t.order);
+    free(note);
+    free(o.override);
+    return rc;
 }

@@ -237,6 +237,60 @@ struct kernels_hook {
 int kernels_session_launch(struct kernels_session *s, const struct kernels_kernel *k,
                            const long *params, int warm, const struct kernels_hook *hook);
 
+/*
+ * kernels_session_check: whether kernel k with params (as for kernels_check; NULL: the
+ * defaults) can run on the prepared precision and shape of this device, without running
+ * it and without printing: RK_OK with the resolved values in resolved (KERNELS_MAX_PARAMS
+ * longs, may be NULL; AUTO zeros replaced by the kernel's choice), or RK_EUSAGE with the
+ * reason in why (a configuration to skip).
+ */
+int kernels_session_check(struct kernels_session *s, const struct kernels_kernel *k,
+                          const long *params, long *resolved /* OUT */, char *why, size_t why_len);
+
+/*
+ * The tune space (kernels/tune.c; `roofkit tune`): the configurations of one TSM2 or
+ * ISM2 kernel on one shape that the sweep runs, as axes over the kernel's parameters.
+ *   TSM2 V2/V3  t1 in {64, 128, 256, 512} x t2 in the powers of two up to the one that
+ *               covers n (<= 16) x t3 in {1, 2, 4, 8, 16}
+ *   ISM2        t3 in the powers of two up to the one that covers k (<= 16) x tcf in
+ *               {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}
+ * Every other parameter keeps its registry default. A configuration may still be
+ * invalid for a precision or the device (kernels_check, or the RK_EUSAGE of
+ * kernels_session_measure): the sweep skips and counts it.
+ */
+#define KERNELS_TUNE_MAX_AXES   3
+#define KERNELS_TUNE_MAX_VALUES 32
+struct kernels_tune_axis {
+    const char *name; /* the parameter: "t1", "t2", "t3", "tcf" */
+    int index;        /* its index in kernel->params */
+    int n;
+    long values[KERNELS_TUNE_MAX_VALUES]; /* ascending */
+};
+struct kernels_tune_space {
+    const struct kernels_kernel *kernel;
+    int n_axes;
+    struct kernels_tune_axis axes[KERNELS_TUNE_MAX_AXES];
+};
+
+/* 1 when k can be tuned as TSM2 (ism2 == 0: tsm2_v2, tsm2_v3) or ISM2 (ism2_opt1/2). */
+int kernels_tune_kernel_ok(const struct kernels_kernel *k, int ism2);
+
+/*
+ * Fills *out for kernel k on shape. override (may be NULL) replaces the run-time axis:
+ * t1 for TSM2, tcf for ISM2 (n_override values, distinct, within the parameter's
+ * range). RK_OK, or RK_EUSAGE with the reason in why (nothing printed).
+ */
+int kernels_tune_space_init(const struct kernels_kernel *k, const struct kernels_shape *shape,
+                            const long *override, int n_override,
+                            struct kernels_tune_space *out /* OUT */, char *why, size_t why_len);
+/* Number of configurations: the product of the axes' lengths. */
+long kernels_tune_space_size(const struct kernels_tune_space *s);
+/* Configuration i (0 <= i < size; the last axis varies fastest) as a full parameter
+ * vector (KERNELS_MAX_PARAMS longs: registry defaults, swept values in place). */
+void kernels_tune_space_params(const struct kernels_tune_space *s, long i, long *params /* OUT */);
+/* 1 when parameter vectors a and b agree on every axis of s. */
+int kernels_tune_same(const struct kernels_tune_space *s, const long *a, const long *b);
+
 #ifdef __cplusplus
 }
 #endif

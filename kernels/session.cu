@@ -719,3 +719,28 @@ int kernels_session_launch(struct kernels_session *s, const struct kernels_kerne
 }
 
 } /* extern "C" */
+
+int kernels_session_check(struct kernels_session *s, const struct kernels_kernel *k,
+                          const long *params, long *resolved, char *why, size_t why_len)
+{
+    const struct kern_ops *ops = (const struct kern_ops *)k->impl;
+    struct kern_args args;
+    long p[KERNELS_MAX_PARAMS] = {0};
+    int rc;
+
+    if (!s->prepared)
+        RK_BUG("kernels_session_check before kernels_session_prepare");
+    for (int i = 0; i < k->n_params; i++)
+        p[i] = params ? params[i] : k->params[i].def;
+    rc = kernels_check(k, s->prec, p, why, why_len);
+    if (rc == RK_OK) {
+        fill_args(s, p, &args);
+        if (ops->resolve)
+            rc = ops->resolve(&args, p, why, why_len);
+    }
+    (void)cudaGetLastError(); /* a refused attribute query must not leak into the next launch */
+    if (rc == RK_OK && resolved)
+        for (int i = 0; i < KERNELS_MAX_PARAMS; i++)
+            resolved[i] = p[i];
+    return rc;
+}

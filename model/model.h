@@ -651,6 +651,64 @@ int model_percentile(const double *x, size_t n, double pct, double *out /* OUT *
 /* Geometric mean exp(mean(log x_i)); every x_i must be finite and > 0, else RK_EUSAGE. */
 int model_geomean(const double *x, size_t n, double *out /* OUT */);
 
+/* ------------------------------------------------------------------------------
+ * Tuning (`roofkit tune`, issue 7; model/tune.c, docs/model.md "tune")
+ * ------------------------------------------------------------------------------ */
+
+/*
+ * Index of the value in values[0..n) (each > 0; values <= 0 are ignored) nearest to v
+ * in log2 distance, ties to the smaller value: how a choice the model made over the
+ * integers is mapped onto the powers of two a kernel instantiates (t2 = 3 -> 4,
+ * t3 = 40 -> 16). -1 when n < 1, values is NULL or v is not finite and positive.
+ */
+int model_tune_nearest(double v, const long *values, int n);
+
+/* Regret: time_choice / time_best [1]; NAN unless both are finite and > 0. */
+double model_tune_regret(double time_choice_s, double time_best_s);
+
+/* ISM2's thread count factor tcf (extension: 004 §5.2 leaves it to offline profiling). */
+struct model_ism2_tcf_in {
+    const struct model_gpu *gpu;  /* sms, regs_per_sm, smem_per_sm, max_threads_per_sm,
+                                     peak_flops, bandwidth, clock_hz, mem_latency_cycles */
+    enum model_kernel_family fam; /* MODEL_FAM_ISM2 or MODEL_FAM_ISM2_OPT2 (cost formula) */
+    struct model_shape shape;     /* m, n, k, elem_bytes 4 or 8 */
+    int t1, t2, t3;               /* threads per block, the C and A tiles (resolved) */
+    int rows_per_thread;          /* rows a thread takes per tcf step (rpt; 1 for the paper) */
+    int stages;                   /* groups of t3 elements of A a thread keeps in flight
+                                     (the cp.async ring's depth; 1 for Alg. 6 as written) */
+    int regs_per_thread;          /* of the compiled kernel; 0: unknown (no register limit) */
+    double smem_per_block;        /* static + dynamic [B] */
+    double bw_l2;                 /* L2 bandwidth [B/s] for the bytes_l2 term; 0 or NaN: none */
+};
+
+/* What the tcf model says about one tcf (model/tune.c states the equations). */
+struct model_ism2_tcf_eval {
+    long tcf;
+    double blocks;                     /* ceil(ceil(m / (tcf rpt)) / t1) */
+    int blocks_per_sm;                 /* model_blocks_per_sm() */
+    double waves;                      /* blocks / (blocks_per_sm #SM) */
+    double bytes_in_flight_per_thread; /* min(stages, groups) t3 e [B] */
+    double util_full, util_tail;       /* Little's law of a full wave, of the last one [1] */
+    double time_dram_s;                /* sum over waves of bytes / usable bandwidth [s] */
+    double time_l2_s;                  /* bytes_l2 / bw_l2 (0 without bw_l2) [s] */
+    double time_compute_s;             /* flops / peak_flops [s] */
+    double time_s;                     /* the largest of the three [s] */
+    enum model_bound bound;            /* dram, latency (util < 1), l2 or compute */
+};
+
+/* NULL if in is valid for the tcf model, else a static lowercase reason. */
+const char *model_check_ism2_tcf(const struct model_ism2_tcf_in *in);
+
+/* The tcf model at one tcf >= 1. RK_OK, or RK_EUSAGE (out zeroed) for invalid input or a
+ * block that does not fit on an SM. */
+int model_ism2_tcf_evaluate(const struct model_ism2_tcf_in *in, long tcf,
+                            struct model_ism2_tcf_eval *out /* OUT */);
+
+/* Every tcf in [1, tcf_max] (at most 10^6): the fastest, ties (1e-9 relative) to the
+ * larger tcf. RK_OK or RK_EUSAGE. */
+int model_ism2_search_tcf(const struct model_ism2_tcf_in *in, long tcf_max,
+                          struct model_ism2_tcf_eval *out /* OUT */);
+
 #ifdef __cplusplus
 }
 #endif

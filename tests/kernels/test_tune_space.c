@@ -1,0 +1,191 @@
+/*
+ * test_tune_space.c - the configurations `roofkit tune` sweeps (kernels/tune.c), without a
+ * GPU (ctest label unit, CI included).
+ *
+ * Cases:
+ *   tsm2_axes        tsm2_v3 on the tsm2 suite's shapes: t1 {64..512} x t2 up to the tile
+ *                    covering n x t3 {1..16}; sizes 40, 60, 80, 100 for n = 2, 4, 8, 16
+ *   ism2_axes        ism2_opt1 / opt2: t3 up to the tile covering k x 12 tcf values
+ *   enumeration      every index gives a distinct configuration, the last axis fastest,
+ *                    other parameters at their registry defaults, each passes
+ *                    kernels_check for both precisions
+ *   override         --t1 / --tcf replace the run-time axis (sorted); duplicates, values
+ *                    out of the parameter's range and too many values are refused
+ *   refused          kernels that are not TSM2 V2/V3 or ISM2, and bad shapes
+ *   same             kernels_tune_same compares the axes only
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+#include "kernels.h"
+
+#include <string.h>
+
+static void tsm2_axes(void **state)
+{
+    const struct kernels_kernel *k = kernels_find("tsm2_v3");
+    const long ns[] = {2, 4, 8, 16}, sizes[] = {40, 60, 80, 100};
+    struct kernels_tune_space sp;
+    char why[200];
+    (void)state;
+    assert_non_null(k);
+    assert_true(kernels_tune_kernel_ok(k, 0));
+    assert_false(kernels_tune_kernel_ok(k, 1));
+    for (int i = 0; i < 4; i++) {
+        struct kernels_shape sh = {10240, ns[i], 10240};
+        assert_int_equal(kernels_tune_space_init(k, &sh, NULL, 0, &sp, why, sizeof why), RK_OK);
+        assert_int_equal(sp.n_axes, 3);
+        assert_string_equal(sp.axes[0].name, "t1");
+        assert_string_equal(sp.axes[1].name, "t2");
+        assert_string_equal(sp.axes[2].name, "t3");
+        assert_int_equal(sp.axes[1].values[sp.axes[1].n - 1], ns[i]);
+        assert_int_equal(kernels_tune_space_size(&sp), sizes[i]);
+    }
+    /* n = 3: t2 up to 4, the tile that covers n in one pass */
+    struct kernels_shape odd = {1000, 3, 1000};
+    assert_int_equal(kernels_tune_space_init(k, &odd, NULL, 0, &sp, why, sizeof why), RK_OK);
+    assert_int_equal(sp.axes[1].n, 3);
+    assert_int_equal(sp.axes[1].values[2], 4);
+    /* n = 100: t2 at most 16 */
+    struct kernels_shape wide = {1000, 100, 1000};
+    assert_int_equal(kernels_tune_space_init(k, &wide, NULL, 0, &sp, why, sizeof why), RK_OK);
+    assert_int_equal(sp.axes[1].values[sp.axes[1].n - 1], 16);
+    assert_true(kernels_tune_kernel_ok(kernels_find("tsm2_v2"), 0));
+}
+
+static void ism2_axes(void **state)
+{
+    struct kernels_tune_space sp;
+    char why[200];
+    (void)state;
+    for (int v = 0; v < 2; v++) {
+        const struct kernels_kernel *k = kernels_find(v ? "ism2_opt2" : "ism2_opt1");
+        struct kernels_shape s8 = {1000000, 8, 8}, s16 = {1000000, 16, 16};
+        assert_non_null(k);
+        assert_true(kernels_tune_kernel_ok(k, 1));
+        assert_int_equal(kernels_tune_space_init(k, &s8, NULL, 0, &sp, why, sizeof why), RK_OK);
+        assert_int_equal(sp.n_axes, 2);
+        assert_string_equal(sp.axes[0].name, "t3");
+        assert_string_equal(sp.axes[1].name, "tcf");
+        assert_int_equal(sp.axes[0].n, 4);
+        assert_int_equal(sp.axes[1].n, 12);
+        assert_int_equal(kernels_tune_space_size(&sp), 48);
+        assert_int_equal(kernels_tune_space_init(k, &s16, NULL, 0, &sp, why, sizeof why), RK_OK);
+        assert_int_equal(kernels_tune_space_size(&sp), 60);
+    }
+}
+
+static void enumeration(void **state)
+{
+    const char *names[] = {"tsm2_v3", "tsm2_v2", "ism2_opt1", "ism2_opt2"};
+    (void)state;
+    for (int n = 0; n < 4; n++) {
+        const struct kernels_kernel *k = kernels_find(names[n]);
+        struct kernels_shape sh = {20480, 16, n < 2 ? 20480 : 16};
+        struct kernels_tune_space sp;
+        long p[KERNELS_MAX_PARAMS], q[KERNELS_MAX_PARAMS];
+        char why[200];
+        assert_int_equal(kernels_tune_space_init(k, &sh, NULL, 0, &sp, why, sizeof why), RK_OK);
+        long size = kernels_tune_space_size(&sp);
+        kernels_tune_space_params(&sp, 0, p);
+        kernels_tune_space_params(&sp, 1, q);
+        /* the last axis varies fastest */
+        assert_int_equal(q[sp.axes[sp.n_axes - 1].index], sp.axes[sp.n_axes - 1].values[1]);
+        assert_int_equal(q[sp.axes[0].index], sp.axes[0].values[0]);
+        for (long i = 0; i < size; i++) {
+            kernels_tune_space_params(&sp, i, p);
+            for (int j = 0; j < k->n_params; j++) {
+                int swept = 0;
+                for (int a = 0; a < sp.n_axes; a++)
+                    swept |= sp.axes[a].index == j;
+                if (!swept)
+                    assert_int_equal(p[j], k->params[j].def);
+            }
+            for (int prec = 0; prec < KERNELS_NPREC; prec++)
+                if (kernels_check(k, prec, p, why, sizeof why) != RK_OK)
+                    fail_msg("%s configuration %ld: %s", k->name, i, why);
+            for (long j = 0; j < i; j++) {
+                kernels_tune_space_params(&sp, j, q);
+                assert_false(kernels_tune_same(&sp, p, q));
+            }
+        }
+    }
+}
+
+static void override(void **state)
+{
+    const struct kernels_kernel *v3 = kernels_find("tsm2_v3"), *o1 = kernels_find("ism2_opt1");
+    struct kernels_shape sh = {10240, 8, 10240}, is = {100000, 8, 8};
+    struct kernels_tune_space sp;
+    const long t1[] = {256, 128}, dup[] = {128, 128}, big[] = {2048}, tcf[] = {5, 1, 100};
+    long many[KERNELS_TUNE_MAX_VALUES + 1];
+    char why[200];
+    (void)state;
+    assert_int_equal(kernels_tune_space_init(v3, &sh, t1, 2, &sp, why, sizeof why), RK_OK);
+    assert_int_equal(sp.axes[0].n, 2);
+    assert_int_equal(sp.axes[0].values[0], 128);
+    assert_int_equal(sp.axes[0].values[1], 256);
+    assert_int_equal(kernels_tune_space_size(&sp), 2 * 4 * 5);
+    assert_int_equal(kernels_tune_space_init(v3, &sh, dup, 2, &sp, why, sizeof why), RK_EUSAGE);
+    assert_non_null(strstr(why, "twice"));
+    assert_int_equal(kernels_tune_space_init(v3, &sh, big, 1, &sp, why, sizeof why), RK_EUSAGE);
+    assert_non_null(strstr(why, "range"));
+    for (int i = 0; i <= KERNELS_TUNE_MAX_VALUES; i++)
+        many[i] = 32 * (i + 1);
+    assert_int_equal(
+        kernels_tune_space_init(v3, &sh, many, KERNELS_TUNE_MAX_VALUES + 1, &sp, why, sizeof why),
+        RK_EUSAGE);
+    assert_int_equal(kernels_tune_space_init(o1, &is, tcf, 3, &sp, why, sizeof why), RK_OK);
+    assert_int_equal(sp.axes[1].values[0], 1);
+    assert_int_equal(sp.axes[1].values[2], 100);
+}
+
+static void refused(void **state)
+{
+    struct kernels_tune_space sp;
+    struct kernels_shape sh = {1024, 8, 1024}, bad = {0, 8, 1024};
+    char why[200];
+    (void)state;
+    assert_false(kernels_tune_kernel_ok(kernels_find("tsm2_v0"), 0));
+    assert_false(kernels_tune_kernel_ok(kernels_find("cublas_sgemm"), 1));
+    assert_false(kernels_tune_kernel_ok(NULL, 0));
+    assert_int_equal(
+        kernels_tune_space_init(kernels_find("stmvb"), &sh, NULL, 0, &sp, why, sizeof why),
+        RK_EUSAGE);
+    assert_non_null(strstr(why, "not a TSM2"));
+    assert_int_equal(
+        kernels_tune_space_init(kernels_find("tsm2_v3"), &bad, NULL, 0, &sp, why, sizeof why),
+        RK_EUSAGE);
+}
+
+static void same(void **state)
+{
+    struct kernels_tune_space sp;
+    struct kernels_shape sh = {1024, 8, 1024};
+    long a[KERNELS_MAX_PARAMS], b[KERNELS_MAX_PARAMS];
+    char why[200];
+    (void)state;
+    assert_int_equal(
+        kernels_tune_space_init(kernels_find("tsm2_v3"), &sh, NULL, 0, &sp, why, sizeof why),
+        RK_OK);
+    kernels_tune_space_params(&sp, 7, a);
+    memcpy(b, a, sizeof b);
+    b[kernels_param_index(sp.kernel, "ksplit")] = 9; /* not an axis */
+    assert_true(kernels_tune_same(&sp, a, b));
+    b[kernels_param_index(sp.kernel, "t3")] ^= 3;
+    assert_false(kernels_tune_same(&sp, a, b));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tsm2_axes), cmocka_unit_test(ism2_axes), cmocka_unit_test(enumeration),
+        cmocka_unit_test(override),  cmocka_unit_test(refused),   cmocka_unit_test(same),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

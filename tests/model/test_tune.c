@@ -1,0 +1,207 @@
+/*
+ * test_tune.c - the model side of `roofkit tune` (model/tune.c): mapping onto instantiated
+ * values, the regret, and ISM2's tcf model, on hand-computed numbers.
+ *
+ * Cases:
+ *   nearest_log2     t2 = 3 -> 4, t3 = 6 -> 8, 40 -> 16, 0.5 -> 1, sqrt(8) (a tie in log2
+ *                    between 2 and 4) -> 2, exact values stay; NaN, 0, n = 0 refused (-1)
+ *   regret           1.1 ms / 1.0 ms = 1.1; NaN for a zero or non-finite time
+ *   tcf_hand         one launch computed by hand: blocks, waves, bytes in flight (a short
+ *                    stream that does not fill the pipeline), the DRAM time at full
+ *                    utilisation; a grid smaller than the GPU loses the idle SMs' share
+ *   tcf_latency      a DRAM latency so long that Little's law is not met: util < 1, bound
+ *                    latency, slower than at the short latency
+ *   tcf_search       the search equals a brute force over 1..64 with ties to the larger
+ *                    tcf, for both ISM2 families and both precisions
+ *   tcf_refused      wrong family, bad tiles, tcf 0, a block that does not fit
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "model.h"
+
+#define CLOSE(a, b) assert_true(fabs((a) - (b)) <= 1e-9 * fabs(b))
+
+static void nearest_log2(void **state)
+{
+    const long v[] = {1, 2, 4, 8, 16};
+    (void)state;
+    assert_int_equal(v[model_tune_nearest(3, v, 5)], 4);
+    assert_int_equal(v[model_tune_nearest(6, v, 5)], 8);
+    assert_int_equal(v[model_tune_nearest(40, v, 5)], 16);
+    assert_int_equal(v[model_tune_nearest(0.5, v, 5)], 1);
+    assert_int_equal(v[model_tune_nearest(sqrt(8.0), v, 5)], 2);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(model_tune_nearest((double)v[i], v, 5), i);
+    assert_int_equal(model_tune_nearest(NAN, v, 5), -1);
+    assert_int_equal(model_tune_nearest(0, v, 5), -1);
+    assert_int_equal(model_tune_nearest(3, v, 0), -1);
+    assert_int_equal(model_tune_nearest(3, NULL, 5), -1);
+}
+
+static void regret(void **state)
+{
+    (void)state;
+    CLOSE(model_tune_regret(1.1e-3, 1.0e-3), 1.1);
+    CLOSE(model_tune_regret(2e-6, 2e-6), 1.0);
+    assert_true(isnan(model_tune_regret(0, 1)));
+    assert_true(isnan(model_tune_regret(1, 0)));
+    assert_true(isnan(model_tune_regret(INFINITY, 1)));
+    assert_true(isnan(model_tune_regret(NAN, 1)));
+}
+
+/* An H100-like GPU: 132 SMs at 1.98 GHz, 3.2 TB/s, 800-cycle DRAM latency. */
+static struct model_gpu h100(void)
+{
+    struct model_gpu g = {0};
+    g.peak_flops = 67e12;
+    g.bandwidth = 3.2e12;
+    g.clock_hz = 1.98e9;
+    g.sms = 132;
+    g.regs_per_sm = 65536;
+    g.smem_per_sm = 233472;
+    g.max_threads_per_sm = 2048;
+    g.mem_latency_cycles = 800;
+    g.comp_latency_cycles = 4;
+    return g;
+}
+
+static struct model_ism2_tcf_in ism2_in(const struct model_gpu *g, long m, int kn, int e)
+{
+    struct model_ism2_tcf_in in = {0};
+    in.gpu = g;
+    in.fam = MODEL_FAM_ISM2;
+    in.shape = (struct model_shape){m, kn, kn, e};
+    in.t1 = 128;
+    in.t2 = kn;
+    in.t3 = 8;
+    in.rows_per_thread = 1;
+    in.stages = 4;
+    in.regs_per_thread = 128; /* 4 warps x 4096 = 16384 registers a block: 4 per SM */
+    in.smem_per_block = 128.0 * kn * e;
+    in.bw_l2 = NAN;
+    return in;
+}
+
+static void tcf_hand(void **state)
+{
+    struct model_gpu g = h100();
+    struct model_ism2_tcf_in in = ism2_in(&g, 10000000, 16, 8);
+    struct model_ism2_tcf_eval ev;
+    struct model_cost cost;
+    struct model_params mp = {0};
+    (void)state;
+    /* tcf = 2: 5e6 threads, 39063 blocks; 4 per SM (128 registers x 128 threads: 16384 a
+     * SM of 65536) -> 528 per wave, 73.98 waves; groups 2 x 2 = 4 -> 4 x 8 x 8 = 256 B */
+    assert_int_equal(model_ism2_tcf_evaluate(&in, 2, &ev), RK_OK);
+    CLOSE(ev.blocks, 39063.0);
+    assert_int_equal(ev.blocks_per_sm, 4);
+    CLOSE(ev.waves, 39063.0 / 528.0);
+    CLOSE(ev.bytes_in_flight_per_thread, 256.0);
+    CLOSE(ev.util_full, 1.0);
+    mp.t1 = 128;
+    mp.t2 = 16;
+    mp.t3 = 8;
+    mp.tcf = 2;
+    assert_int_equal(model_cost(MODEL_FAM_ISM2, &in.shape, &mp, &cost), RK_OK);
+    /* the tail wave (519 blocks) covers every SM and still meets Little's law */
+    CLOSE(ev.time_dram_s, cost.bytes_dram_min / g.bandwidth);
+    assert_int_equal(ev.bound, MODEL_BOUND_DRAM);
+    CLOSE(ev.time_s, ev.time_dram_s);
+
+    /* tcf = 1: one row per thread, 2 groups: the pipeline holds 2 of its 4 stages */
+    assert_int_equal(model_ism2_tcf_evaluate(&in, 1, &ev), RK_OK);
+    CLOSE(ev.bytes_in_flight_per_thread, 2 * 8 * 8.0);
+
+    /* m = 1e5, tcf = 64: ceil(1e5 / 64) = 1563 threads, 13 blocks on 13 of 132 SMs; in
+     * flight 13 x 128 x 256 B = 425984 B of the 3.2e12 x 800 / 1.98e9 = 1292929 B needed */
+    in = ism2_in(&g, 100000, 16, 8);
+    assert_int_equal(model_ism2_tcf_evaluate(&in, 64, &ev), RK_OK);
+    CLOSE(ev.blocks, 13.0);
+    double need = g.bandwidth * g.mem_latency_cycles / g.clock_hz;
+    CLOSE(ev.util_tail, 13.0 * 128 * 256 / need);
+    mp.tcf = 64;
+    assert_int_equal(model_cost(MODEL_FAM_ISM2, &in.shape, &mp, &cost), RK_OK);
+    CLOSE(ev.time_dram_s, cost.bytes_dram_min / (g.bandwidth * (13.0 / 132) * ev.util_tail));
+    assert_int_equal(ev.bound, MODEL_BOUND_LATENCY);
+}
+
+static void tcf_latency(void **state)
+{
+    struct model_gpu g = h100(), slow = h100();
+    struct model_ism2_tcf_in in = ism2_in(&g, 1000000, 8, 4), in_slow;
+    struct model_ism2_tcf_eval a, b;
+    (void)state;
+    slow.mem_latency_cycles = 400000;
+    in_slow = in;
+    in_slow.gpu = &slow;
+    assert_int_equal(model_ism2_tcf_evaluate(&in, 8, &a), RK_OK);
+    assert_int_equal(model_ism2_tcf_evaluate(&in_slow, 8, &b), RK_OK);
+    assert_true(b.util_tail < 1.0 || b.util_full < 1.0);
+    assert_int_equal(b.bound, MODEL_BOUND_LATENCY);
+    assert_true(b.time_s > a.time_s);
+}
+
+static void tcf_search(void **state)
+{
+    struct model_gpu g = h100();
+    const long ms[] = {100000, 1000000, 10000000};
+    (void)state;
+    for (int fam = 0; fam < 2; fam++)
+        for (int e = 4; e <= 8; e += 4)
+            for (int i = 0; i < 3; i++)
+                for (int kn = 8; kn <= 16; kn += 8) {
+                    struct model_ism2_tcf_in in = ism2_in(&g, ms[i], kn, e);
+                    struct model_ism2_tcf_eval best, ev;
+                    long want = 0;
+                    double tmin = INFINITY;
+                    in.fam = fam ? MODEL_FAM_ISM2_OPT2 : MODEL_FAM_ISM2;
+                    in.bw_l2 = fam ? 10e12 : NAN;
+                    assert_int_equal(model_ism2_search_tcf(&in, 64, &best), RK_OK);
+                    for (long t = 1; t <= 64; t++) {
+                        assert_int_equal(model_ism2_tcf_evaluate(&in, t, &ev), RK_OK);
+                        if (ev.time_s <= tmin * (1 + 1e-9)) {
+                            tmin = ev.time_s;
+                            want = t;
+                        }
+                    }
+                    assert_int_equal(best.tcf, want);
+                    assert_true(best.time_s <= tmin * (1 + 1e-9));
+                }
+}
+
+static void tcf_refused(void **state)
+{
+    struct model_gpu g = h100();
+    struct model_ism2_tcf_in in = ism2_in(&g, 100000, 8, 8);
+    struct model_ism2_tcf_eval ev;
+    (void)state;
+    assert_null(model_check_ism2_tcf(&in));
+    in.fam = MODEL_FAM_TSM2_V3;
+    assert_non_null(model_check_ism2_tcf(&in));
+    assert_int_equal(model_ism2_tcf_evaluate(&in, 1, &ev), RK_EUSAGE);
+    in = ism2_in(&g, 100000, 8, 8);
+    in.t3 = 0;
+    assert_int_equal(model_ism2_search_tcf(&in, 64, &ev), RK_EUSAGE);
+    in = ism2_in(&g, 100000, 8, 8);
+    assert_int_equal(model_ism2_tcf_evaluate(&in, 0, &ev), RK_EUSAGE);
+    in.smem_per_block = 1e9; /* does not fit on an SM */
+    assert_int_equal(model_ism2_tcf_evaluate(&in, 1, &ev), RK_EUSAGE);
+    assert_int_equal(model_ism2_search_tcf(&in, 64, &ev), RK_EUSAGE);
+    assert_non_null(model_check_ism2_tcf(NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nearest_log2), cmocka_unit_test(regret),     cmocka_unit_test(tcf_hand),
+        cmocka_unit_test(tcf_latency),  cmocka_unit_test(tcf_search), cmocka_unit_test(tcf_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
