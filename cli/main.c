@@ -59,8 +59,7 @@ static void print_main_help(FILE *to)
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    rk_interrupted = 1;
+    rk_interrupted = sig; /* profile forwards it to the program it runs */
 }
 
 static void install_signal_handlers(void)
@@ -199,8 +198,9 @@ int main(int argc, char **argv)
             goto out;
     }
     rc = cmd->fn(argc - 1, argv + 1, &ctx);
-    if (rc == RK_OK && rk_interrupted)
-        rc = RK_EINTR;
+    if (rc == RK_OK && rk_interrupted) /* a command that finished its row as the signal came */
+        rc = rk_error(RK_EINTR, "interrupted by %s; what was stored is complete",
+                      strsignal(rk_interrupted));
 out:
     if (ctx.db)
         db_close(ctx.db);

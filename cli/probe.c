@@ -200,9 +200,9 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
         }
         prc = probes_run(s, i, &out);
         rk_progress_end();
-        done++;
         if (prc == RK_EINTR)
             break;
+        done++;
         if (prc != RK_OK) {
             rk_warn("probe %s failed (%s); continuing with the others", p->name, rk_strerror(prc));
             if (first_err == RK_OK)
@@ -223,8 +223,12 @@ out:
         else
             db_capture_end(ctx->db, capture, rc == RK_OK ? DB_DONE : DB_FAILED);
     }
-    if (rc == RK_OK && rk_interrupted)
-        rc = RK_EINTR;
+    if (rk_interrupted && (rc == RK_OK || rc == RK_EINTR))
+        rc = capture ? rk_error(RK_EINTR,
+                                "interrupted after %d of %d probes; the %d results stored in "
+                                "capture %lld are complete",
+                                done, n_sel, out.n_results, (long long)capture)
+                     : rk_error(RK_EINTR, "interrupted before probing; nothing was stored");
     probes_output_release(&out);
     probes_close(s);
     free(sel);

@@ -193,9 +193,17 @@ static int run_program(char **argv, char *const *env_kv, int nenv, int *status)
     while ((got = read(pipefd[0], &e, sizeof e)) < 0 && errno == EINTR) {
     }
     close(pipefd[0]);
+    /* SIGINT from a terminal reaches the program too (same process group); a signal sent to
+     * roofkit alone (a job scheduler's SIGTERM) is passed on once, so the program ends as it
+     * would without roofkit and its recorded launches are stored. */
+    int forwarded = 0;
     while (waitpid(pid, status, 0) < 0) {
         if (errno != EINTR)
             return rk_error(RK_EFAIL, "cannot wait for '%s': %s", argv[0], strerror(errno));
+        if (rk_interrupted && !forwarded) {
+            kill(pid, rk_interrupted);
+            forwarded = 1;
+        }
     }
     if (got == (ssize_t)sizeof e)
         return rk_error(RK_EUSAGE, "cannot run '%s': %s", argv[0], strerror(e));
@@ -304,6 +312,11 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
     int killed = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
     end = killed == SIGINT || killed == SIGTERM || rk_interrupted ? DB_INTERRUPTED : DB_DONE;
     rc = killed ? 128 + killed : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : RK_EFAIL;
+    if (end == DB_INTERRUPTED)
+        rc = rk_error(RK_EINTR,
+                      "interrupted: '%s' ended by %s; the launches recorded before are stored "
+                      "in capture %lld",
+                      prog[0], strsignal(killed ? killed : rk_interrupted), (long long)capture);
 out:
     db_capture_end(ctx->db, capture, end);
     free(st);

@@ -64,8 +64,8 @@ void rk_progress(const char *label, long done, long total);
 void rk_progress_end(void);
 
 /*
- * Set by the SIGINT/SIGTERM handler that cli/ installs; long loops poll it and
- * stop between complete rows, returning RK_EINTR.
+ * Set by the SIGINT/SIGTERM handler that cli/ installs, to the signal's number (0: none);
+ * long loops poll it and stop between complete rows, returning RK_EINTR.
  */
 extern volatile int rk_interrupted;
 
