@@ -5,7 +5,7 @@
 # suite (m in {1e5, 1e6, 1e7}, k = n in {8, 16}; fp32 and fp64), each in a capture of kind
 # tune. Writes OUT/tune-*.txt (each call's table), OUT/regret.txt (the 'regret' lines) and
 # OUT/regret.md (the summary table against the targets: TSM2 <= 1.10, ISM2 <= 1.15), and
-# prints that table last.
+# prints that table last. First it runs the GPU test tests/cli/tune_gpu.py (OUT/tune_gpu.txt).
 #
 # Budget (H100): probe ~5 s; each tune call times every configuration with --reps 5 (plus
 # one verified launch and 2 warm-ups): 40/60/80/100 TSM2 configurations for n = 2/4/8/16
@@ -28,6 +28,16 @@ if ! "$RK" --db "$DB" probe >"$OUT/probe.txt" 2>&1; then
     exit 1
 fi
 echo "tune-device: probe done in $(($(date +%s) - t0)) s"
+
+# The GPU test first (tests/cli/tune_gpu.py: no probe -> exit 12; a small sweep of each family
+# checked in its database; ~30 s), in its own folder.
+HERE=$(dirname "$0")
+if python3 "$HERE/tune_gpu.py" "$RK" "$OUT/tune-gpu-test" >"$OUT/tune_gpu.txt" 2>&1; then
+    echo "tune-device: tune_gpu test passed"
+else
+    echo "tune-device: tune_gpu test FAILED (exit $?):"
+    tail -15 "$OUT/tune_gpu.txt"
+fi
 
 fails=0
 one() { # one NAME ARGS...: one tune call, its table in OUT/tune-NAME.txt
