@@ -355,9 +355,15 @@ double model_tsm2_t2_threshold(double peak_flops, double bandwidth, int elem_byt
 /*
  * The box both searches work in: t2_min <= t2 <= t2_max, t3_min <= t3 <= t3_max.
  * Alg. 5 gives 1 <= t2 <= n and 1 <= t3 with no upper bound for t3; roofkit bounds
- * t3 by t1 (Alg. 4 line 26 steps through a t1-row tile t3 rows at a time) or by k
- * when t1 is 0, and applies the same box to both searches.
+ * t3 by t1 (Alg. 4 line 26 steps through a t1-row tile t3 rows at a time) or, when t1
+ * is 0, by k and by MODEL_MAX_REGS_PER_THREAD: R_thread = (3 t2 + 2 t3) bytes/4 + C must
+ * fit in a thread's registers even at t2 = 1 and C = 0 (without it the exhaustive search
+ * of a large k evaluated n x k points: 27 million and 1.8 s for k = 853807, n = 32). The
+ * same box applies to both searches.
  */
+#define MODEL_MAX_REGS_PER_THREAD                                                                  \
+    255 /* every NVIDIA GPU since Kepler (CUDA Programming                                         \
+           Guide, "Technical Specifications") */
 struct model_tsm2_bounds {
     int t2_min, t2_max;
     int t3_min, t3_max;

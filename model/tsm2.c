@@ -173,6 +173,11 @@ int model_tsm2_default_bounds(const struct model_tsm2_problem *prob, struct mode
     if (model_check_tsm2(prob, 0))
         return RK_EUSAGE;
     long t3_max = prob->t1 > 0 && prob->t1 < prob->k ? prob->t1 : prob->k;
+    if (prob->t1 <= 0) { /* (3 + 2 t3) bytes/4 <= MODEL_MAX_REGS_PER_THREAD */
+        long regs_t3 = (MODEL_MAX_REGS_PER_THREAD * 4L / prob->elem_bytes - 3) / 2;
+        if (t3_max > regs_t3)
+            t3_max = regs_t3;
+    }
     out->t2_min = 1;
     out->t2_max = prob->n > INT_MAX ? INT_MAX : (int)prob->n;
     out->t3_min = 1;

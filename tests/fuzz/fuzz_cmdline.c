@@ -5,7 +5,9 @@
  * including main.c with its main() renamed), the command table, --help, and the option
  * parsing of the commands that parse before doing anything else: run (run_glue.c), tune,
  * and model explain (pure computation: cmd_model never opens the database for it).
- * Commands that would write (probe, profile, report, export, all) are not run.
+ * Commands that would write (probe, profile, report, export, all) are not run. tune parses,
+ * then opens the GPU: the target hides every GPU (CUDA_VISIBLE_DEVICES="") so that on a machine
+ * with one it stops there as it does on CI's, instead of sweeping kernels for each input.
  */
 #define main roofkit_main
 int roofkit_main(int argc, char **argv);
@@ -22,6 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *argv[64];
     int argc = 0, want_help = 0, want_version = 0;
     struct rk_ctx ctx = {.db_path = "roofkit.db", .device = 0};
+    static int hidden;
+    if (!hidden) /* before the CUDA runtime's first call reads it */
+        hidden = setenv("CUDA_VISIBLE_DEVICES", "", 1) == 0;
     char *buf = fuzz_argv(data, size, "roofkit", argv, 64, &argc);
     const struct rk_cmd *cmd;
     if (!buf)

@@ -483,6 +483,14 @@ static void test_t1_tsm2_bad_input(void **state)
     assert_int_equal(b.t2_max, 16);
     assert_int_equal(b.t3_min, 1);
     assert_int_equal(b.t3_max, 128); /* t1 */
+    /* no t1: k, or what a thread's 255 registers hold at t2 = 1, C = 0 */
+    q = p, q.t1 = 0, q.k = 853807;
+    assert_int_equal(model_tsm2_default_bounds(&q, &b), RK_OK);
+    assert_int_equal(b.t3_max, q.elem_bytes == 8 ? 62 : 126); /* (255*4/bytes - 3) / 2 */
+    q.k = 40;
+    assert_int_equal(model_tsm2_default_bounds(&q, &b), RK_OK);
+    assert_int_equal(b.t3_max, 40);
+    assert_int_equal(model_tsm2_default_bounds(&p, &b), RK_OK);
     struct model_tsm2_bounds bb = b;
     bb.t2_max = 17;
     assert_int_equal(model_tsm2_search_gd(&g, &p, &bb, &ch), RK_EUSAGE);
@@ -490,8 +498,8 @@ static void test_t1_tsm2_bad_input(void **state)
     assert_int_equal(model_tsm2_search_exhaustive(&g, &p, &bb, &ch), RK_EUSAGE);
     bb = b, bb.t2_min = 9, bb.t2_max = 8;
     assert_int_equal(model_tsm2_search_exhaustive(&g, &p, &bb, &ch), RK_EUSAGE);
-    /* too many points for the exhaustive search without a t1 */
-    q = p, q.t1 = 0, q.n = 100000, q.k = 100000;
+    /* too many points for the exhaustive search without a t1: n x (62 or 126) > 1e8 */
+    q = p, q.t1 = 0, q.n = 10000000, q.k = 100000;
     assert_int_equal(model_tsm2_search_exhaustive(&g, &q, NULL, &ch), RK_EUSAGE);
     assert_true(isnan(model_tsm2_t2_threshold(1e12, 0.0, 8)));
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # gpu_reliability.sh ROOFKIT WORKDIR [PROGRAM] - issue 8 on a GPU (ctest label gpu; exits 77,
-# skipped, when roofkit finds no GPU). Written on a machine without one: not yet run.
+# skipped, when roofkit finds no GPU). Run on the H100 2026-11-25 (tests/gpu-validate.sh).
 #
 #   G1  a shape whose k*n overflows the byte count (1x2147483647x1073741825 fp64) is refused
 #       before allocating: exit 2 "beyond what cuBLAS accepts", no measurement stored
@@ -10,7 +10,8 @@
 #   G3  kill -9 at a random point of `run`: the database passes integrity_check and every stored
 #       measurement is complete (the capture may stay 'running')
 #   G4  compute-sanitizer memcheck, racecheck and initcheck on `run` of one small shape per
-#       kernel family: "ERROR SUMMARY: 0 errors" (skipped without compute-sanitizer)
+#       kernel family: exit 0 and "ERROR SUMMARY: 0 errors" (racecheck: "RACECHECK SUMMARY: 0
+#       hazards displayed (0 errors, 0 warnings)"); skipped without compute-sanitizer
 #
 # A fourth argument runs one step: refuse (G1), signals (G2, G3), or one sanitizer tool
 # (memcheck, racecheck, initcheck); ctest runs each as its own test with its own timeout
@@ -95,10 +96,15 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
         want "$tool" || continue
         for k in naive stso stmo stmvb smem_001 blocktile1d_001 tiled_003 rect regtile tsm2 ism2 cublas; do
             case $k in tsm2 | ism2) sz=2048x8x2048 ;; *) sz=128 ;; esac
-            compute-sanitizer --tool "$tool" "$R" --db "$W/san-$tool.db" --quiet run --kernel "$k" \
-                --sizes "$sz" --reps 3 --metrics none >"$W/san-$tool-$k.log" 2>&1
-            grep -q "ERROR SUMMARY: 0 errors" "$W/san-$tool-$k.log" ||
-                bad "G4: $tool on $k: $(grep 'ERROR SUMMARY' "$W/san-$tool-$k.log")"
+            log=$W/san-$tool-$k.log
+            compute-sanitizer --tool "$tool" --error-exitcode 99 "$R" --db "$W/san-$tool.db" \
+                --quiet run --kernel "$k" --sizes "$sz" --reps 3 --metrics none >"$log" 2>&1
+            rc=$?
+            # memcheck and initcheck end with "ERROR SUMMARY: 0 errors", racecheck with
+            # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+            if [ $rc != 0 ] || ! grep -qE "ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)" "$log"; then
+                bad "G4: $tool on $k: exit $rc; $(grep -E 'SUMMARY' "$log" || tail -3 "$log")"
+            fi
         done
     done
 else
