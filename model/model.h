@@ -357,8 +357,9 @@ double model_tsm2_t2_threshold(double peak_flops, double bandwidth, int elem_byt
  * Alg. 5 gives 1 <= t2 <= n and 1 <= t3 with no upper bound for t3; roofkit bounds
  * t3 by t1 (Alg. 4 line 26 steps through a t1-row tile t3 rows at a time) or, when t1
  * is 0, by k and by MODEL_MAX_REGS_PER_THREAD: R_thread = (3 t2 + 2 t3) bytes/4 + C must
- * fit in a thread's registers even at t2 = 1 and C = 0 (without it the exhaustive search
- * of a large k evaluated n x k points: 27 million and 1.8 s for k = 853807, n = 32). The
+ * fit in a thread's registers even at t2 = 1 and C = 0; the same bounds t2 (at t3 = 1)
+ * below n: 84 in fp32, 42 in fp64. Without them the exhaustive search walked n x k points
+ * (27 million, 1.8 s, for k = 853807, n = 32; 96 million for n = 8.7 million, k = 11). The
  * same box applies to both searches.
  */
 #define MODEL_MAX_REGS_PER_THREAD                                                                  \

@@ -40,8 +40,8 @@
 
 #include "model.h"
 
-#define BYTES_PER_REGISTER    4.0 /* §3.6.2 bytes_per_register: 32-bit registers */
-#define EXHAUSTIVE_MAX_POINTS 100000000.0
+#define BYTES_PER_REGISTER    4.0        /* §3.6.2 bytes_per_register: 32-bit registers */
+#define EXHAUSTIVE_MAX_POINTS 10000000.0 /* ~0.2 s */
 
 const char *model_check_gpu(const struct model_gpu *g)
 {
@@ -173,13 +173,13 @@ int model_tsm2_default_bounds(const struct model_tsm2_problem *prob, struct mode
     if (model_check_tsm2(prob, 0))
         return RK_EUSAGE;
     long t3_max = prob->t1 > 0 && prob->t1 < prob->k ? prob->t1 : prob->k;
-    if (prob->t1 <= 0) { /* (3 + 2 t3) bytes/4 <= MODEL_MAX_REGS_PER_THREAD */
-        long regs_t3 = (MODEL_MAX_REGS_PER_THREAD * 4L / prob->elem_bytes - 3) / 2;
-        if (t3_max > regs_t3)
-            t3_max = regs_t3;
-    }
+    /* (3 t2 + 2 t3) bytes/4 <= MODEL_MAX_REGS_PER_THREAD at t3 = 1 (t2) and t2 = 1 (t3) */
+    const long regs = MODEL_MAX_REGS_PER_THREAD * 4L / prob->elem_bytes;
+    const long t2_regs = (regs - 2) / 3, t3_regs = (regs - 3) / 2;
+    if (prob->t1 <= 0 && t3_max > t3_regs)
+        t3_max = t3_regs;
     out->t2_min = 1;
-    out->t2_max = prob->n > INT_MAX ? INT_MAX : (int)prob->n;
+    out->t2_max = (int)(prob->n < t2_regs ? prob->n : t2_regs);
     out->t3_min = 1;
     out->t3_max = t3_max > INT_MAX ? INT_MAX : (int)t3_max;
     return RK_OK;

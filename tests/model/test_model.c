@@ -498,8 +498,8 @@ static void test_t1_tsm2_bad_input(void **state)
     assert_int_equal(model_tsm2_search_exhaustive(&g, &p, &bb, &ch), RK_EUSAGE);
     bb = b, bb.t2_min = 9, bb.t2_max = 8;
     assert_int_equal(model_tsm2_search_exhaustive(&g, &p, &bb, &ch), RK_EUSAGE);
-    /* too many points for the exhaustive search without a t1: n x (62 or 126) > 1e8 */
-    q = p, q.t1 = 0, q.n = 10000000, q.k = 100000;
+    /* too many points for the exhaustive search: a t1 that lets t3 reach k = 1e7 */
+    q = p, q.n = 10000000, q.k = 10000000, q.t1 = 10000000;
     assert_int_equal(model_tsm2_search_exhaustive(&g, &q, NULL, &ch), RK_EUSAGE);
     assert_true(isnan(model_tsm2_t2_threshold(1e12, 0.0, 8)));
 }
