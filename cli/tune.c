@@ -76,7 +76,7 @@ struct tune_choice {
     double tcf_pred_s;             /* its predicted time */
     long want[KERNELS_MAX_PARAMS]; /* the configuration asked for (unresolved) */
     int mapped;                    /* t2 or t3 moved onto an instantiated value */
-    char mapping[160];             /* what moved, in words */
+    char mapping[256];             /* what moved, in words */
     int row;                       /* index in rows, -1 when not measured */
 };
 
@@ -491,6 +491,36 @@ static long map_axis(const struct kernels_tune_space *sp, int a, long v, struct 
     return to;
 }
 
+/*
+ * The verified sweep row nearest to `want` when `want` itself cannot run (the model knows
+ * the seed's registers and B tile, not the H100 kernel's cp.async ring of A, so its t3 may
+ * not fit in shared memory at the default t1): t1 stays the kernel's default where any row
+ * with it ran (Alg. 5 leaves t1 to offline profiling, so the model never chose another),
+ * then the smallest |log2| distance over t2 and t3; -1 when no row qualifies. Moving t1
+ * instead (t3 = 16 at t1 = 64) cost 1.16-1.60x on the H100's fp64 n = 16 shapes.
+ */
+static int nearest_runnable(const struct tune_state *st, const long *want, int i_t1, int i_t2,
+                            int i_t3)
+{
+    int best = -1;
+    double best_d = INFINITY;
+    for (int r = 0; r < st->n; r++) {
+        const struct tune_row *t = &st->rows[r];
+        double d;
+        if (!(t->role & ROLE_SWEEP) || !t->verified)
+            continue;
+        d = fabs(log2((double)t->params[i_t3] / (double)want[i_t3]));
+        if (i_t2 >= 0)
+            d += fabs(log2((double)t->params[i_t2] / (double)want[i_t2]));
+        d += 100.0 * fabs(log2((double)t->params[i_t1] / (double)want[i_t1]));
+        if (d < best_d) {
+            best_d = d;
+            best = r;
+        }
+    }
+    return best;
+}
+
 /* ------------------------------------------------------------------ output */
 
 static void json_num(FILE *f, double v)
@@ -748,7 +778,20 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
             ch->want[i_tcf] = ev.tcf;
         }
         if (kernels_session_check(s, k, ch->want, resolved, why, sizeof why) != RK_OK) {
-            rk_warn("the model's %s choice %s cannot run: %s", ch->name, ch->mapping, why);
+            int near = o->ism2 ? -1 : nearest_runnable(st, ch->want, i_t1, i_t2, i_t3);
+            size_t len = strlen(ch->mapping);
+            if (near < 0) {
+                rk_warn("the model's %s choice %s cannot run: %s", ch->name, ch->mapping, why);
+                continue;
+            }
+            snprintf(ch->mapping + len, sizeof ch->mapping - len,
+                     "%scannot run (%s), nearest runnable t1 %ld t2 %ld t3 %ld", len ? "; " : "",
+                     strstr(why, "shared memory") ? "shared memory" : "limits",
+                     st->rows[near].params[i_t1], st->rows[near].params[i_t2],
+                     st->rows[near].params[i_t3]);
+            ch->mapped = 1;
+            ch->row = near;
+            st->rows[near].role |= i == 0 ? ROLE_ALG5 : ROLE_EXH;
             continue;
         }
         ch->row = find_row(st, sp, resolved);

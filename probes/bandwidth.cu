@@ -349,26 +349,27 @@ out:
  * did allocate would find nothing there on the next pass. With stagger, the blocks
  * that share a chunk start at different places in it (and wrap), so that at any
  * moment they read different lines rather than all the same few.
+ *
+ * The loop is REFERENCE.md's: one 16-byte load per iteration, unrolled 4. An earlier
+ * version issued 8 loads per thread before using any: on the H100 it reached 8.2 TB/s
+ * where this form reaches 12.0 at 16 MB (out/explore.cu, 2026-11-25), as REFERENCE.md's
+ * kernel did; the staggered starts give 8.5. Blocks that read the same lines at about the
+ * same time are what the unstaggered figure includes: requests to one line from several
+ * SMs in flight together.
  */
 template <int NC>
 __global__ void k_l2_read(const uint4 *buf, uint32_t chunk_vecs, uint32_t nchunks, int passes,
                           int stagger, uint32_t zmask, uint32_t *sink, int verify)
 {
-    const uint4 *base = buf + (size_t)(blockIdx.x % nchunks) * chunk_vecs + threadIdx.x;
-    const uint32_t step = blockDim.x;
-    const uint32_t start = stagger ? (blockIdx.x / nchunks) * 8 * step % chunk_vecs : 0;
+    const uint4 *base = buf + (size_t)(blockIdx.x % nchunks) * chunk_vecs;
+    const uint32_t start = stagger ? (blockIdx.x / nchunks) * (chunk_vecs / 8) % chunk_vecs : 0;
     uint32_t acc = 0;
     for (int pass = 0; pass < passes; pass++) {
         const uint4 *p = base + (pass & zmask); /* see k_l1_read */
-        for (uint32_t i = 0; i < chunk_vecs; i += 8 * step) {
+#pragma unroll 4
+        for (uint32_t i = threadIdx.x; i < chunk_vecs; i += blockDim.x) {
             const uint32_t j = i + start < chunk_vecs ? i + start : i + start - chunk_vecs;
-            uint4 v[8];
-#pragma unroll
-            for (int u = 0; u < 8; u++)
-                v[u] = NC ? pt_ld_nc_na(p + j + u * step) : pt_ld_cg(p + j + u * step);
-#pragma unroll
-            for (int u = 0; u < 8; u++)
-                acc ^= pt_xor4(v[u]);
+            acc ^= pt_xor4(NC ? pt_ld_nc_na(p + j) : pt_ld_cg(p + j));
         }
     }
     if (verify)
@@ -565,7 +566,7 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
                     j->block, &j->grid);
                 if (rc != RK_OK)
                     goto out;
-                j->passes = 16;
+                j->passes = 8;
             }
     } else {
         for (int v = 0; v < N_VARIANTS; v++) {

@@ -147,12 +147,17 @@ static __device__ __forceinline__ uint64_t ld_ca_u64(const uint64_t *p)
 }
 
 /*
- * One thread: `warm` untimed loads from `start`, then `segs` timed segments of
- * `steps` loads each (cycles[seg]), ending on *end.
+ * One thread on SM `sm`: `warm` untimed loads from `start`, then `segs` timed segments of
+ * `steps` loads each (cycles[seg]), ending on *end. The grid has blocks on every SM; thread 0
+ * of the first block that finds itself on SM `sm` (%smid) claims the chase, the rest return.
  */
 __global__ void k_chase(const uint64_t *start, long warm, long steps, int segs, long long *cycles,
-                        uint64_t *end)
+                        uint64_t *end, int sm, int *claimed)
 {
+    unsigned smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    if (threadIdx.x != 0 || (int)smid != sm || atomicExch(claimed, 1) != 0)
+        return;
     const uint64_t *p = start;
     for (long i = 0; i < warm; i++)
         p = (const uint64_t *)ld_ca_u64(p);
@@ -206,7 +211,8 @@ static const char *level_name(const char *level)
     return "DRAM";
 }
 
-static int store_plateaus(struct probes *s, struct probes_output *out, int first_pt, double mhz)
+static int store_plateaus(struct probes *s, struct probes_output *out, int first_pt, double mhz,
+                          int n_sms)
 {
     struct probes_plateau pl[32];
     const struct probes_point *pts = out->points + first_pt;
@@ -235,21 +241,38 @@ static int store_plateaus(struct probes *s, struct probes_output *out, int first
             r->reps = m;
             snprintf(r->method, sizeof r->method,
                      "%s plateau of the 64-bit pointer chase (one thread, p = *p, random cyclic "
-                     "order of %d-byte lines, clock64), median of its %d points",
-                     level_name(pl[i].level), LINE, m);
+                     "order of %d-byte lines, clock64; each point the median over %d SMs), "
+                     "median of its %d points",
+                     level_name(pl[i].level), LINE, n_sms, m);
             snprintf(r->params, sizeof r->params,
                      "{\"plateau\":\"%s\",\"from_bytes\":%lld,\"to_bytes\":%lld,\"points\":%d,"
-                     "\"line_bytes\":%d,\"tolerance\":0.08,\"clock_measured_mhz\":%.1f}",
+                     "\"line_bytes\":%d,\"tolerance\":0.08,\"clock_measured_mhz\":%.1f,"
+                     "\"sms\":%d}",
                      pl[i].level, (long long)pl[i].from_bytes, (long long)pl[i].to_bytes, m, LINE,
-                     mhz);
+                     mhz, n_sms);
         }
     }
     return RK_OK;
 }
 
+/*
+ * The chase is timed from CHASE_SMS SMs spread over the chip, one after the other, and each
+ * point is their median. One SM's latency to the L2 depends on where it sits: on the H100,
+ * SMs 0, 6, ..., 126 saw the near L2 at 272-300 cycles (median 281), the far one at
+ * 517-548 and DRAM at 684-697 (out/explore.cu, 2026-11-25), and SM 0 is a different place
+ * on each chip (which TPCs are fused off varies), so one SM's figure moved by 6% between
+ * machines.
+ */
+#define CHASE_SMS       8
+#define CHASE_SMS_QUICK 3
+
 int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
 {
     const int per_octave = s->quick ? 2 : 3, reps = s->quick ? 2 : 3; /* timed segments */
+    const int n_sms = s->dev.sm_count < (s->quick ? CHASE_SMS_QUICK : CHASE_SMS)
+                          ? s->dev.sm_count
+                          : (s->quick ? CHASE_SMS_QUICK : CHASE_SMS);
+    int *d_claimed = NULL, claimed = 0;
     const int64_t min_fp = 4096, max_fp = (int64_t)2 << 30;
     const int64_t l2 = s->dev.l2_bytes;
     unsigned *d_count = NULL;
@@ -274,6 +297,7 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
     PT_CUDA(cudaMalloc(&d_bad, sizeof *d_bad));
     PT_CUDA(cudaMalloc(&d_cycles, sizeof cyc));
     PT_CUDA(cudaMalloc(&d_end, 2 * sizeof *d_end));
+    PT_CUDA(cudaMalloc(&d_claimed, sizeof *d_claimed));
     PT_CUDA(cudaMalloc(&flush, flush_bytes));
     if ((rc = pt_measure_clock(s, 5.0, &mhz)) != RK_OK)
         goto out;
@@ -288,38 +312,55 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
         long warm = fp <= 2 * l2 ? (long)(n > 256 ? n : 256) : 256;
         uint64_t pos = pt_hash((uint64_t)f) % n, want, got = 0;
         struct probes_point pt;
+        double per_sm[CHASE_SMS], lo, med, hi;
 
         k_chase_build<<<s->dev.sm_count * 8, 256, 0, s->stream>>>(buf, p);
         PT_CUDA(cudaGetLastError());
         if ((rc = check_perm(s, p, d_count, d_bad)) != RK_OK)
             goto out;
-        /* DRAM footprints start cold: writing 4x the L2 elsewhere evicts the lines
-         * that building the chain left in the L2. */
-        if (fp > 2 * l2)
-            PT_CUDA(cudaMemsetAsync(flush, 0, flush_bytes, s->stream));
-        k_chase<<<1, 1, 0, s->stream>>>(buf + perm_apply(p, pos) * LINE_WORDS, warm, steps, reps,
-                                        d_cycles, d_end);
-        PT_CUDA(cudaGetLastError());
-        pt_sample(s);
-        PT_CUDA(cudaMemcpyAsync(cyc, d_cycles, (size_t)reps * sizeof cyc[0], cudaMemcpyDeviceToHost,
-                                s->stream));
-        PT_CUDA(cudaMemcpyAsync(&got, d_end, sizeof got, cudaMemcpyDeviceToHost, s->stream));
-        PT_CUDA(cudaStreamSynchronize(s->stream));
         want = (uint64_t)(uintptr_t)(buf + perm_apply(p, (pos + (uint64_t)warm +
                                                           (uint64_t)steps * (uint64_t)reps) %
                                                              n) *
                                                LINE_WORDS);
-        if (got != want) {
-            rc = rk_error(RK_EVERIFY,
-                          "the pointer chase over %lld bytes ended on the wrong "
-                          "line; please report this",
-                          (long long)fp);
-            goto out;
+        for (int i = 0; i < n_sms; i++) {
+            const int sm = i * s->dev.sm_count / n_sms;
+            /* DRAM footprints start cold: writing 4x the L2 elsewhere evicts the lines
+             * that building the chain (or the previous SM's chase) left in the L2. */
+            if (fp > 2 * l2)
+                PT_CUDA(cudaMemsetAsync(flush, 0, flush_bytes, s->stream));
+            PT_CUDA(cudaMemsetAsync(d_claimed, 0, sizeof *d_claimed, s->stream));
+            k_chase<<<s->dev.sm_count * 4, 32, 0, s->stream>>>(
+                buf + perm_apply(p, pos) * LINE_WORDS, warm, steps, reps, d_cycles, d_end, sm,
+                d_claimed);
+            PT_CUDA(cudaGetLastError());
+            pt_sample(s);
+            PT_CUDA(cudaMemcpyAsync(cyc, d_cycles, (size_t)reps * sizeof cyc[0],
+                                    cudaMemcpyDeviceToHost, s->stream));
+            PT_CUDA(cudaMemcpyAsync(&got, d_end, sizeof got, cudaMemcpyDeviceToHost, s->stream));
+            PT_CUDA(cudaMemcpyAsync(&claimed, d_claimed, sizeof claimed, cudaMemcpyDeviceToHost,
+                                    s->stream));
+            PT_CUDA(cudaStreamSynchronize(s->stream));
+            if (!claimed) {
+                rc = rk_error(RK_ECUDA,
+                              "no block of the pointer chase ran on SM %d of %d; is the GPU "
+                              "shared with another process (MPS, MIG)?",
+                              sm, s->dev.sm_count);
+                goto out;
+            }
+            if (got != want) {
+                rc = rk_error(RK_EVERIFY,
+                              "the pointer chase over %lld bytes ended on the wrong "
+                              "line; please report this",
+                              (long long)fp);
+                goto out;
+            }
+            qsort(cyc, (size_t)reps, sizeof cyc[0], cmp_ll);
+            per_sm[i] = (double)cyc[reps / 2] / (double)steps;
         }
-        qsort(cyc, (size_t)reps, sizeof cyc[0], cmp_ll);
+        pt_stats(per_sm, n_sms, &lo, &med, &hi);
         pt.footprint_bytes = fp;
         pt.stride_bytes = LINE;
-        pt.cycles = (double)cyc[reps / 2] / (double)steps;
+        pt.cycles = med;
         pt.ns = pt.cycles / mhz * 1e3;
         if ((rc = pt_add_point(out, &pt)) != RK_OK)
             goto out;
@@ -328,12 +369,13 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
     rk_progress_end();
     if (rk_interrupted)
         goto out;
-    rc = store_plateaus(s, out, first_pt, mhz);
+    rc = store_plateaus(s, out, first_pt, mhz, n_sms);
 out:
     cudaFree(d_count);
     cudaFree(d_bad);
     cudaFree(d_cycles);
     cudaFree(d_end);
+    cudaFree(d_claimed);
     cudaFree(flush);
     return rc;
 }
