@@ -195,12 +195,15 @@ static int parse_param(const char *arg, struct run_opts *o)
     sp->name = strndup(arg, (size_t)(eq - arg));
     if (!sp->name)
         return rk_error(RK_ENOMEM, "out of host memory");
+    sp->values = NULL;
     if (rk_parse_long_list(eq + 1, &sp->values, &sp->n) != RK_OK || sp->n > MAX_VALUES) {
         int rc = rk_error(RK_EUSAGE,
                           "option '--param %s' needs up to %d whole numbers, such as "
                           "%s=2,4,8",
                           arg, MAX_VALUES, sp->name);
         free(sp->name);
+        free(sp->values); /* parsed, but more than MAX_VALUES (fuzz_cmdline found the leak) */
+        sp->values = NULL;
         return rc;
     }
     for (int i = 0; i < o->n_specs; i++)

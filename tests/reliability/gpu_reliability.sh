@@ -9,11 +9,14 @@
 #       marked interrupted, every stored measurement complete, integrity_check ok
 #   G3  kill -9 at a random point of `run`: the database passes integrity_check and every stored
 #       measurement is complete (the capture may stay 'running')
+#   G5  with PROGRAM: the injection library failing (no database, a corrupt database file,
+#       a capture that does not exist, an unknown metric, a bad kernel regex) leaves the
+#       program's output and exit code what they are without it, and says at most one line
 #   G4  compute-sanitizer memcheck, racecheck and initcheck on `run` of one small shape per
 #       kernel family: exit 0 and "ERROR SUMMARY: 0 errors" (racecheck: "RACECHECK SUMMARY: 0
 #       hazards displayed (0 errors, 0 warnings)"); skipped without compute-sanitizer
 #
-# A fourth argument runs one step: refuse (G1), signals (G2, G3), or one sanitizer tool
+# A fourth argument runs one step: refuse (G1), signals (G2, G3), inject (G5), or one sanitizer tool
 # (memcheck, racecheck, initcheck); ctest runs each as its own test with its own timeout
 # (the whole script did not finish in 230 s on the H100).
 set -u
@@ -86,6 +89,38 @@ if want signals; then
         interrupt profile_int INT profile -- "$PROG"
         interrupt profile_term TERM profile -- "$PROG"
     fi
+fi
+
+# G5: the injection library with the environment roofkit profile would set, broken on purpose.
+if want inject && [ -n "$PROG" ]; then
+    INJ=$(dirname "$R")/../collect/libroofkit-inject.so
+    [ -f "$INJ" ] || INJ=$(dirname "$R")/libroofkit-inject.so
+    "$PROG" 8 >"$W/plain.out" 2>"$W/plain.err"
+    want_rc=$?
+    "$R" --db "$W/g5.db" --quiet profile --metrics none -- true >/dev/null 2>&1 # a database, capture 1
+    # (permissions do not stop root, who runs the GPU machine's tests: a corrupt file instead)
+    head -c 8192 /dev/urandom >"$W/corrupt.db"
+    broken() { # broken NAME ENV...: PROGRAM under the injection library with ENV
+        name=$1
+        shift
+        env CUDA_INJECTION64_PATH="$INJ" ROOFKIT_CAPTURE=1 ROOFKIT_STATUS="$W/g5-$name.status" \
+            "$@" "$PROG" 8 >"$W/g5-$name.out" 2>"$W/g5-$name.err"
+        rc=$?
+        # stdout and the exit code as without roofkit; on stderr at most one line of roofkit's
+        extra=$(grep -cv '^roofkit: ' "$W/g5-$name.err")
+        lines=$(grep -c . "$W/g5-$name.err")
+        if [ $rc != "$want_rc" ] || ! cmp -s "$W/plain.out" "$W/g5-$name.out" ||
+            [ "$extra" != 0 ] || [ "$lines" -gt 1 ]; then
+            bad "G5 $name: exit $rc (want $want_rc), stdout $(cmp -s "$W/plain.out" "$W/g5-$name.out" && echo same || echo DIFFERENT: $(head -c 300 "$W/g5-$name.out")), stderr: $(head -c 400 "$W/g5-$name.err")"
+        else
+            say "G5 $name: program unchanged; stderr: $(cat "$W/g5-$name.err")"
+        fi
+    }
+    broken no-db ROOFKIT_DB=/nonexistent/dir/x.db
+    broken corrupt-db ROOFKIT_DB="$W/corrupt.db"
+    broken no-capture ROOFKIT_DB="$W/g5.db" ROOFKIT_CAPTURE=999
+    broken bad-metric ROOFKIT_DB="$W/g5.db" ROOFKIT_METRICS=no_such__metric.sum
+    broken bad-regex ROOFKIT_DB="$W/g5.db" 'ROOFKIT_KERNEL=(['
 fi
 
 # G4
