@@ -108,6 +108,18 @@ void rk_counters_note(const struct rk_counters *c, struct db *db, int64_t captur
  * the `measured` stored measurements have none. */
 int rk_counters_status(const struct rk_counters *c, long measured);
 
+/* cli/shared.c: what several subcommands need alike. */
+struct kernels_device;
+struct db_device;
+struct db_ceiling;
+/* The database row of a kernels/ session's GPU (pointers into d and host, not copies). */
+void rk_device_row(const struct kernels_device *d, const char *host, struct db_device *dv);
+/* The ceiling called `name` among c[0..n), or NULL. */
+const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, const char *name);
+/* A ceiling's value in SI units (B/s, FLOP/s, cycles, s); NaN for an unknown unit or a value
+ * that is not finite and positive. */
+double rk_ceiling_si(const struct db_ceiling *c);
+
 int cmd_probe(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_run(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_profile(int argc, char **argv, struct rk_ctx *ctx);

@@ -459,30 +459,7 @@ static int devices_get(struct db *db, struct devices *ds, int64_t id, struct dev
 
 static const struct db_ceiling *find_ceiling(const struct dev_info *d, const char *name)
 {
-    for (int i = 0; i < d->nceil; i++)
-        if (strcmp(d->ceil[i].name, name) == 0)
-            return &d->ceil[i];
-    return NULL;
-}
-
-/* A ceiling's value in SI units (B/s, FLOP/s, cycles); NaN for an unknown unit or a
- * value that is not finite and positive. */
-static double ceiling_si(const struct db_ceiling *c)
-{
-    static const struct {
-        const char *unit;
-        double scale;
-    } units[] = {
-        {"GB/s", 1e9},     {"TB/s", 1e12},   {"MB/s", 1e6},   {"B/s", 1.0},
-        {"TFLOP/s", 1e12}, {"GFLOP/s", 1e9}, {"FLOP/s", 1.0}, {"cycles", 1.0},
-        {"us", 1e-6},      {"ns", 1e-9},     {"s", 1.0},
-    };
-    if (!c || !isfinite(c->value) || c->value <= 0 || !c->unit)
-        return NAN;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(c->unit, units[i].unit) == 0)
-            return c->value * units[i].scale;
-    return NAN;
+    return rk_find_ceiling(d->ceil, d->nceil, name);
 }
 
 /* ------------------------------------------------------------ one prediction */
@@ -780,8 +757,8 @@ static const char *tsm2_inputs(const struct dev_info *d, const struct db_measure
     snprintf(lat_name, sizeof lat_name, "lat_fma_%s", e == 8 ? "fp64" : "fp32");
     u->c[U_COMP_LAT] = find_ceiling(d, lat_name);
     memset(g, 0, sizeof *g);
-    g->peak_flops = ceiling_si(u->c[U_COMPUTE]);
-    g->bandwidth = ceiling_si(u->c[U_DRAM]);
+    g->peak_flops = rk_ceiling_si(u->c[U_COMPUTE]);
+    g->bandwidth = rk_ceiling_si(u->c[U_DRAM]);
     g->clock_hz = d->dev.sm_clock_mhz > 0 ? d->dev.sm_clock_mhz * 1e6
                   : u->c[U_COMPUTE]       ? u->c[U_COMPUTE]->sm_clock_mhz * 1e6
                                           : NAN;
@@ -789,13 +766,13 @@ static const char *tsm2_inputs(const struct dev_info *d, const struct db_measure
     g->regs_per_sm = d->dev.regs_per_sm;
     g->smem_per_sm = d->dev.smem_per_sm_bytes;
     g->max_threads_per_sm = d->dev.max_threads_per_sm;
-    g->mem_latency_cycles = ceiling_si(u->c[U_MEM_LAT]);
+    g->mem_latency_cycles = rk_ceiling_si(u->c[U_MEM_LAT]);
     if (!isfinite(g->mem_latency_cycles) && d->npts > 0) {
         /* no DRAM plateau: the curve's largest footprint is past the L2 */
         u->c[U_MEM_LAT] = NULL;
         g->mem_latency_cycles = d->pts[d->npts - 1].cycles;
     }
-    g->comp_latency_cycles = ceiling_si(u->c[U_COMP_LAT]);
+    g->comp_latency_cycles = rk_ceiling_si(u->c[U_COMP_LAT]);
     /* C of 004 §3.6.2 by offline profiling: the kernel's registers minus the tiles' */
     if (m->registers > 0) {
         double c = m->registers - (3.0 * pr->t2 + 2.0 * pr->t3) * e / 4.0;
@@ -863,8 +840,8 @@ static void occupancy_gpu(const struct dev_info *d, struct used *u, struct model
     g->smem_per_sm = d->dev.smem_per_sm_bytes;
     g->max_threads_per_sm = d->dev.max_threads_per_sm;
     g->clock_hz = d->dev.sm_clock_mhz > 0 ? d->dev.sm_clock_mhz * 1e6 : NAN;
-    g->bandwidth = ceiling_si(u->c[U_DRAM]);
-    g->mem_latency_cycles = ceiling_si(u->c[U_MEM_LAT]);
+    g->bandwidth = rk_ceiling_si(u->c[U_DRAM]);
+    g->mem_latency_cycles = rk_ceiling_si(u->c[U_MEM_LAT]);
     if (!isfinite(g->mem_latency_cycles) && d->npts > 0) {
         u->c[U_MEM_LAT] = NULL; /* no DRAM plateau: the curve's largest footprint */
         g->mem_latency_cycles = d->pts[d->npts - 1].cycles;
@@ -883,8 +860,8 @@ static double l2_latency(const struct dev_info *d, struct used *u)
     double near, far;
     u->c[U_L2_LAT] = find_ceiling(d, "lat_chase_l2");
     u->c[U_L2_FAR_LAT] = find_ceiling(d, "lat_chase_l2_far");
-    near = ceiling_si(u->c[U_L2_LAT]);
-    far = ceiling_si(u->c[U_L2_FAR_LAT]);
+    near = rk_ceiling_si(u->c[U_L2_LAT]);
+    far = rk_ceiling_si(u->c[U_L2_FAR_LAT]);
     if (!isfinite(near)) {
         u->c[U_L2_LAT] = u->c[U_L2_FAR_LAT] = NULL;
         return NAN;
@@ -1039,9 +1016,9 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
         u.c[U_COMPUTE] = compute_ceiling(d, m);
         u.c[U_DRAM] = dram_ceiling(d);
         in.flops = m->flops;
-        in.peak_flops = ceiling_si(u.c[U_COMPUTE]); /* NaN: model_predict says so */
+        in.peak_flops = rk_ceiling_si(u.c[U_COMPUTE]); /* NaN: model_predict says so */
         in.roofline_bytes = m->bytes_dram;
-        in.bandwidth[MODEL_LEVEL_DRAM] = ceiling_si(u.c[U_DRAM]);
+        in.bandwidth[MODEL_LEVEL_DRAM] = rk_ceiling_si(u.c[U_DRAM]);
         if (kind == MODEL_KIND_COUNTERS) {
             /* measured traffic; a level the counters do not give has no term */
             double l2 = metric_value(row, "l2_bytes"), sh = metric_value(row, "shared_bytes");
@@ -1052,8 +1029,8 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
             dram_source = "counters dram_read_bytes + dram_write_bytes";
             u.c[U_L2] = find_ceiling(d, "bw_l2_read");
             u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");
-            in.bandwidth[MODEL_LEVEL_L2] = ceiling_si(u.c[U_L2]);
-            in.bandwidth[MODEL_LEVEL_SHARED] = ceiling_si(u.c[U_SHARED]);
+            in.bandwidth[MODEL_LEVEL_L2] = rk_ceiling_si(u.c[U_L2]);
+            in.bandwidth[MODEL_LEVEL_SHARED] = rk_ceiling_si(u.c[U_SHARED]);
             for (int i = MODEL_LEVEL_L2; i < MODEL_LEVEL_COUNT; i++)
                 if (!(in.level_bytes[i] > 0))
                     u.c[U_DRAM + i] = NULL;
@@ -1073,9 +1050,9 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
             u.c[U_L2] = find_ceiling(d, "bw_l2_read");
             u.c[U_L1] = find_ceiling(d, "bw_l1_read");
             u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");
-            in.bandwidth[MODEL_LEVEL_L2] = ceiling_si(u.c[U_L2]);
-            in.bandwidth[MODEL_LEVEL_L1] = ceiling_si(u.c[U_L1]);
-            in.bandwidth[MODEL_LEVEL_SHARED] = ceiling_si(u.c[U_SHARED]);
+            in.bandwidth[MODEL_LEVEL_L2] = rk_ceiling_si(u.c[U_L2]);
+            in.bandwidth[MODEL_LEVEL_L1] = rk_ceiling_si(u.c[U_L1]);
+            in.bandwidth[MODEL_LEVEL_SHARED] = rk_ceiling_si(u.c[U_SHARED]);
             for (int i = MODEL_LEVEL_L2; i < MODEL_LEVEL_COUNT; i++)
                 if (!(in.level_bytes[i] > 0))
                     u.c[U_DRAM + i] = NULL; /* no term: the ceiling was not used */
@@ -1084,7 +1061,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
             long blocks = (long)m->grid[0] * m->grid[1] * m->grid[2];
             int threads = m->block[0] * m->block[1] * m->block[2];
             u.c[U_LAUNCH] = find_ceiling(d, "launch_async");
-            in.launch_s = ceiling_si(u.c[U_LAUNCH]);
+            in.launch_s = rk_ceiling_si(u.c[U_LAUNCH]);
             if (blocks > 0 && threads > 0) {
                 /* the launch recorded with the measurement; library kernels have none */
                 occupancy_gpu(d, &u, &g);
@@ -1109,11 +1086,11 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                         in.l2_latency_cycles = l2_latency(d, &u);
                     u.c[U_COMP_LAT] = find_ceiling(
                         d, elem_bytes_of(m->precision) == 8 ? "lat_fma_fp64" : "lat_fma_fp32");
-                    g.comp_latency_cycles = ceiling_si(u.c[U_COMP_LAT]);
+                    g.comp_latency_cycles = rk_ceiling_si(u.c[U_COMP_LAT]);
                     u.c[U_L1] = find_ceiling(d, "bw_l1_read");
                     u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");
-                    in.bandwidth[MODEL_LEVEL_L1] = ceiling_si(u.c[U_L1]);
-                    in.bandwidth[MODEL_LEVEL_SHARED] = ceiling_si(u.c[U_SHARED]);
+                    in.bandwidth[MODEL_LEVEL_L1] = rk_ceiling_si(u.c[U_L1]);
+                    in.bandwidth[MODEL_LEVEL_SHARED] = rk_ceiling_si(u.c[U_SHARED]);
                     in.issue = &ic;
                 }
             }

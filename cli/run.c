@@ -465,29 +465,6 @@ static int build_plan(const struct run_opts *o, struct plan *pl)
     return RK_OK;
 }
 
-static void fill_device(const struct kernels_device *d, const char *host, struct db_device *dv)
-{
-    memset(dv, 0, sizeof *dv);
-    dv->name = d->name;
-    dv->uuid = d->uuid;
-    dv->pci_bus_id = d->pci_bus_id[0] ? d->pci_bus_id : NULL;
-    dv->cc_major = d->cc_major;
-    dv->cc_minor = d->cc_minor;
-    dv->sm_count = d->sm_count;
-    dv->sm_clock_mhz = d->sm_clock_mhz;
-    dv->mem_clock_mhz = d->mem_clock_mhz;
-    dv->bus_width_bits = d->bus_width_bits;
-    dv->l2_bytes = d->l2_bytes;
-    dv->memory_bytes = (int64_t)d->total_mem;
-    dv->smem_per_sm_bytes = (int)d->smem_per_sm;
-    dv->smem_per_block_optin_bytes = (int)d->smem_per_block_optin;
-    dv->regs_per_sm = d->regs_per_sm;
-    dv->max_threads_per_sm = d->max_threads_per_sm;
-    dv->driver_version = d->driver_version;
-    dv->runtime_version = d->runtime_version;
-    dv->host = host;
-}
-
 /* One measurement: measure, cost, store, print. Returns RK_OK, RK_EUSAGE (skipped) or fatal. */
 static int measure_one(struct kernels_session *s, struct db *db, int64_t capture,
                        const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
@@ -642,7 +619,7 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
         goto out;
     if (gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
-    fill_device(kernels_session_device(s), host[0] ? host : NULL, &dv);
+    rk_device_row(kernels_session_device(s), host[0] ? host : NULL, &dv);
     rc = db_device_upsert(ctx->db, &dv, &device_id);
     if (rc == RK_OK)
         rc = db_capture_begin(ctx->db, device_id, DB_CAPTURE_RUN, ctx->cmdline, RK_VERSION,

@@ -192,28 +192,7 @@ struct tune_dev {
 
 static const struct db_ceiling *find_ceiling(const struct tune_dev *d, const char *name)
 {
-    for (int i = 0; i < d->nceil; i++)
-        if (strcmp(d->ceil[i].name, name) == 0)
-            return &d->ceil[i];
-    return NULL;
-}
-
-/* A ceiling's value in SI units (B/s, FLOP/s, cycles); NaN when unknown (cli/model.c). */
-static double ceiling_si(const struct db_ceiling *c)
-{
-    static const struct {
-        const char *unit;
-        double scale;
-    } units[] = {
-        {"GB/s", 1e9},     {"TB/s", 1e12},   {"MB/s", 1e6},   {"B/s", 1.0},
-        {"TFLOP/s", 1e12}, {"GFLOP/s", 1e9}, {"FLOP/s", 1.0}, {"cycles", 1.0},
-    };
-    if (!c || !isfinite(c->value) || c->value <= 0 || !c->unit)
-        return NAN;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(c->unit, units[i].unit) == 0)
-            return c->value * units[i].scale;
-    return NAN;
+    return rk_find_ceiling(d->ceil, d->nceil, name);
 }
 
 /*
@@ -262,20 +241,20 @@ static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int pre
 
     memset(g, 0, sizeof *g);
     c = find_ceiling(d, peak);
-    g->peak_flops = ceiling_si(c);
+    g->peak_flops = rk_ceiling_si(c);
     g->clock_hz = kd->sm_clock_mhz > 0 ? kd->sm_clock_mhz * 1e6 : c ? c->sm_clock_mhz * 1e6 : NAN;
-    g->bandwidth = ceiling_si(find_ceiling(d, "bw_dram_read"));
+    g->bandwidth = rk_ceiling_si(find_ceiling(d, "bw_dram_read"));
     if (!isfinite(g->bandwidth))
-        g->bandwidth = ceiling_si(find_ceiling(d, "bw_dram_copy"));
+        g->bandwidth = rk_ceiling_si(find_ceiling(d, "bw_dram_copy"));
     g->sms = kd->sm_count;
     g->regs_per_sm = kd->regs_per_sm;
     g->smem_per_sm = (double)kd->smem_per_sm;
     g->max_threads_per_sm = kd->max_threads_per_sm;
-    g->mem_latency_cycles = ceiling_si(find_ceiling(d, "lat_chase_dram"));
+    g->mem_latency_cycles = rk_ceiling_si(find_ceiling(d, "lat_chase_dram"));
     if (!isfinite(g->mem_latency_cycles) && d->npts > 0)
         g->mem_latency_cycles = d->pts[d->npts - 1].cycles; /* the curve's largest footprint */
-    g->comp_latency_cycles = ceiling_si(find_ceiling(d, lat));
-    *bw_l2 = ceiling_si(find_ceiling(d, "bw_l2_read"));
+    g->comp_latency_cycles = rk_ceiling_si(find_ceiling(d, lat));
+    *bw_l2 = rk_ceiling_si(find_ceiling(d, "bw_l2_read"));
 
     why = !isfinite(g->peak_flops)            ? peak
           : !isfinite(g->bandwidth)           ? "bw_dram_read"
@@ -296,29 +275,6 @@ static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int pre
 }
 
 /* ------------------------------------------------------------------ sweep */
-
-static void fill_device(const struct kernels_device *d, const char *host, struct db_device *dv)
-{
-    memset(dv, 0, sizeof *dv);
-    dv->name = d->name;
-    dv->uuid = d->uuid;
-    dv->pci_bus_id = d->pci_bus_id[0] ? d->pci_bus_id : NULL;
-    dv->cc_major = d->cc_major;
-    dv->cc_minor = d->cc_minor;
-    dv->sm_count = d->sm_count;
-    dv->sm_clock_mhz = d->sm_clock_mhz;
-    dv->mem_clock_mhz = d->mem_clock_mhz;
-    dv->bus_width_bits = d->bus_width_bits;
-    dv->l2_bytes = d->l2_bytes;
-    dv->memory_bytes = (int64_t)d->total_mem;
-    dv->smem_per_sm_bytes = (int)d->smem_per_sm;
-    dv->smem_per_block_optin_bytes = (int)d->smem_per_block_optin;
-    dv->regs_per_sm = d->regs_per_sm;
-    dv->max_threads_per_sm = d->max_threads_per_sm;
-    dv->driver_version = d->driver_version;
-    dv->runtime_version = d->runtime_version;
-    dv->host = host;
-}
 
 static int find_row(const struct tune_state *st, const struct kernels_tune_space *sp,
                     const long *resolved)
@@ -874,7 +830,7 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
 
     if (gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
-    fill_device(kernels_session_device(s), host[0] ? host : NULL, &dv);
+    rk_device_row(kernels_session_device(s), host[0] ? host : NULL, &dv);
     rc = db_device_upsert(ctx->db, &dv, NULL);
     if (rc == RK_OK)
         rc = db_capture_begin(ctx->db, d.id, DB_CAPTURE_TUNE, ctx->cmdline, RK_VERSION, &capture);

@@ -1,0 +1,60 @@
+/*
+ * shared.c - what several subcommands need alike: the database row that describes the GPU
+ * of a kernels/ session (run, tune) and the measured ceilings by name in SI units (model,
+ * tune). Kept here so that each subcommand file stays wiring.
+ */
+#include "cli.h"
+#include "db.h"
+#include "kernels.h"
+
+#include <math.h>
+#include <string.h>
+
+void rk_device_row(const struct kernels_device *d, const char *host, struct db_device *dv)
+{
+    memset(dv, 0, sizeof *dv);
+    dv->name = d->name;
+    dv->uuid = d->uuid;
+    dv->pci_bus_id = d->pci_bus_id[0] ? d->pci_bus_id : NULL;
+    dv->cc_major = d->cc_major;
+    dv->cc_minor = d->cc_minor;
+    dv->sm_count = d->sm_count;
+    dv->sm_clock_mhz = d->sm_clock_mhz;
+    dv->mem_clock_mhz = d->mem_clock_mhz;
+    dv->bus_width_bits = d->bus_width_bits;
+    dv->l2_bytes = d->l2_bytes;
+    dv->memory_bytes = (int64_t)d->total_mem;
+    dv->smem_per_sm_bytes = (int)d->smem_per_sm;
+    dv->smem_per_block_optin_bytes = (int)d->smem_per_block_optin;
+    dv->regs_per_sm = d->regs_per_sm;
+    dv->max_threads_per_sm = d->max_threads_per_sm;
+    dv->driver_version = d->driver_version;
+    dv->runtime_version = d->runtime_version;
+    dv->host = host;
+}
+
+const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(c[i].name, name) == 0)
+            return &c[i];
+    return NULL;
+}
+
+double rk_ceiling_si(const struct db_ceiling *c)
+{
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {
+        {"GB/s", 1e9},     {"TB/s", 1e12},   {"MB/s", 1e6},   {"B/s", 1.0},
+        {"TFLOP/s", 1e12}, {"GFLOP/s", 1e9}, {"FLOP/s", 1.0}, {"cycles", 1.0},
+        {"us", 1e-6},      {"ns", 1e-9},     {"s", 1.0},
+    };
+    if (!c || !isfinite(c->value) || c->value <= 0 || !c->unit)
+        return NAN;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(c->unit, units[i].unit) == 0)
+            return c->value * units[i].scale;
+    return NAN;
+}
