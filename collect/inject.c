@@ -226,9 +226,14 @@ static void finish(void)
     double t0 = now_s();
     if (r->nlaunch > 0 && path && capture > 0 && db_open(path, DB_RW, &db) == RK_OK) {
         const char *mode = collect_mode_name(r->mode);
-        for (int i = 0; i < r->nlaunch; i++)
-            if (store_launch(db, capture, &r->launch[i], mode) == RK_OK)
-                stored++;
+        /* db/ printed why a row failed; the next rows would fail alike (a capture that is gone,
+         * a full disk) and repeat it per launch, so the first failure ends the storing: one
+         * line, and the program's own output stays its own (reliability G5). */
+        for (int i = 0; i < r->nlaunch; i++) {
+            if (store_launch(db, capture, &r->launch[i], mode) != RK_OK)
+                break;
+            stored++;
+        }
         db_close(db);
     }
     write_status(r, stored, now_s() - t0);
