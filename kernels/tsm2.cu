@@ -733,8 +733,10 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     if (p[P_T3] == 0 && a->m > 0) {
         if (v == V3) /* fp64 at n > 8: a ring of 16 columns leaves one block per SM */
             p[P_T3] = (a->prec == KERNELS_FP64 && wide) ? 8 : 16;
-        else /* ISM2: a row's k <= 16 elements at once; fp64 at k > 8 in groups of 4 */
-            p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 4 : 16;
+        else /* ISM2: a row's k <= 16 elements at once; fp64 at k > 8 in groups of 8 (the
+              * roofkit tune sweeps of 2026-11-25 found t3 = 8 best at m = 1e5, 1e6 and 1e7,
+              * 5-11% faster than the 4 used before: examples/tune-h100.md) */
+            p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 8 : 16;
     }
     if (v == V3 || v == OPT1) {
         if (p[P_APIPE] != 0 && p[P_APIPE] != 1)
