@@ -477,6 +477,64 @@ static int nearest_runnable(const struct tune_state *st, const long *want, int i
     return best;
 }
 
+/*
+ * TSM2: the model's (t2, t3) onto the values the kernel instantiates. On each axis the
+ * neighbours are the largest value <= and the smallest >= the model's; of the (up to four)
+ * pairs, the one the same model predicts fastest wins, ties to the larger t3 (more loads in
+ * flight: the direction §3.6.2's utilisation grows in). Rounding to the nearest in log2 took
+ * t3 = 10 down to 8, which the model itself predicts slower than 16 (utilisation < 1), and
+ * cost 1.116x on the H100's fp32 10240x4x10240; the model's own choice among neighbours
+ * keeps the mapping inside the model.
+ */
+static void map_by_model(const struct kernels_tune_space *sp, int a_t2, int a_t3,
+                         const struct model_gpu *g, struct model_tsm2_problem prob,
+                         struct tune_choice *ch, long *t2_out, long *t3_out)
+{
+    long cand[2][2];
+    const int axes[2] = {a_t2, a_t3};
+    const long want[2] = {ch->c.t2, ch->c.t3};
+    double best = INFINITY;
+    for (int a = 0; a < 2; a++) {
+        const struct kernels_tune_axis *ax = &sp->axes[axes[a]];
+        cand[a][0] = ax->values[0];
+        cand[a][1] = ax->values[ax->n - 1];
+        for (int i = 0; i < ax->n; i++) {
+            if (ax->values[i] <= want[a])
+                cand[a][0] = ax->values[i];
+            if (ax->values[ax->n - 1 - i] >= want[a])
+                cand[a][1] = ax->values[ax->n - 1 - i];
+        }
+    }
+    *t2_out = cand[0][0];
+    *t3_out = cand[1][0];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            struct model_tsm2_eval e;
+            prob.t2 = (int)cand[0][i];
+            prob.t3 = (int)cand[1][j];
+            if (model_tsm2_evaluate(g, &prob, &e) != RK_OK)
+                continue;
+            if (e.predicted_time_s < best || (e.predicted_time_s == best && cand[1][j] > *t3_out)) {
+                best = e.predicted_time_s;
+                *t2_out = cand[0][i];
+                *t3_out = cand[1][j];
+            }
+        }
+    for (int a = 0; a < 2; a++) {
+        const long to = a ? *t3_out : *t2_out;
+        size_t len = strlen(ch->mapping);
+        if (to != want[a]) {
+            snprintf(ch->mapping + len, sizeof ch->mapping - len, "%s%s %ld -> %ld",
+                     len ? ", " : "", sp->axes[axes[a]].name, want[a], to);
+            ch->mapped = 1;
+        }
+    }
+    if (ch->mapped) {
+        size_t len = strlen(ch->mapping);
+        snprintf(ch->mapping + len, sizeof ch->mapping - len, " (the model's fastest neighbour)");
+    }
+}
+
 /* ------------------------------------------------------------------ output */
 
 static void json_num(FILE *f, double v)
@@ -687,14 +745,16 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
         for (int p = 0; p < KERNELS_MAX_PARAMS; p++)
             ch->want[p] = p < k->n_params ? k->params[p].def : 0;
         ch->want[i_t1] = def[i_t1];
-        ch->want[i_t3] = map_axis(sp, a_t3, ch->c.t3, ch);
         if (a_t2 >= 0) {
-            ch->want[i_t2] = map_axis(sp, a_t2, ch->c.t2, ch);
-        } else if (ch->c.t2 != def[i_t2]) { /* ISM2: t2 is not swept; the kernel's covers n */
-            size_t len = strlen(ch->mapping);
-            snprintf(ch->mapping + len, sizeof ch->mapping - len, "%st2 %d -> %ld (not swept)",
-                     len ? ", " : "", ch->c.t2, def[i_t2]);
-            ch->mapped = 1;
+            map_by_model(sp, a_t2, a_t3, g, prob, ch, &ch->want[i_t2], &ch->want[i_t3]);
+        } else {
+            ch->want[i_t3] = map_axis(sp, a_t3, ch->c.t3, ch);
+            if (ch->c.t2 != def[i_t2]) { /* ISM2: t2 is not swept; the kernel's covers n */
+                size_t len = strlen(ch->mapping);
+                snprintf(ch->mapping + len, sizeof ch->mapping - len, "%st2 %d -> %ld (not swept)",
+                         len ? ", " : "", ch->c.t2, def[i_t2]);
+                ch->mapped = 1;
+            }
         }
         if (o->ism2) {
             /* tcf: the tcf model at the mapped t3, with that kernel's registers and
