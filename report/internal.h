@@ -90,7 +90,9 @@ struct rp_data {
     struct db_capture *caps;
     int ncaps;
     struct db_measurement_row *rows;
-    int nrows;
+    int nrows;            /* the rows reported: tune captures' rows are left out ... */
+    int nrows_all;        /* ... and kept behind them, rows[nrows .. nrows_all) (freed with all) */
+    int n_tune_caps;      /* captures of kind tune with measurements */
     struct rp_meas *meas; /* nrows entries, same order (by id) */
     const char **models;  /* distinct prediction.model values, sorted; strings owned by rows */
     int nmodels;

@@ -328,6 +328,8 @@ static void derive_meas(const struct rp_data *d, struct rp_meas *x)
     x->charted = m->verified != 0 && isfinite(x->time_s);
 }
 
+static int leave_out_tune(struct rp_data *d);
+
 int rp_load(struct db *db, struct rp_data *out)
 {
     struct rp_data d;
@@ -366,6 +368,9 @@ int rp_load(struct db *db, struct rp_data *out)
     if (rc == RK_OK)
         rc = db_query_measurements(db, 0, &d.rows, &d.nrows);
     if (rc != RK_OK)
+        goto out;
+    d.nrows_all = d.nrows;
+    if ((rc = leave_out_tune(&d)) != RK_OK)
         goto out;
     if (d.nrows > 0) {
         d.meas = calloc((size_t)d.nrows, sizeof *d.meas);
@@ -409,6 +414,37 @@ out:
     return rc;
 }
 
+/*
+ * `roofkit tune` stores every configuration of its sweep (up to a hundred per shape) as a
+ * measurement; charted beside the suites they would bury them. Their rows move behind the
+ * others, in id order, and d->nrows counts the rest; the pages say how many were left out.
+ */
+static int leave_out_tune(struct rp_data *d)
+{
+    struct db_measurement_row *tmp;
+    int kept = 0, moved = 0;
+    for (int c = 0; c < d->ncaps; c++)
+        d->n_tune_caps += d->caps[c].kind == DB_CAPTURE_TUNE && d->caps[c].n_measurements > 0;
+    if (d->n_tune_caps == 0 || d->nrows == 0)
+        return RK_OK;
+    tmp = malloc((size_t)d->nrows * sizeof *tmp);
+    if (!tmp)
+        return rk_error(RK_ENOMEM, "out of memory reading %d measurements", d->nrows);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < d->nrows; i++) {
+            int tune = 0;
+            for (int c = 0; c < d->ncaps && !tune; c++)
+                tune =
+                    d->caps[c].id == d->rows[i].m.capture_id && d->caps[c].kind == DB_CAPTURE_TUNE;
+            if (tune == pass)
+                tmp[pass ? kept + moved++ : kept++] = d->rows[i];
+        }
+    memcpy(d->rows, tmp, (size_t)d->nrows * sizeof *tmp);
+    free(tmp);
+    d->nrows = kept;
+    return RK_OK;
+}
+
 void rp_data_release(struct rp_data *d)
 {
     for (int i = 0; i < d->ndevs; i++) {
@@ -418,7 +454,7 @@ void rp_data_release(struct rp_data *d)
     }
     free(d->devs);
     db_free_captures(d->caps, d->ncaps);
-    db_free_measurements(d->rows, d->nrows);
+    db_free_measurements(d->rows, d->nrows_all);
     free(d->meas);
     free((void *)d->cublas);
     free((void *)d->models);

@@ -192,10 +192,19 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
     rp_buf_html(&b, d->db_path ? d->db_path : "?");
     rp_buf_printf(&b,
                   "</code>: %d device%s, %d measurement%s, %lld prediction%s from %d model%s. "
-                  "Generated %s by roofkit " RK_REPORT_VERSION ".</p>\n</header>\n",
+                  "Generated %s by roofkit " RK_REPORT_VERSION ".</p>\n",
                   d->ndevs, d->ndevs == 1 ? "" : "s", d->nrows, d->nrows == 1 ? "" : "s",
                   (long long)d->n_predictions, d->n_predictions == 1 ? "" : "s", d->nmodels,
                   d->nmodels == 1 ? "" : "s", pg->generated);
+    if (d->n_tune_caps)
+        rp_buf_printf(
+            &b,
+            "<p class=\"meta\">Left out: %d measurement%s of %d <code>roofkit tune</code> "
+            "capture%s (parameter sweeps); each capture's note holds its choices and "
+            "regrets (<code>roofkit export --table capture</code>).</p>\n",
+            d->nrows_all - d->nrows, d->nrows_all - d->nrows == 1 ? "" : "s", d->n_tune_caps,
+            d->n_tune_caps == 1 ? "" : "s");
+    rp_buf_puts(&b, "</header>\n");
     if (nmiss) {
         rp_buf_puts(&b,
                     "<div class=\"missing\" id=\"missing\"><b>Missing from this report</b><ul>\n");
@@ -317,6 +326,13 @@ int rp_write_md(struct rp_out *o, const struct rp_page *pg)
                   d->nrows == 1 ? "" : "s", (long long)d->n_predictions,
                   d->n_predictions == 1 ? "" : "s", d->nmodels, d->nmodels == 1 ? "" : "s",
                   pg->generated);
+    if (d->n_tune_caps)
+        rp_buf_printf(&b,
+                      "Left out: %d measurement%s of %d `roofkit tune` capture%s (parameter "
+                      "sweeps); each capture's note holds its choices and regrets (`roofkit "
+                      "export --table capture`).\n\n",
+                      d->nrows_all - d->nrows, d->nrows_all - d->nrows == 1 ? "" : "s",
+                      d->n_tune_caps, d->n_tune_caps == 1 ? "" : "s");
     if (nmiss) {
         rp_buf_puts(&b, "**Missing from this report:**\n\n");
         for (int i = 0; i < nmiss; i++)

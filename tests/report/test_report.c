@@ -16,6 +16,8 @@
  *   R6 a second report into the same directory replaces it and removes the files
  *      of the first that it does not write
  *   R7 report_parse_formats
+ *   R8 the measurements of tune captures (sweeps) are left out of the tables and charts,
+ *      and both pages say how many
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -379,6 +381,65 @@ static void test_full_report(void **state)
     db_close(db);
 }
 
+/* R8 */
+static void test_tune_left_out(void **state)
+{
+    char out[512], p[1024];
+    struct db *db = NULL;
+    struct db_measurement_row *rows = NULL;
+    int nrows = 0, want = 0;
+    int64_t cap = 0;
+    size_t len;
+    struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
+    (void)state;
+    path(p, sizeof p, "tune.db");
+    assert_int_equal(fixture_make_db(p, 0), RK_OK);
+    assert_int_equal(db_open(p, DB_RW, &db), RK_OK);
+    assert_int_equal(db_query_measurements(db, 0, &rows, &nrows), RK_OK);
+    for (int i = 0; i < nrows; i++)
+        want += strcmp(rows[i].m.family, "tsm2") == 0;
+    db_free_measurements(rows, nrows);
+    assert_int_equal(db_capture_begin(db, 0, DB_CAPTURE_TUNE, "roofkit tune tsm2", "test", &cap),
+                     RK_OK);
+    for (int i = 0; i < 3; i++) {
+        struct db_measurement x;
+        memset(&x, 0, sizeof x);
+        x.kernel = "tsm2_v3";
+        x.family = "tsm2";
+        x.precision = "fp32";
+        x.m = x.k = 10240;
+        x.n = 8;
+        x.params = "{\"t1\":128}";
+        x.reps = 5;
+        x.time_min_ns = x.time_median_ns = x.time_max_ns = 150e3 + i;
+        x.verified = 1;
+        x.cache_state = "cold";
+        x.source = "suite";
+        x.launch_index = x.correlation_id = -1;
+        assert_int_equal(db_insert_measurement(db, cap, &x, NULL, 0, NULL), RK_OK);
+    }
+    assert_int_equal(db_capture_end(db, cap, DB_DONE), RK_OK);
+
+    path(out, sizeof out, "rep-tune");
+    assert_int_equal(report_write(db, &o), RK_OK);
+    struct csv c;
+    snprintf(p, sizeof p, "%s/csv/measurements-tsm2.csv", out);
+    assert_int_equal(csv_read(p, &c), 0);
+    assert_int_equal(c.nrows - 1, want); /* the suite's tsm2 rows, not the sweep's */
+    csv_free(&c);
+    snprintf(p, sizeof p, "%s/report.md", out);
+    char *md = slurp(p, &len);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "Left out: 3 measurements of 1 `roofkit tune` capture "));
+    free(md);
+    snprintf(p, sizeof p, "%s/index.html", out);
+    char *html = slurp(p, &len);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "Left out: 3 measurements of 1 <code>roofkit tune</code>"));
+    free(html);
+    db_close(db);
+}
+
 /* R3 */
 static void test_empty_db(void **state)
 {
@@ -514,9 +575,10 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_report), cmocka_unit_test(test_empty_db),
-        cmocka_unit_test(test_no_gnuplot),  cmocka_unit_test(test_foreign_dir),
-        cmocka_unit_test(test_rerun),       cmocka_unit_test(test_parse_formats),
+        cmocka_unit_test(test_full_report),   cmocka_unit_test(test_empty_db),
+        cmocka_unit_test(test_no_gnuplot),    cmocka_unit_test(test_foreign_dir),
+        cmocka_unit_test(test_rerun),         cmocka_unit_test(test_parse_formats),
+        cmocka_unit_test(test_tune_left_out),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
