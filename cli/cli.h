@@ -114,6 +114,16 @@ struct db_device;
 struct db_ceiling;
 /* The database row of a kernels/ session's GPU (pointers into d and host, not copies). */
 void rk_device_row(const struct kernels_device *d, const char *host, struct db_device *dv);
+struct kernels_kernel;
+struct kernels_shape;
+struct kernels_result;
+struct model_cost;
+struct db_measurement;
+/* The measurement row of one verified and timed configuration (pointers into k and r);
+ * cost NULL: flops and bytes unknown (NaN). */
+void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
+                        const struct kernels_result *r, const struct model_cost *cost,
+                        struct db_measurement *m);
 /* The ceiling called `name` among c[0..n), or NULL. */
 const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, const char *name);
 /* A ceiling's value in SI units (B/s, FLOP/s, cycles, s); NaN for an unknown unit or a value

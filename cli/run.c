@@ -493,36 +493,7 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
         rk_warn("the model has no cost for %s %s %ldx%ldx%ld; flops and bytes stored as unknown",
                 k->name, r.params_json, sh->m, sh->n, sh->k);
 
-    memset(&m, 0, sizeof m);
-    m.kernel = k->name;
-    m.family = k->family;
-    m.precision = kernels_precision_name(prec);
-    m.m = sh->m;
-    m.n = sh->n;
-    m.k = sh->k;
-    m.params = r.params_json;
-    for (int d = 0; d < 3; d++) {
-        m.grid[d] = (int)r.grid[d];
-        m.block[d] = (int)r.block[d];
-    }
-    m.registers = r.registers;
-    m.smem_static = (int)r.smem_static;
-    m.smem_dynamic = (int)r.smem_dynamic;
-    m.reps = r.reps;
-    m.time_min_ns = r.time_min_ns;
-    m.time_median_ns = r.time_median_ns;
-    m.time_max_ns = r.time_max_ns;
-    m.flops = have_cost ? cost.flops : NAN;
-    m.bytes_dram = have_cost ? cost.bytes_dram : NAN;
-    m.bytes_l2 = have_cost ? cost.bytes_l2 : NAN;
-    m.bytes_l1 = have_cost ? cost.bytes_l1 : NAN;
-    m.bytes_shared = have_cost ? cost.bytes_shared : NAN;
-    m.verified = r.verified ? 1 : 0;
-    m.rel_error = r.rel_error;
-    m.cache_state = r.warm ? "warm" : "cold";
-    m.source = "suite";
-    m.launch_index = -1;
-    m.correlation_id = -1;
+    rk_measurement_row(k, prec, sh, &r, have_cost ? &cost : NULL, &m);
     rc = db_insert_measurement(db, capture, &m, rows, nrows, NULL);
     if (rc != RK_OK)
         return rc;

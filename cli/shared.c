@@ -1,7 +1,7 @@
 /*
- * shared.c - what several subcommands need alike: the database row that describes the GPU
- * of a kernels/ session (run, tune) and the measured ceilings by name in SI units (model,
- * tune). Kept here so that each subcommand file stays wiring.
+ * shared.c - what several subcommands need alike: the database rows that describe the GPU
+ * of a kernels/ session and one measured configuration (run, tune), and the measured
+ * ceilings by name in SI units (model, tune). Kept here so that each subcommand file stays wiring.
  */
 #include "cli.h"
 #include "db.h"
@@ -31,6 +31,42 @@ void rk_device_row(const struct kernels_device *d, const char *host, struct db_d
     dv->driver_version = d->driver_version;
     dv->runtime_version = d->runtime_version;
     dv->host = host;
+}
+
+void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
+                        const struct kernels_result *r, const struct model_cost *cost,
+                        struct db_measurement *m)
+{
+    memset(m, 0, sizeof *m);
+    m->kernel = k->name;
+    m->family = k->family;
+    m->precision = kernels_precision_name(prec);
+    m->m = sh->m;
+    m->n = sh->n;
+    m->k = sh->k;
+    m->params = r->params_json;
+    for (int d = 0; d < 3; d++) {
+        m->grid[d] = (int)r->grid[d];
+        m->block[d] = (int)r->block[d];
+    }
+    m->registers = r->registers;
+    m->smem_static = (int)r->smem_static;
+    m->smem_dynamic = (int)r->smem_dynamic;
+    m->reps = r->reps;
+    m->time_min_ns = r->time_min_ns;
+    m->time_median_ns = r->time_median_ns;
+    m->time_max_ns = r->time_max_ns;
+    m->flops = cost ? cost->flops : NAN;
+    m->bytes_dram = cost ? cost->bytes_dram : NAN;
+    m->bytes_l2 = cost ? cost->bytes_l2 : NAN;
+    m->bytes_l1 = cost ? cost->bytes_l1 : NAN;
+    m->bytes_shared = cost ? cost->bytes_shared : NAN;
+    m->verified = r->verified ? 1 : 0;
+    m->rel_error = r->rel_error;
+    m->cache_state = r->warm ? "warm" : "cold";
+    m->source = "suite";
+    m->launch_index = -1;
+    m->correlation_id = -1;
 }
 
 const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, const char *name)

@@ -326,36 +326,7 @@ static int measure_store(struct kernels_session *s, struct db *db, int64_t captu
     if (rc != RK_OK)
         return rc;
     have_cost = kernels_cost(k, o->prec, &o->shape, r.params, &cost) == RK_OK;
-    memset(&m, 0, sizeof m);
-    m.kernel = k->name;
-    m.family = k->family;
-    m.precision = kernels_precision_name(o->prec);
-    m.m = o->shape.m;
-    m.n = o->shape.n;
-    m.k = o->shape.k;
-    m.params = r.params_json;
-    for (int d = 0; d < 3; d++) {
-        m.grid[d] = (int)r.grid[d];
-        m.block[d] = (int)r.block[d];
-    }
-    m.registers = r.registers;
-    m.smem_static = (int)r.smem_static;
-    m.smem_dynamic = (int)r.smem_dynamic;
-    m.reps = r.reps;
-    m.time_min_ns = r.time_min_ns;
-    m.time_median_ns = r.time_median_ns;
-    m.time_max_ns = r.time_max_ns;
-    m.flops = have_cost ? cost.flops : NAN;
-    m.bytes_dram = have_cost ? cost.bytes_dram : NAN;
-    m.bytes_l2 = have_cost ? cost.bytes_l2 : NAN;
-    m.bytes_l1 = have_cost ? cost.bytes_l1 : NAN;
-    m.bytes_shared = have_cost ? cost.bytes_shared : NAN;
-    m.verified = r.verified ? 1 : 0;
-    m.rel_error = r.rel_error;
-    m.cache_state = r.warm ? "warm" : "cold";
-    m.source = "suite";
-    m.launch_index = -1;
-    m.correlation_id = -1;
+    rk_measurement_row(k, o->prec, &o->shape, &r, have_cost ? &cost : NULL, &m);
 
     if (st->n == st->cap) {
         int cap = st->cap ? 2 * st->cap : 64;
