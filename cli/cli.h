@@ -114,6 +114,10 @@ struct db_device;
 struct db_ceiling;
 /* The database row of a kernels/ session's GPU (pointers into d and host, not copies). */
 void rk_device_row(const struct kernels_device *d, const char *host, struct db_device *dv);
+/* Stores that GPU (with this host's name) in ctx->db and begins a capture of `kind` on it:
+ * RK_OK with *capture, or the database's error (printed). */
+int rk_begin_device_capture(struct rk_ctx *ctx, const struct kernels_device *d, int kind,
+                            int64_t *capture /* OUT */);
 struct kernels_kernel;
 struct kernels_shape;
 struct kernels_result;
@@ -124,6 +128,16 @@ struct db_measurement;
 void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
                         const struct kernels_result *r, const struct model_cost *cost,
                         struct db_measurement *m);
+struct db_latency_point;
+struct model_gpu;
+/* The TSM2 model's GPU (docs/model.md "Which numbers") from a device row, its ceilings and its
+ * latency curve, for elements of elem_bytes (4 or 8); regs_fixed is left 0. used[] receives the
+ * ceilings taken: peak FMA, DRAM bandwidth (read, else copy), DRAM latency (NULL when the
+ * curve's largest footprint stood in) and FMA latency; NULL where missing (the field is NaN). */
+enum { RK_GPU_COMPUTE, RK_GPU_DRAM, RK_GPU_MEM_LAT, RK_GPU_COMP_LAT, RK_GPU_NUSED };
+void rk_tsm2_gpu(const struct db_device *dev, const struct db_ceiling *c, int nc,
+                 const struct db_latency_point *pts, int npts, int elem_bytes, struct model_gpu *g,
+                 const struct db_ceiling *used[RK_GPU_NUSED]);
 /* The ceiling called `name` among c[0..n), or NULL. */
 const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, const char *name);
 /* A ceiling's value in SI units (B/s, FLOP/s, cycles, s); NaN for an unknown unit or a value

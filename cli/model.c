@@ -709,7 +709,6 @@ static const char *tsm2_inputs(const struct dev_info *d, const struct db_measure
     const struct kernels_kernel *k = registry_kernel(m);
     long t1 = 0, t2 = 0, t3 = 0;
     int e = elem_bytes_of(m->precision);
-    char lat_name[32];
 
     if (!k)
         return "kernel not in the registry";
@@ -751,28 +750,12 @@ static const char *tsm2_inputs(const struct dev_info *d, const struct db_measure
     pr->t2 = (int)(t2 < m->n ? t2 : m->n);
     pr->t3 = (int)(t3 < m->k ? t3 : m->k);
 
-    u->c[U_COMPUTE] = find_ceiling(d, e == 8 ? "peak_fp64_fma" : "peak_fp32_fma");
-    u->c[U_DRAM] = dram_ceiling(d);
-    u->c[U_MEM_LAT] = find_ceiling(d, "lat_chase_dram");
-    snprintf(lat_name, sizeof lat_name, "lat_fma_%s", e == 8 ? "fp64" : "fp32");
-    u->c[U_COMP_LAT] = find_ceiling(d, lat_name);
-    memset(g, 0, sizeof *g);
-    g->peak_flops = rk_ceiling_si(u->c[U_COMPUTE]);
-    g->bandwidth = rk_ceiling_si(u->c[U_DRAM]);
-    g->clock_hz = d->dev.sm_clock_mhz > 0 ? d->dev.sm_clock_mhz * 1e6
-                  : u->c[U_COMPUTE]       ? u->c[U_COMPUTE]->sm_clock_mhz * 1e6
-                                          : NAN;
-    g->sms = d->dev.sm_count;
-    g->regs_per_sm = d->dev.regs_per_sm;
-    g->smem_per_sm = d->dev.smem_per_sm_bytes;
-    g->max_threads_per_sm = d->dev.max_threads_per_sm;
-    g->mem_latency_cycles = rk_ceiling_si(u->c[U_MEM_LAT]);
-    if (!isfinite(g->mem_latency_cycles) && d->npts > 0) {
-        /* no DRAM plateau: the curve's largest footprint is past the L2 */
-        u->c[U_MEM_LAT] = NULL;
-        g->mem_latency_cycles = d->pts[d->npts - 1].cycles;
-    }
-    g->comp_latency_cycles = rk_ceiling_si(u->c[U_COMP_LAT]);
+    const struct db_ceiling *used[RK_GPU_NUSED];
+    rk_tsm2_gpu(&d->dev, d->ceil, d->nceil, d->pts, d->npts, e, g, used);
+    u->c[U_COMPUTE] = used[RK_GPU_COMPUTE];
+    u->c[U_DRAM] = used[RK_GPU_DRAM];
+    u->c[U_MEM_LAT] = used[RK_GPU_MEM_LAT];
+    u->c[U_COMP_LAT] = used[RK_GPU_COMP_LAT];
     /* C of 004 §3.6.2 by offline profiling: the kernel's registers minus the tiles' */
     if (m->registers > 0) {
         double c = m->registers - (3.0 * pr->t2 + 2.0 * pr->t3) * e / 4.0;

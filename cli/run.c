@@ -31,11 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#ifndef RK_VERSION
-#define RK_VERSION "0.0.0"
-#endif
 
 #define MAX_PARAM_SPECS 8
 #define MAX_VALUES      64
@@ -566,9 +561,7 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     struct run_opts o;
     struct plan pl;
     struct kernels_session *s = NULL;
-    struct db_device dv;
-    char host[256] = "";
-    int64_t device_id = 0, capture = 0;
+    int64_t capture = 0;
     struct tally t = {0, 0, 0, 0};
     int rc, nomem = 0;
 
@@ -588,13 +581,7 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     rc = rk_ctx_open_db(ctx, 1);
     if (rc != RK_OK)
         goto out;
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
-    rk_device_row(kernels_session_device(s), host[0] ? host : NULL, &dv);
-    rc = db_device_upsert(ctx->db, &dv, &device_id);
-    if (rc == RK_OK)
-        rc = db_capture_begin(ctx->db, device_id, DB_CAPTURE_RUN, ctx->cmdline, RK_VERSION,
-                              &capture);
+    rc = rk_begin_device_capture(ctx, kernels_session_device(s), DB_CAPTURE_RUN, &capture);
     if (rc != RK_OK)
         goto out;
 

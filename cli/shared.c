@@ -1,14 +1,22 @@
 /*
  * shared.c - what several subcommands need alike: the database rows that describe the GPU
- * of a kernels/ session and one measured configuration (run, tune), and the measured
- * ceilings by name in SI units (model, tune). Kept here so that each subcommand file stays wiring.
+ * of a kernels/ session and one measured configuration (run, tune), the measured ceilings by
+ * name in SI units, and the TSM2 model's GPU built from them (model, tune). Kept here so that each
+ * subcommand file stays wiring.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "db.h"
 #include "kernels.h"
+#include "model.h"
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
+
+#ifndef RK_VERSION
+#define RK_VERSION "0.0.0"
+#endif
 
 void rk_device_row(const struct kernels_device *d, const char *host, struct db_device *dv)
 {
@@ -69,12 +77,59 @@ void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct k
     m->correlation_id = -1;
 }
 
+int rk_begin_device_capture(struct rk_ctx *ctx, const struct kernels_device *d, int kind,
+                            int64_t *capture)
+{
+    struct db_device dv;
+    char host[256] = "";
+    int64_t device_id = 0;
+    int rc;
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    rk_device_row(d, host[0] ? host : NULL, &dv);
+    rc = db_device_upsert(ctx->db, &dv, &device_id);
+    if (rc == RK_OK)
+        rc = db_capture_begin(ctx->db, device_id, (enum db_capture_kind)kind, ctx->cmdline,
+                              RK_VERSION, capture);
+    return rc;
+}
+
 const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
         if (strcmp(c[i].name, name) == 0)
             return &c[i];
     return NULL;
+}
+
+void rk_tsm2_gpu(const struct db_device *dev, const struct db_ceiling *c, int nc,
+                 const struct db_latency_point *pts, int npts, int elem_bytes, struct model_gpu *g,
+                 const struct db_ceiling *used[RK_GPU_NUSED])
+{
+    const int fp64 = elem_bytes == 8;
+    used[RK_GPU_COMPUTE] = rk_find_ceiling(c, nc, fp64 ? "peak_fp64_fma" : "peak_fp32_fma");
+    used[RK_GPU_DRAM] = rk_find_ceiling(c, nc, "bw_dram_read");
+    if (!used[RK_GPU_DRAM])
+        used[RK_GPU_DRAM] = rk_find_ceiling(c, nc, "bw_dram_copy");
+    used[RK_GPU_MEM_LAT] = rk_find_ceiling(c, nc, "lat_chase_dram");
+    used[RK_GPU_COMP_LAT] = rk_find_ceiling(c, nc, fp64 ? "lat_fma_fp64" : "lat_fma_fp32");
+    memset(g, 0, sizeof *g);
+    g->peak_flops = rk_ceiling_si(used[RK_GPU_COMPUTE]);
+    g->bandwidth = rk_ceiling_si(used[RK_GPU_DRAM]);
+    g->clock_hz = dev->sm_clock_mhz > 0  ? dev->sm_clock_mhz * 1e6
+                  : used[RK_GPU_COMPUTE] ? used[RK_GPU_COMPUTE]->sm_clock_mhz * 1e6
+                                         : NAN;
+    g->sms = dev->sm_count;
+    g->regs_per_sm = dev->regs_per_sm;
+    g->smem_per_sm = dev->smem_per_sm_bytes;
+    g->max_threads_per_sm = dev->max_threads_per_sm;
+    g->mem_latency_cycles = rk_ceiling_si(used[RK_GPU_MEM_LAT]);
+    if (!isfinite(g->mem_latency_cycles) && npts > 0) {
+        /* no DRAM plateau: the curve's largest footprint is past the L2 */
+        used[RK_GPU_MEM_LAT] = NULL;
+        g->mem_latency_cycles = pts[npts - 1].cycles;
+    }
+    g->comp_latency_cycles = rk_ceiling_si(used[RK_GPU_COMP_LAT]);
 }
 
 double rk_ceiling_si(const struct db_ceiling *c)

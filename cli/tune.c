@@ -16,11 +16,12 @@
  *      rk_interrupted between rows;
  *   6. the model's choices: C of §3.6.2 (regs_fixed) from the registers the sweep's
  *      kernels compiled to (offline profiling, as the seed says; no time is used), both
- *      searches, each choice mapped onto the nearest configuration the kernel
- *      instantiates and looked up in the sweep (measured once more when it is not in it);
+ *      searches, each choice mapped onto a configuration the kernel instantiates
+ *      (map_by_model; the nearest runnable one when it cannot run) and looked up in the
+ *      sweep (measured once more when it is not in it);
  *   7. the capture's note holds the result as one JSON object (the model's choices with
  *      their measurement ids, the best, the regrets), the same object --json prints.
- * The ceiling lookups repeat cli/model.c's (same names, same units), kept static there.
+ * The model's GPU comes from cli/shared.c's rk_tsm2_gpu, as `roofkit model` builds it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -36,10 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef RK_VERSION
-#define RK_VERSION "0.0.0"
-#endif
 
 #define MAX_OVERRIDE 32
 
@@ -208,7 +205,8 @@ static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int pre
     const int e = prec == KERNELS_FP64 ? 8 : 4;
     const char *peak = e == 8 ? "peak_fp64_fma" : "peak_fp32_fma";
     const char *lat = e == 8 ? "lat_fma_fp64" : "lat_fma_fp32";
-    const struct db_ceiling *c;
+    const struct db_ceiling *used[RK_GPU_NUSED];
+    struct db_device dv;
     const char *why;
 
     if (access(ctx->db_path, F_OK) != 0)
@@ -239,21 +237,8 @@ static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int pre
     if (rc != RK_OK)
         return rc;
 
-    memset(g, 0, sizeof *g);
-    c = find_ceiling(d, peak);
-    g->peak_flops = rk_ceiling_si(c);
-    g->clock_hz = kd->sm_clock_mhz > 0 ? kd->sm_clock_mhz * 1e6 : c ? c->sm_clock_mhz * 1e6 : NAN;
-    g->bandwidth = rk_ceiling_si(find_ceiling(d, "bw_dram_read"));
-    if (!isfinite(g->bandwidth))
-        g->bandwidth = rk_ceiling_si(find_ceiling(d, "bw_dram_copy"));
-    g->sms = kd->sm_count;
-    g->regs_per_sm = kd->regs_per_sm;
-    g->smem_per_sm = (double)kd->smem_per_sm;
-    g->max_threads_per_sm = kd->max_threads_per_sm;
-    g->mem_latency_cycles = rk_ceiling_si(find_ceiling(d, "lat_chase_dram"));
-    if (!isfinite(g->mem_latency_cycles) && d->npts > 0)
-        g->mem_latency_cycles = d->pts[d->npts - 1].cycles; /* the curve's largest footprint */
-    g->comp_latency_cycles = rk_ceiling_si(find_ceiling(d, lat));
+    rk_device_row(kd, NULL, &dv);
+    rk_tsm2_gpu(&dv, d->ceil, d->nceil, d->pts, d->npts, e, g, used);
     *bw_l2 = rk_ceiling_si(find_ceiling(d, "bw_l2_read"));
 
     why = !isfinite(g->peak_flops)            ? peak
@@ -360,17 +345,6 @@ static int measure_store(struct kernels_session *s, struct db *db, int64_t captu
 
 /* ------------------------------------------------------------------ model */
 
-static double median_of(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : NAN;
-}
-
 /* C of 004 §3.6.2 by offline profiling: the median over the sweep's verified rows of the
  * registers the kernel compiled to minus the tiles' (3 t2 + 2 t3) e/4. */
 static double regs_fixed(const struct tune_state *st, const struct tune_opts *o, int i_t2, int i_t3)
@@ -390,7 +364,8 @@ static double regs_fixed(const struct tune_state *st, const struct tune_opts *o,
         double c = t->registers - (3.0 * t2 + 2.0 * t3) * e / 4.0;
         v[n++] = c > 0 ? c : 0;
     }
-    r = n ? median_of(v, n) : 0;
+    if (n == 0 || model_percentile(v, (size_t)n, 50.0, &r) != RK_OK) /* the median */
+        r = 0;
     free(v);
     return r;
 }
@@ -448,55 +423,23 @@ static int nearest_runnable(const struct tune_state *st, const long *want, int i
     return best;
 }
 
-/*
- * TSM2: the model's (t2, t3) onto the values the kernel instantiates. On each axis the
- * neighbours are the largest value <= and the smallest >= the model's; of the (up to four)
- * pairs, the one the same model predicts fastest wins, ties to the larger t3 (more loads in
- * flight: the direction §3.6.2's utilisation grows in). Rounding to the nearest in log2 took
- * t3 = 10 down to 8, which the model itself predicts slower than 16 (utilisation < 1), and
- * cost 1.116x on the H100's fp32 10240x4x10240; the model's own choice among neighbours
- * keeps the mapping inside the model.
- */
+/* TSM2: the model's (t2, t3) onto the instantiated values (model_tune_map_tsm2); says what
+ * moved in ch->mapping. */
 static void map_by_model(const struct kernels_tune_space *sp, int a_t2, int a_t3,
-                         const struct model_gpu *g, struct model_tsm2_problem prob,
+                         const struct model_gpu *g, const struct model_tsm2_problem *prob,
                          struct tune_choice *ch, long *t2_out, long *t3_out)
 {
-    long cand[2][2];
-    const int axes[2] = {a_t2, a_t3};
+    const struct kernels_tune_axis *ax[2] = {&sp->axes[a_t2], &sp->axes[a_t3]};
     const long want[2] = {ch->c.t2, ch->c.t3};
-    double best = INFINITY;
-    for (int a = 0; a < 2; a++) {
-        const struct kernels_tune_axis *ax = &sp->axes[axes[a]];
-        cand[a][0] = ax->values[0];
-        cand[a][1] = ax->values[ax->n - 1];
-        for (int i = 0; i < ax->n; i++) {
-            if (ax->values[i] <= want[a])
-                cand[a][0] = ax->values[i];
-            if (ax->values[ax->n - 1 - i] >= want[a])
-                cand[a][1] = ax->values[ax->n - 1 - i];
-        }
-    }
-    *t2_out = cand[0][0];
-    *t3_out = cand[1][0];
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) {
-            struct model_tsm2_eval e;
-            prob.t2 = (int)cand[0][i];
-            prob.t3 = (int)cand[1][j];
-            if (model_tsm2_evaluate(g, &prob, &e) != RK_OK)
-                continue;
-            if (e.predicted_time_s < best || (e.predicted_time_s == best && cand[1][j] > *t3_out)) {
-                best = e.predicted_time_s;
-                *t2_out = cand[0][i];
-                *t3_out = cand[1][j];
-            }
-        }
+    /* RK_EUSAGE only when the model accepts no neighbour: the lower ones are kept then */
+    (void)model_tune_map_tsm2(g, prob, ch->c.t2, ch->c.t3, ax[0]->values, ax[0]->n, ax[1]->values,
+                              ax[1]->n, t2_out, t3_out);
     for (int a = 0; a < 2; a++) {
         const long to = a ? *t3_out : *t2_out;
         size_t len = strlen(ch->mapping);
         if (to != want[a]) {
             snprintf(ch->mapping + len, sizeof ch->mapping - len, "%s%s %ld -> %ld",
-                     len ? ", " : "", sp->axes[axes[a]].name, want[a], to);
+                     len ? ", " : "", ax[a]->name, want[a], to);
             ch->mapped = 1;
         }
     }
@@ -516,20 +459,6 @@ static void json_num(FILE *f, double v)
         fprintf(f, "null");
 }
 
-static void json_row(FILE *f, const struct tune_state *st, int row, double best_ns)
-{
-    if (row < 0) {
-        fprintf(f, "null");
-        return;
-    }
-    const struct tune_row *r = &st->rows[row];
-    fprintf(f, "{\"measurement\":%lld,\"params\":%s,\"time_ns\":", (long long)r->id, r->json);
-    json_num(f, r->time_ns);
-    fprintf(f, ",\"verified\":%s,\"regret\":", r->verified ? "true" : "false");
-    json_num(f, r->verified ? model_tune_regret(r->time_ns, best_ns) : NAN);
-    fprintf(f, "}");
-}
-
 struct tune_result {
     const struct tune_opts *o;
     const struct kernels_tune_space *sp;
@@ -544,10 +473,31 @@ struct tune_result {
     int n_order;
 };
 
+/* time(row) / time(best); NaN when either is missing or the row failed verification. */
+static double regret_of(const struct tune_result *t, int row)
+{
+    if (row < 0 || t->best_row < 0 || !t->st->rows[row].verified)
+        return NAN;
+    return model_tune_regret(t->st->rows[row].time_ns, t->st->rows[t->best_row].time_ns);
+}
+
+static void json_row(FILE *f, const struct tune_result *t, int row)
+{
+    if (row < 0) {
+        fprintf(f, "null");
+        return;
+    }
+    const struct tune_row *r = &t->st->rows[row];
+    fprintf(f, "{\"measurement\":%lld,\"params\":%s,\"time_ns\":", (long long)r->id, r->json);
+    json_num(f, r->time_ns);
+    fprintf(f, ",\"verified\":%s,\"regret\":", r->verified ? "true" : "false");
+    json_num(f, regret_of(t, row));
+    fprintf(f, "}");
+}
+
 static void write_json(FILE *f, const struct tune_result *t)
 {
     const struct tune_opts *o = t->o;
-    double best = t->best_row >= 0 ? t->st->rows[t->best_row].time_ns : NAN;
     fprintf(f,
             "{\"tune\":\"%s\",\"kernel\":\"%s\",\"precision\":\"%s\",\"m\":%ld,\"n\":%ld,"
             "\"k\":%ld,\"device\":\"%s\",\"capture\":%lld,\"probe_capture\":%lld,\"reps\":%d,"
@@ -567,9 +517,9 @@ static void write_json(FILE *f, const struct tune_result *t)
             t->configurations, t->st->n, t->st->skipped, t->st->failed);
     json_num(f, t->regs_fixed);
     fprintf(f, ",\"best\":");
-    json_row(f, t->st, t->best_row, best);
+    json_row(f, t, t->best_row);
     fprintf(f, ",\"default\":");
-    json_row(f, t->st, t->def_row, best);
+    json_row(f, t, t->def_row);
     for (int i = 0; i < 2; i++) {
         const struct tune_choice *ch = &t->ch[i];
         fprintf(f, ",\"%s\":{\"model\":{\"t1\":%d,\"t2\":%d,\"t3\":%d,\"t2_raw\":", ch->name,
@@ -588,13 +538,13 @@ static void write_json(FILE *f, const struct tune_result *t)
         fprintf(f,
                 "},\"mapped\":%s,\"mapping\":\"%s\",\"measured\":", ch->mapped ? "true" : "false",
                 ch->mapping);
-        json_row(f, t->st, ch->row, best);
+        json_row(f, t, ch->row);
         fprintf(f, "}");
     }
     fprintf(f, ",\"top\":[");
     for (int i = 0; i < t->n_order && i < o->top; i++) {
         fprintf(f, "%s", i ? "," : "");
-        json_row(f, t->st, t->order[i], best);
+        json_row(f, t, t->order[i]);
     }
     fprintf(f, "]}");
 }
@@ -602,7 +552,6 @@ static void write_json(FILE *f, const struct tune_result *t)
 static void print_line(const struct tune_result *t, const char *label, int row, const char *extra)
 {
     const struct tune_state *st = t->st;
-    double best = t->best_row >= 0 ? st->rows[t->best_row].time_ns : NAN;
     if (row < 0) {
         printf("%-12s %-44s %12s %8s  %s\n", label, "(not measured: invalid configuration)", "-",
                "-", extra ? extra : "");
@@ -610,8 +559,8 @@ static void print_line(const struct tune_result *t, const char *label, int row, 
     }
     const struct tune_row *r = &st->rows[row];
     printf("%-12s %-44s %12.2f %8.3f  #%lld%s%s%s\n", label, r->json, r->time_ns / 1e3,
-           r->verified ? model_tune_regret(r->time_ns, best) : NAN, (long long)r->id,
-           r->verified ? "" : " FAILED", extra && *extra ? "  " : "", extra ? extra : "");
+           regret_of(t, row), (long long)r->id, r->verified ? "" : " FAILED",
+           extra && *extra ? "  " : "", extra ? extra : "");
 }
 
 static void print_text(const struct tune_result *t)
@@ -653,20 +602,11 @@ static void print_text(const struct tune_result *t)
         snprintf(label, sizeof label, "%d", i + 1);
         print_line(t, label, t->order[i], "");
     }
-    printf(
-        "\nregret %s %s %s %ldx%ldx%ld alg5 %.3f exhaustive %.3f default %.3f best_us %.2f\n",
-        o->ism2 ? "ism2" : "tsm2", o->kernel->name, kernels_precision_name(o->prec), o->shape.m,
-        o->shape.n, o->shape.k,
-        t->ch[0].row >= 0 && t->best_row >= 0 && t->st->rows[t->ch[0].row].verified
-            ? model_tune_regret(t->st->rows[t->ch[0].row].time_ns, t->st->rows[t->best_row].time_ns)
-            : NAN,
-        t->ch[1].row >= 0 && t->best_row >= 0 && t->st->rows[t->ch[1].row].verified
-            ? model_tune_regret(t->st->rows[t->ch[1].row].time_ns, t->st->rows[t->best_row].time_ns)
-            : NAN,
-        t->def_row >= 0 && t->best_row >= 0 && t->st->rows[t->def_row].verified
-            ? model_tune_regret(t->st->rows[t->def_row].time_ns, t->st->rows[t->best_row].time_ns)
-            : NAN,
-        t->best_row >= 0 ? t->st->rows[t->best_row].time_ns / 1e3 : NAN);
+    printf("\nregret %s %s %s %ldx%ldx%ld alg5 %.3f exhaustive %.3f default %.3f best_us %.2f\n",
+           o->ism2 ? "ism2" : "tsm2", o->kernel->name, kernels_precision_name(o->prec), o->shape.m,
+           o->shape.n, o->shape.k, regret_of(t, t->ch[0].row), regret_of(t, t->ch[1].row),
+           regret_of(t, t->def_row),
+           t->best_row >= 0 ? t->st->rows[t->best_row].time_ns / 1e3 : NAN);
 }
 
 static const struct tune_state *g_sort_state; /* for qsort's comparator only */
@@ -717,7 +657,7 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
             ch->want[p] = p < k->n_params ? k->params[p].def : 0;
         ch->want[i_t1] = def[i_t1];
         if (a_t2 >= 0) {
-            map_by_model(sp, a_t2, a_t3, g, prob, ch, &ch->want[i_t2], &ch->want[i_t3]);
+            map_by_model(sp, a_t2, a_t3, g, &prob, ch, &ch->want[i_t2], &ch->want[i_t3]);
         } else {
             ch->want[i_t3] = map_axis(sp, a_t3, ch->c.t3, ch);
             if (ch->c.t2 != def[i_t2]) { /* ISM2: t2 is not swept; the kernel's covers n */
@@ -755,9 +695,8 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
             in.regs_per_thread = like ? like->registers : 0;
             in.smem_per_block = like ? (double)like->smem : 0;
             in.bw_l2 = bw_l2;
-            if (model_ism2_search_tcf(
-                    &in, sp->axes[axis_of(sp, "tcf")].values[sp->axes[axis_of(sp, "tcf")].n - 1],
-                    &ev) != RK_OK)
+            const struct kernels_tune_axis *tcf_axis = &sp->axes[axis_of(sp, "tcf")];
+            if (model_ism2_search_tcf(&in, tcf_axis->values[tcf_axis->n - 1], &ev) != RK_OK)
                 return rk_error(RK_EFAIL, "the tcf model refused %ldx%ldx%ld (t3 = %ld)",
                                 o->shape.m, o->shape.n, o->shape.k, ch->want[i_t3]);
             ch->tcf = ev.tcf;
@@ -803,9 +742,8 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     struct tune_result t;
     struct model_gpu g;
     struct model_tsm2_problem prob;
-    struct db_device dv;
     long def[KERNELS_MAX_PARAMS];
-    char why[200], host[256] = "";
+    char why[200];
     char *note = NULL;
     size_t note_len = 0;
     double bw_l2 = NAN;
@@ -838,7 +776,6 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
                 goto out;
             }
         }
-    memset(&prob, 0, sizeof prob);
     prob = (struct model_tsm2_problem){
         o.shape.m, o.shape.n, o.shape.k, o.prec == KERNELS_FP64 ? 8 : 4, 0, 1, 1};
     if ((bad = model_check_tsm2(&prob, 0)) != NULL) {
@@ -859,12 +796,7 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     if (rc != RK_OK)
         goto out;
 
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
-    rk_device_row(kernels_session_device(s), host[0] ? host : NULL, &dv);
-    rc = db_device_upsert(ctx->db, &dv, NULL);
-    if (rc == RK_OK)
-        rc = db_capture_begin(ctx->db, d.id, DB_CAPTURE_TUNE, ctx->cmdline, RK_VERSION, &capture);
+    rc = rk_begin_device_capture(ctx, kernels_session_device(s), DB_CAPTURE_TUNE, &capture);
     if (rc != RK_OK)
         goto out;
 

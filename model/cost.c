@@ -460,24 +460,6 @@ static double smem_wavefronts(double distinct, double stride_words, double e)
 }
 
 /*
- * docs/model.md "issue". Per k step a thread of the tiled pattern issues sm*sn FMAs
- * and, for the shared-memory families, sm + sn shared loads (the operands of its
- * outer product: cost.c's bytes_shared count); naive issues 2 global loads. A warp
- * of the tiled pattern spans R = 32 / cols rows of C (cols = min(32, tile_n/scale_n)
- * threads along n): its load of A (As[row][k]) touches R rows tile_k words apart
- * (R = 1: a broadcast), its load of B (Bs[k][col]) touches cols consecutive
- * elements. Staging: every tile element is loaded from global memory and stored to
- * shared memory once per block (coalesced: e/128 wavefronts per element); C is
- * stored once (read too for reads_c). TSM2 V0 (004 Alg. 1): each thread walks its
- * own row of A, so one warp load touches 32 rows k elements apart: 32 sectors in 32
- * lines, 32 L1 wavefronts; B[j][i] is the same for the whole warp (1 wavefront).
- * The 32 B sector a miss brings holds 32/e consecutive elements of the thread's
- * row, which L1 keeps for the next iterations, so DRAM sees A once per column of C
- * (A does not fit in L2 for the suite's shapes; counters agree: dram_read_bytes =
- * m k n e): bytes_dram = (m k n + k n + 2 m n) e, one 32 B sector in flight per
- * thread.
- */
-/*
  * Dependent rounds of global loads a thread waits for per staged tile, from the
  * kernels' staging loops (kernels/seed00N.cu, regtile.cu): one round where each thread's loads of A
  * and B are unrolled and independent (000 §1.1-§1.3, 001 shared, 002 §III); 001's 1D blocktiling
@@ -503,6 +485,24 @@ static double stage_rounds(enum model_kernel_family fam, const struct tiling *t)
     }
 }
 
+/*
+ * docs/model.md "issue". Per k step a thread of the tiled pattern issues sm*sn FMAs
+ * and, for the shared-memory families, sm + sn shared loads (the operands of its
+ * outer product: cost.c's bytes_shared count); naive issues 2 global loads. A warp
+ * of the tiled pattern spans R = 32 / cols rows of C (cols = min(32, tile_n/scale_n)
+ * threads along n): its load of A (As[row][k]) touches R rows tile_k words apart
+ * (R = 1: a broadcast), its load of B (Bs[k][col]) touches cols consecutive
+ * elements. Staging: every tile element is loaded from global memory and stored to
+ * shared memory once per block (coalesced: e/128 wavefronts per element); C is
+ * stored once (read too for reads_c). TSM2 V0 (004 Alg. 1): each thread walks its
+ * own row of A, so one warp load touches 32 rows k elements apart: 32 sectors in 32
+ * lines, 32 L1 wavefronts; B[j][i] is the same for the whole warp (1 wavefront).
+ * The 32 B sector a miss brings holds 32/e consecutive elements of the thread's
+ * row, which L1 keeps for the next iterations, so DRAM sees A once per column of C
+ * (A does not fit in L2 for the suite's shapes; counters agree: dram_read_bytes =
+ * m k n e): bytes_dram = (m k n + k n + 2 m n) e, one 32 B sector in flight per
+ * thread.
+ */
 int model_issue_counts(enum model_kernel_family fam, const struct model_shape *s,
                        const struct model_params *p, int warp_cols, struct model_issue_counts *out)
 {

@@ -670,6 +670,21 @@ int model_geomean(const double *x, size_t n, double *out /* OUT */);
  */
 int model_tune_nearest(double v, const long *values, int n);
 
+/*
+ * TSM2: the model's (t2, t3) onto the values a kernel instantiates (t2s[0..n2), t3s[0..n3),
+ * ascending). On each axis the neighbours are the largest value <= and the smallest >= the
+ * model's (the ends when it lies outside); of the (up to four) pairs, the one
+ * model_tsm2_evaluate predicts fastest for prob wins, ties to the larger t3 (more loads in
+ * flight: the direction §3.6.2's utilisation grows in, and a margin against the loaded DRAM
+ * latency being longer than the unloaded one the model is given). On the H100's fp32
+ * 10240x4x10240 the model predicts t3 = 8 and 16 alike (both saturate); rounding to the
+ * nearest in log2 took 8 and cost 1.116x, the tie rule takes 16 (1.008). RK_OK, or RK_EUSAGE (bad arguments, or
+ * no pair the model accepts: then the outputs are the lower neighbours).
+ */
+int model_tune_map_tsm2(const struct model_gpu *gpu, const struct model_tsm2_problem *prob, int t2,
+                        int t3, const long *t2s, int n2, const long *t3s, int n3,
+                        long *t2_out /* OUT */, long *t3_out /* OUT */);
+
 /* Regret: time_choice / time_best [1]; NAN unless both are finite and > 0. */
 double model_tune_regret(double time_choice_s, double time_best_s);
 

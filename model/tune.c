@@ -52,6 +52,49 @@ int model_tune_nearest(double v, const long *values, int n)
     return best;
 }
 
+/* The largest of values[0..n) (ascending) <= v and the smallest >= v; the ends outside. */
+static void neighbours(const long *values, int n, long v, long out[2])
+{
+    out[0] = values[0];
+    out[1] = values[n - 1];
+    for (int i = 0; i < n; i++) {
+        if (values[i] <= v)
+            out[0] = values[i];
+        if (values[n - 1 - i] >= v)
+            out[1] = values[n - 1 - i];
+    }
+}
+
+int model_tune_map_tsm2(const struct model_gpu *gpu, const struct model_tsm2_problem *prob, int t2,
+                        int t3, const long *t2s, int n2, const long *t3s, int n3, long *t2_out,
+                        long *t3_out)
+{
+    struct model_tsm2_problem p;
+    long c2[2], c3[2];
+    double best = INFINITY;
+    if (!gpu || !prob || !t2s || !t3s || n2 < 1 || n3 < 1 || !t2_out || !t3_out)
+        return RK_EUSAGE;
+    neighbours(t2s, n2, t2, c2);
+    neighbours(t3s, n3, t3, c3);
+    *t2_out = c2[0];
+    *t3_out = c3[0];
+    p = *prob;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            struct model_tsm2_eval e;
+            p.t2 = (int)c2[i];
+            p.t3 = (int)c3[j];
+            if (model_tsm2_evaluate(gpu, &p, &e) != RK_OK)
+                continue;
+            if (e.predicted_time_s < best || (e.predicted_time_s == best && c3[j] > *t3_out)) {
+                best = e.predicted_time_s;
+                *t2_out = c2[i];
+                *t3_out = c3[j];
+            }
+        }
+    return isfinite(best) ? RK_OK : RK_EUSAGE;
+}
+
 double model_tune_regret(double time_choice_s, double time_best_s)
 {
     if (!finite_pos(time_choice_s) || !finite_pos(time_best_s))

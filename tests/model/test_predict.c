@@ -427,18 +427,25 @@ static void test_p11_issue_counts(void **state)
     assert_int_equal(model_issue_counts(MODEL_FAM_NAIVE, &s, &p, 1, NULL), RK_EUSAGE);
 }
 
+/* P12's launch: 5 blocks of 64 threads on 2 SMs at 1 GHz, 2 resident per SM, FMA latency 4. */
+static void pipe_fixture(struct model_gpu *g, struct model_launch *l, struct model_occupancy *o)
+{
+    memset(g, 0, sizeof *g);
+    g->sms = 2;
+    g->clock_hz = 1e9;
+    g->comp_latency_cycles = 4;
+    *l = (struct model_launch){5, 64, 0, 0, NAN};
+    memset(o, 0, sizeof *o);
+    o->blocks_per_sm = 2;
+}
+
 static void test_p12_pipes(void **state)
 {
     (void)state;
     struct model_gpu g;
-    memset(&g, 0, sizeof g);
-    g.sms = 2;
-    g.clock_hz = 1e9;
-    g.comp_latency_cycles = 4;
-    struct model_launch l = {5, 64, 0, 0, NAN};
+    struct model_launch l;
     struct model_occupancy o;
-    memset(&o, 0, sizeof o);
-    o.blocks_per_sm = 2;
+    pipe_fixture(&g, &l, &o);
     struct model_issue_counts c = {1000, 3000, 2500, 100, 1, NAN, NAN, NAN, 0, 0};
     struct model_pipes q;
     /* 512 GFLOP/s on 2 SMs at 1 GHz: 4 warp FMAs/cycle; 256 GB/s: 1 wavefront/cycle */
@@ -524,14 +531,9 @@ static void test_p13_staging(void **state)
     /* model_pipe_time's staging term: P12's launch (5 blocks, 3 on the busiest SM, 2
      * resident: 2 waves), shared-bound at 1500 cycles: W = 1500 / (3 x 10) = 50 */
     struct model_gpu g;
-    memset(&g, 0, sizeof g);
-    g.sms = 2;
-    g.clock_hz = 1e9;
-    g.comp_latency_cycles = 4;
-    struct model_launch l = {5, 64, 0, 0, NAN};
+    struct model_launch l;
     struct model_occupancy o;
-    memset(&o, 0, sizeof o);
-    o.blocks_per_sm = 2;
+    pipe_fixture(&g, &l, &o);
     struct model_issue_counts k = {1000, 3000, 2500, 100, 8, NAN, NAN, NAN, 10, 2};
     struct model_pipes q;
     /* 2 waves x 10 tiles x (2 x 100 + 50) = 5000 cycles */

@@ -14,6 +14,9 @@
  *   tcf_search       the search equals a brute force over 1..64 with ties to the larger
  *                    tcf, for both ISM2 families and both precisions
  *   tcf_refused      wrong family, bad tiles, tcf 0, a block that does not fit
+ *   map_tsm2         the TSM2 choice onto instantiated values: the neighbour pair the model
+ *                    predicts fastest (t3 = 10 -> 16 when 8 leaves utilisation under 1), a
+ *                    tie to the larger t3, exact values stay, the ends clamp, refusals
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -176,6 +179,49 @@ static void tcf_search(void **state)
                 }
 }
 
+/* model_tune_map_tsm2: the neighbour pair the model predicts fastest, ties to the larger t3 */
+static void map_tsm2(void **state)
+{
+    struct model_gpu g = h100();
+    const long pow2[] = {1, 2, 4, 8, 16};
+    struct model_tsm2_problem p = {10240, 4, 10240, 4, 256, 1, 1};
+    struct model_tsm2_eval e8, e16;
+    long t2 = 0, t3 = 0;
+    (void)state;
+    /* t3 = 10 lies between 8 and 16; t2 = 4 is instantiated, so only t3 moves. At 800
+     * cycles both saturate (utilisation >= 1): a tie, which goes to the larger t3 */
+    assert_int_equal(model_tune_map_tsm2(&g, &p, 4, 10, pow2, 5, pow2, 5, &t2, &t3), RK_OK);
+    assert_int_equal(t2, 4);
+    assert_int_equal(t3, 16);
+    p.t2 = 4, p.t3 = 8;
+    assert_int_equal(model_tsm2_evaluate(&g, &p, &e8), RK_OK);
+    p.t3 = 16;
+    assert_int_equal(model_tsm2_evaluate(&g, &p, &e16), RK_OK);
+    CLOSE(e8.predicted_time_s, e16.predicted_time_s);
+    /* at 8000 cycles neither saturates; 16 loads in flight are predicted faster than 8 */
+    g.mem_latency_cycles = 8000;
+    p.t3 = 8;
+    assert_int_equal(model_tsm2_evaluate(&g, &p, &e8), RK_OK);
+    p.t3 = 16;
+    assert_int_equal(model_tsm2_evaluate(&g, &p, &e16), RK_OK);
+    assert_true(e8.util_mem < 1 && e16.predicted_time_s < e8.predicted_time_s);
+    assert_int_equal(model_tune_map_tsm2(&g, &p, 4, 10, pow2, 5, pow2, 5, &t2, &t3), RK_OK);
+    assert_int_equal(t3, 16);
+    g.mem_latency_cycles = 800;
+    /* an instantiated choice stays; one past the ends goes to the end */
+    assert_int_equal(model_tune_map_tsm2(&g, &p, 2, 8, pow2, 5, pow2, 5, &t2, &t3), RK_OK);
+    assert_int_equal(t2, 2);
+    assert_int_equal(t3, 8);
+    assert_int_equal(model_tune_map_tsm2(&g, &p, 4, 40, pow2, 5, pow2, 5, &t2, &t3), RK_OK);
+    assert_int_equal(t3, 16);
+    /* refused: no axis, or nothing the model accepts (t2 above n = 4 is invalid) */
+    assert_int_equal(model_tune_map_tsm2(&g, &p, 4, 10, pow2, 0, pow2, 5, &t2, &t3), RK_EUSAGE);
+    const long wide[] = {8, 16};
+    assert_int_equal(model_tune_map_tsm2(&g, &p, 8, 10, wide, 2, pow2, 5, &t2, &t3), RK_EUSAGE);
+    assert_int_equal(t2, 8); /* the lower neighbours are kept */
+    assert_int_equal(t3, 8);
+}
+
 static void tcf_refused(void **state)
 {
     struct model_gpu g = h100();
@@ -202,6 +248,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nearest_log2), cmocka_unit_test(regret),     cmocka_unit_test(tcf_hand),
         cmocka_unit_test(tcf_latency),  cmocka_unit_test(tcf_search), cmocka_unit_test(tcf_refused),
+        cmocka_unit_test(map_tsm2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
