@@ -37,18 +37,27 @@ const struct rk_cmd rk_commands[] = {
      "  --metrics LIST     counters to store: metric aliases or raw CUPTI names, 'default'\n"
      "                     (the default set, see 'roofkit list metrics') or 'none'. Without\n"
      "                     permission to read counters the timings are still stored: with\n"
-     "                     the default set after a warning, with a named LIST and exit 6\n"
-     COMMON_OPTS},
+     "                     the default set after a warning, with a named LIST and exit "
+     "6\n" COMMON_OPTS},
     {"profile", cmd_profile, 0, "record every kernel launch of any CUDA program, with counters",
-     "usage: roofkit profile [--metrics LIST] [--kernel REGEX] [--launch-skip N] [--launch-count N]\n"
-     "                       -- PROGRAM [ARGS...]\n\n"
+     "usage: roofkit profile [--metrics LIST] [--kernel REGEX] [--launch-skip N] [--launch-count "
+     "N]\n"
+     "                       [--replay application|kernel] -- PROGRAM [ARGS...]\n\n"
      "Runs PROGRAM with roofkit's CUPTI injection library and stores each kernel launch as a\n"
      "measurement with its counters. PROGRAM's output and exit status pass through unchanged.\n\n"
-     "  --metrics LIST     metric aliases or raw CUPTI names (default set: 'roofkit list metrics')\n"
+     "  --metrics LIST     metric aliases or raw CUPTI names (default set: 'roofkit list "
+     "metrics')\n"
      "  --kernel REGEX     only kernels whose name matches\n"
      "  --launch-skip N    skip the first N matching launches\n"
-     "  --launch-count N   record at most N launches\n" COMMON_OPTS},
-    {"model", cmd_model, 0, "predict kernel times from the ceilings; 'model explain' for the equations",
+     "  --launch-count N   record at most N launches\n"
+     "  --replay MODE      when the metrics need more than one pass: 'application' (default)\n"
+     "                     runs PROGRAM once per pass, silently (no input, output discarded)\n"
+     "                     before the run you see, and matches launches by order and name;\n"
+     "                     'kernel' runs it once and replays each kernel, saving and restoring\n"
+     "                     its device memory (slower; for programs that differ run to "
+     "run)\n" COMMON_OPTS},
+    {"model", cmd_model, 0,
+     "predict kernel times from the ceilings; 'model explain' for the equations",
      "usage: roofkit model [--capture ID] [--model roofline,hierarchical,tsm2] [--check]\n"
      "       roofkit model explain [--json] --peak-flops F --bandwidth B [--sms N] [--clock HZ]\n"
      "              [--regs-per-sm N] [--smem-per-sm BYTES] [--max-threads-per-sm N]\n"
@@ -66,8 +75,8 @@ const struct rk_cmd rk_commands[] = {
      "'model explain' evaluates the TSM2 model of 004 section 3.6 with no GPU and no\n"
      "database: it prints every intermediate quantity with its unit (one JSON object with\n"
      "--json), and the t2, t3 that the parameter search (Alg. 5 and an exhaustive search)\n"
-     "chooses. Numbers may be written as 1430e9. Defaults describe an H100 SXM where not given.\n"
-     COMMON_OPTS},
+     "chooses. Numbers may be written as 1430e9. Defaults describe an H100 SXM where not "
+     "given.\n" COMMON_OPTS},
     {"report", cmd_report, 0, "write the roofline report: HTML, Markdown, CSV, gnuplot scripts",
      "usage: roofkit report [--out DIR] [--format html,md,csv]\n\n"
      "Reads the database and writes a report directory (default ./roofkit-report).\n" COMMON_OPTS},
@@ -90,8 +99,7 @@ const struct rk_cmd rk_commands[] = {
      "  --t1 LIST       TSM2: the t1 values to sweep (default 64,128,256,512)\n"
      "  --tcf LIST      ISM2: the tcf values to sweep (default 1,2,3,4,6,8,12,16,24,32,48,64)\n"
      "  --top N         configurations listed (default 5)\n"
-     "  --json          print the result as one JSON object (the capture's note)\n"
-     COMMON_OPTS},
+     "  --json          print the result as one JSON object (the capture's note)\n" COMMON_OPTS},
     {"list", cmd_list, 0, "list kernels, suites, metrics, captures or devices",
      "usage: roofkit list kernels|suites|captures|devices\n"
      "       roofkit list metrics [--metrics LIST] [--chip NAME]\n\n"

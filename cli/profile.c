@@ -15,6 +15,17 @@
  *      note keeps it.
  * PROGRAM's standard streams are its own; roofkit only adds its lines on stderr. The exit code
  * is PROGRAM's (128 + N when signal N killed it).
+ *
+ * Application replay (--replay application, the default): when the metrics cost more than one
+ * pass, they are split into single-pass groups (collect_plan_groups) and PROGRAM runs once per
+ * group. Every run but the last is silent (standard input from /dev/null, output discarded)
+ * and leaves its values in a temporary folder; the last run, the one the user sees, merges them
+ * launch by launch and stores the measurements. Nothing is replayed inside a run, so no device
+ * memory is saved or restored (CUPTI's kernel replay does that for each launch, ~63 ms for 1.25
+ * GB on the H100) and each kernel's counters start from the caches the program left. The
+ * price: PROGRAM runs N times, and a program whose launches differ between runs loses the
+ * other runs' counters of the launches that differ (a warning says how many; --replay kernel
+ * runs it once).
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -34,6 +45,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <dirent.h>
 
 #define INJECT_NAME "libroofkit-inject.so"
 
@@ -124,7 +136,7 @@ static int check_metrics(const char *list, char **checked)
 
 /* A status line of one process (collect/inject.c). */
 struct proc_status {
-    long pid, launches, with_counters;
+    long pid, launches, with_counters, unmatched;
     int passes;
     double t[6]; /* enable, launch calls, decode, flush, store, whole process (s) */
     char mode[16];
@@ -143,12 +155,12 @@ static int read_status(const char *path, struct proc_status **out, int *n)
         struct proc_status st;
         memset(&st, 0, sizeof st);
         line[strcspn(line, "\n")] = '\0';
-        if (sscanf(line, "%ld\t%15[^\t]\t%ld\t%ld\t%d\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf", &st.pid,
+        if (sscanf(line, "%ld\t%15[^\t]\t%ld\t%ld\t%d\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%ld", &st.pid,
                    st.mode, &st.launches, &st.with_counters, &st.passes, &st.t[0], &st.t[1],
-                   &st.t[2], &st.t[3], &st.t[4], &st.t[5]) != 11)
+                   &st.t[2], &st.t[3], &st.t[4], &st.t[5], &st.unmatched) != 12)
             continue;
         const char *r = line;
-        for (int tabs = 0; *r && tabs < 11; r++)
+        for (int tabs = 0; *r && tabs < 12; r++)
             tabs += *r == '\t';
         snprintf(st.reason, sizeof st.reason, "%s", r);
         struct proc_status *p = realloc(*out, (size_t)(*n + 1) * sizeof *p);
@@ -161,8 +173,9 @@ static int read_status(const char *path, struct proc_status **out, int *n)
     return RK_OK;
 }
 
-/* Runs argv with the injection environment; *status gets waitpid's status. */
-static int run_program(char **argv, char *const *env_kv, int nenv, int *status)
+/* Runs argv with the injection environment; *status gets waitpid's status. quiet: standard
+ * input from /dev/null, output discarded (the silent runs of application replay). */
+static int run_program(char **argv, char *const *env_kv, int nenv, int quiet, int *status)
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0)
@@ -180,6 +193,13 @@ static int run_program(char **argv, char *const *env_kv, int nenv, int *status)
             setenv(env_kv[i], env_kv[i + 1], 1);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        int null = quiet ? open("/dev/null", O_RDWR) : -1;
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+            close(null);
+        }
         execvp(argv[0], argv);
         int e = errno;
         if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e) {
@@ -210,63 +230,95 @@ static int run_program(char **argv, char *const *env_kv, int nenv, int *status)
     return RK_OK;
 }
 
-/* Prints the summary, the one warning, and keeps the mode in the capture's note. */
+/* Prints the summary, the one warning, and keeps the mode in the capture's note. st[0..nst)
+ * are the statuses of the run whose launches were stored; all[0..nall) those of every run
+ * (the same for one run), whose times are summed; runs > 1 for application replay. */
 static void report(struct rk_ctx *ctx, int64_t capture, const struct proc_status *st, int nst,
-                   int counters_wanted)
+                   const struct proc_status *all, int nall, int runs, int counters_wanted)
 {
-    long launches = 0, with_counters = 0;
+    long launches = 0, with_counters = 0, unmatched = 0;
     int first_bad = -1, nbad = 0, passes = 0;
     double t[6] = {0};
-    char note[1400], times[256];
-    for (int i = 0; i < nst; i++) {
-        int bad = strcmp(st[i].mode, "counters") != 0;
+    char note[1600], times[256], how[96];
+    for (int i = 0; i < nall; i++) {
+        int bad = strcmp(all[i].mode, "counters") != 0;
         nbad += bad;
         if (bad && first_bad < 0)
             first_bad = i;
+        for (int k = 0; k < 6; k++)
+            t[k] += all[i].t[k];
+    }
+    for (int i = 0; i < nst; i++) {
         launches += st[i].launches;
         with_counters += st[i].with_counters;
+        unmatched += st[i].unmatched;
         if (st[i].passes > passes)
             passes = st[i].passes;
-        for (int k = 0; k < 6; k++)
-            t[k] += st[i].t[k];
     }
+    if (runs > 1)
+        snprintf(how, sizeof how, "application replay: %d runs of the program, one per pass", runs);
+    else
+        snprintf(how, sizeof how, "%d replay pass%s each", passes, passes == 1 ? "" : "es");
     /* Where the time went, summed over processes: what `profile` costs beyond the program. */
     snprintf(times, sizeof times,
              "time: %.2f s in launch calls (replay), %.2f s enabling counters, %.2f s decoding, "
              "%.2f s flushing, %.2f s storing; %.2f s in profiled processes",
              t[1], t[0], t[2], t[3], t[4], t[5]);
     if (first_bad >= 0) {
-        const struct proc_status *b = &st[first_bad];
+        const struct proc_status *b = &all[first_bad];
         if (counters_wanted)
             rk_warn("%s", b->reason);
-        snprintf(note, sizeof note, "mode %s in %d of %d processes: %s; %s", b->mode, nbad, nst,
-                 b->reason, times);
+        snprintf(note, sizeof note, "mode %s in %d of %d processes: %s; %s; %s", b->mode, nbad,
+                 nall, b->reason, how, times);
     } else {
-        snprintf(note, sizeof note, "mode counters (%d replay passes) in %d processes; %s", passes,
-                 nst, times);
+        snprintf(note, sizeof note, "mode counters (%s) in %d processes; %s", how, nall, times);
     }
-    rk_info("recorded %ld kernel launches (%ld with counters, %d replay pass%s each) from %d CUDA "
-            "process%s in capture %lld",
-            launches, with_counters, passes, passes == 1 ? "" : "es", nst, nst == 1 ? "" : "es",
-            (long long)capture);
-    if (nst > 0) {
+    if (unmatched > 0) {
+        rk_warn("%ld launches differed between the %d runs of application replay (order or "
+                "kernel name); their counters from the other runs are missing. Use '--replay "
+                "kernel' for a program that does not launch the same kernels each run",
+                unmatched, runs);
+        size_t at = strlen(note);
+        snprintf(note + at, sizeof note - at, "; %ld launches unmatched between runs", unmatched);
+    }
+    rk_info("recorded %ld kernel launches (%ld with counters, %s) from %d CUDA process%s in "
+            "capture %lld",
+            launches, with_counters, how, nst, nst == 1 ? "" : "es", (long long)capture);
+    if (nall > 0) {
         rk_info("%s", times);
         db_capture_note(ctx->db, capture, note);
     }
 }
 
+/* Removes the application-replay folder and the files in it. */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[PATH_MAX];
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+            unlink(path);
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
 /*
- * Steps 2-4 of the header: capture, run, report. Returns PROGRAM's exit code, or an rk_err
+ * Steps 2-4 of the header: capture, run (once, or once per pass group: groups[0..ngroups) are
+ * the groups' comma-separated raw metrics), report. Returns PROGRAM's exit code, or an rk_err
  * when roofkit itself failed before PROGRAM ran.
  */
 static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, const char *metrics,
-                       const char *kernel, long skip, long count)
+                       const char *kernel, long skip, long count, char *const *groups, int ngroups)
 {
     char dbabs[PATH_MAX], status_path[] = "/tmp/roofkit-status-XXXXXX";
+    char replay_dir[] = "/tmp/roofkit-replay-XXXXXX", replay_s[32];
     char capture_s[32], skip_s[32], count_s[32];
-    struct proc_status *st = NULL;
+    struct proc_status *st = NULL, *all = NULL;
     int64_t capture = 0;
-    int rc, nst = 0, wstatus = 0, fd = -1;
+    int rc, nst = 0, nall = 0, wstatus = 0, fd = -1, runs = ngroups > 1 ? ngroups : 1;
     enum db_status end = DB_FAILED;
 
     if ((rc = rk_ctx_open_db(ctx, 1)) != RK_OK)
@@ -277,38 +329,96 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
     if ((rc = db_capture_begin(ctx->db, 0, DB_CAPTURE_PROFILE, ctx->cmdline, RK_VERSION,
                                &capture)) != RK_OK)
         return rc;
-    if ((fd = mkstemp(status_path)) < 0) {
-        rc = rk_error(RK_EIO, "cannot create a temporary file in /tmp: %s", strerror(errno));
+    if (runs > 1 && !mkdtemp(replay_dir)) {
+        rc = rk_error(RK_EIO, "cannot create a temporary folder in /tmp: %s", strerror(errno));
         goto out;
     }
-    close(fd);
     snprintf(capture_s, sizeof capture_s, "%lld", (long long)capture);
     snprintf(skip_s, sizeof skip_s, "%ld", skip);
     snprintf(count_s, sizeof count_s, "%ld", count);
-    char *env[] = {
-        "CUDA_INJECTION64_PATH",
-        (char *)inject,
-        "ROOFKIT_DB",
-        dbabs,
-        "ROOFKIT_CAPTURE",
-        capture_s,
-        "ROOFKIT_METRICS",
-        (char *)metrics,
-        "ROOFKIT_KERNEL",
-        (char *)(kernel ? kernel : ""),
-        "ROOFKIT_LAUNCH_SKIP",
-        skip_s,
-        "ROOFKIT_LAUNCH_COUNT",
-        count_s,
-        "ROOFKIT_STATUS",
-        status_path,
-    };
-    rc = run_program(prog, env, (int)(sizeof env / sizeof *env / 2), &wstatus);
-    read_status(status_path, &st, &nst);
-    unlink(status_path);
-    if (rc != RK_OK)
-        goto out;
-    report(ctx, capture, st, nst, strcmp(metrics, "none") != 0);
+    char *no_activity = getenv("ROOFKIT_NO_ACTIVITY");
+    if (!no_activity)
+        no_activity = "";
+    for (int run = 0; run < runs; run++) {
+        if ((fd = mkstemp(status_path)) < 0) {
+            rc = rk_error(RK_EIO, "cannot create a temporary file in /tmp: %s", strerror(errno));
+            goto out;
+        }
+        close(fd);
+        snprintf(replay_s, sizeof replay_s, "%d/%d", run, runs);
+        char *env[] = {
+            "CUDA_INJECTION64_PATH",
+            (char *)inject,
+            "ROOFKIT_DB",
+            dbabs,
+            "ROOFKIT_CAPTURE",
+            capture_s,
+            "ROOFKIT_METRICS",
+            (char *)metrics,
+            "ROOFKIT_KERNEL",
+            (char *)(kernel ? kernel : ""),
+            "ROOFKIT_LAUNCH_SKIP",
+            skip_s,
+            "ROOFKIT_LAUNCH_COUNT",
+            count_s,
+            "ROOFKIT_STATUS",
+            status_path,
+            /* application replay only (the last four pairs are left out otherwise); the
+             * runs before the last store nothing but counters, so they skip CUPTI's Activity
+             * records (~4 ms a launch on the H100) */
+            "ROOFKIT_REPLAY",
+            replay_s,
+            "ROOFKIT_REPLAY_DIR",
+            replay_dir,
+            "ROOFKIT_RAW",
+            runs > 1 ? groups[run] : "",
+            "ROOFKIT_NO_ACTIVITY",
+            run < runs - 1 ? "1" : no_activity,
+        };
+        int nenv = (int)(sizeof env / sizeof *env / 2) - (runs > 1 ? 0 : 4);
+        int last = run == runs - 1;
+        if (runs > 1 && !ctx->quiet)
+            rk_info("application replay: run %d of %d%s", run + 1, runs,
+                    last ? "" : " (output discarded)");
+        rc = run_program(prog, env, nenv, !last, &wstatus);
+        /* The last run's processes are the stored ones; every run's times count. */
+        struct proc_status *got = NULL;
+        int ngot = 0;
+        read_status(status_path, &got, &ngot);
+        unlink(status_path);
+        strcpy(status_path, "/tmp/roofkit-status-XXXXXX");
+        struct proc_status *grown = ngot ? realloc(all, (size_t)(nall + ngot) * sizeof *all) : all;
+        if (grown) {
+            all = grown;
+            memcpy(all + nall, got, (size_t)ngot * sizeof *got);
+            nall += ngot;
+        }
+        if (last) {
+            st = got;
+            nst = ngot;
+        } else {
+            free(got);
+        }
+        if (rc != RK_OK)
+            goto out;
+        int killed = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+        if (!last && (rk_interrupted || killed == SIGINT || killed == SIGTERM)) {
+            end = DB_INTERRUPTED;
+            rc = rk_error(RK_EINTR,
+                          "interrupted: '%s' ended by %s in run %d of %d of application replay; "
+                          "nothing was stored in capture %lld",
+                          prog[0], strsignal(killed ? killed : rk_interrupted), run + 1, runs,
+                          (long long)capture);
+            goto out;
+        }
+        if (!last && (killed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0))
+            rk_warn("run %d of %d of '%s' (application replay, output discarded) %s %d", run + 1,
+                    runs, prog[0], killed ? "was killed by signal" : "exited with status",
+                    killed               ? killed
+                    : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
+                                         : -1);
+    }
+    report(ctx, capture, st, nst, all, nall, runs, strcmp(metrics, "none") != 0);
     int killed = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
     end = killed == SIGINT || killed == SIGTERM || rk_interrupted ? DB_INTERRUPTED : DB_DONE;
     rc = killed ? 128 + killed : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : RK_EFAIL;
@@ -318,8 +428,69 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
                       "in capture %lld",
                       prog[0], strsignal(killed ? killed : rk_interrupted), (long long)capture);
 out:
+    if (runs > 1 && strcmp(replay_dir, "/tmp/roofkit-replay-XXXXXX") != 0)
+        remove_dir(replay_dir);
     db_capture_end(ctx->db, capture, end);
     free(st);
+    free(all);
+    return rc;
+}
+
+/*
+ * Application replay's pass groups of `metrics` (the checked list; "" = default set): the
+ * comma-separated raw names of each group in *groups (malloc'd), *ngroups of them; 1 group
+ * (and *groups NULL) when the set fits one pass.
+ */
+static int pass_groups(const char *metrics, char ***groups, int *ngroups)
+{
+    char **names = NULL;
+    int n = 0, rc, *group = NULL;
+    struct collect_plan *plan = NULL;
+    *groups = NULL;
+    *ngroups = 1;
+    if (*metrics && rk_parse_name_list(metrics, &names, &n) != RK_OK)
+        return rk_error(RK_ENOMEM, "out of memory");
+    if ((rc = collect_plan_new((const char *const *)names, n, &plan)) != RK_OK ||
+        (rc = collect_plan_check(plan, NULL)) != RK_OK)
+        goto out;
+    if (!(group = calloc((size_t)plan->nraw + 1, sizeof *group))) {
+        rc = rk_error(RK_ENOMEM, "out of memory");
+        goto out;
+    }
+    int ng = 1;
+    if ((rc = collect_plan_groups(plan, NULL, group, &ng)) != RK_OK || ng <= 1)
+        goto out;
+    if (!(*groups = calloc((size_t)ng, sizeof **groups))) {
+        rc = rk_error(RK_ENOMEM, "out of memory");
+        goto out;
+    }
+    *ngroups = ng;
+    for (int g = 0; g < ng && rc == RK_OK; g++) {
+        size_t len = 1;
+        for (int i = 0; i < plan->nraw; i++)
+            len += group[i] == g ? strlen(plan->raw[i]) + 1 : 0;
+        if (!((*groups)[g] = calloc(1, len))) {
+            rc = rk_error(RK_ENOMEM, "out of memory");
+            break;
+        }
+        for (int i = 0; i < plan->nraw; i++)
+            if (group[i] == g) {
+                if ((*groups)[g][0])
+                    strcat((*groups)[g], ",");
+                strcat((*groups)[g], plan->raw[i]);
+            }
+    }
+out:
+    if (rc != RK_OK && *groups) {
+        for (int g = 0; g < *ngroups; g++)
+            free((*groups)[g]);
+        free(*groups);
+        *groups = NULL;
+        *ngroups = 1;
+    }
+    free(group);
+    collect_plan_free(plan);
+    rk_free_name_list(names, n);
     return rc;
 }
 
@@ -330,12 +501,13 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         {"kernel", required_argument, NULL, 'k'},
         {"launch-skip", required_argument, NULL, 's'},
         {"launch-count", required_argument, NULL, 'c'},
+        {"replay", required_argument, NULL, 'r'},
         {NULL, 0, NULL, 0},
     };
     long skip = 0, count = 0;
     const char *metrics = NULL, *kernel = NULL;
-    char inject[PATH_MAX], *checked = NULL;
-    int c, rc;
+    char inject[PATH_MAX], *checked = NULL, **groups = NULL;
+    int c, rc, ngroups = 1, app_replay = 1;
     rk_getopt_reset();
     /* "+" stops at the first non-option: PROGRAM's own options are not ours. */
     while ((c = rk_getopt(argc, argv, "+:", opts)) != -1) {
@@ -357,6 +529,14 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         case 'c':
             if (rk_opt_long("launch-count", optarg, 1, 1L << 40, &count) != RK_OK)
                 return RK_EUSAGE;
+            break;
+        case 'r':
+            if (strcmp(optarg, "application") == 0 || strcmp(optarg, "kernel") == 0)
+                app_replay = optarg[0] == 'a';
+            else
+                return rk_error(RK_EUSAGE,
+                                "option '--replay' needs 'application' or 'kernel', not '%s'",
+                                optarg);
             break;
         default:
             return RK_EUSAGE;
@@ -388,7 +568,15 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
 
     if ((rc = check_metrics(metrics, &checked)) != RK_OK)
         return rc;
-    rc = profile_run(ctx, prog, inject, checked, kernel, skip, count);
+    if (app_replay && strcmp(checked, "none") != 0 &&
+        (rc = pass_groups(checked, &groups, &ngroups)) != RK_OK) {
+        free(checked);
+        return rc;
+    }
+    rc = profile_run(ctx, prog, inject, checked, kernel, skip, count, groups, ngroups);
+    for (int g = 0; groups && g < ngroups; g++)
+        free(groups[g]);
+    free(groups);
     free(checked);
     return rc;
 }

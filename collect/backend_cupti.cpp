@@ -474,7 +474,8 @@ int cupti_trace_start(const struct bk_hooks *h, int timing_only)
                                   CUPTI_CBID_RESOURCE_MODULE_LOADED);
     if (brc == CUPTI_SUCCESS)
         brc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-    /* ROOFKIT_NO_ACTIVITY=1 (a diagnostic for overhead studies): in counter mode, take the
+    /* ROOFKIT_NO_ACTIVITY=1 (a diagnostic for overhead studies, and what `roofkit profile` sets
+     * for the runs of application replay before the last): in counter mode, take the
      * launch configuration from the launch calls only, without Activity records. */
     const char *no_activity = getenv("ROOFKIT_NO_ACTIVITY");
     int want_activity = timing_only || !no_activity || strcmp(no_activity, "1") != 0;

@@ -155,6 +155,17 @@ int collect_count_passes_for(const char *chip, const char *const *names, int n,
 int collect_metric_supported(const char *chip, const char *name, int *supported /* OUT */,
                              int *passes /* OUT, may be NULL */);
 
+/*
+ * collect_plan_groups: splits the plan's raw metrics into groups that each cost one replay
+ * pass on `chip` (NULL = the current GPU's chip, or GH100), first fit in raw order; a metric
+ * that costs more than one pass alone gets a group of its own. group[i] (plan->nraw entries)
+ * gets raw i's group, *ngroups the number of groups. Running a program once per group
+ * collects the whole set with nothing replayed inside a run (application replay, `roofkit
+ * profile`). Returns RK_OK, RK_ENOMEM or RK_ECUPTI (message printed).
+ */
+int collect_plan_groups(const struct collect_plan *plan, const char *chip, int *group /* OUT */,
+                        int *ngroups /* OUT */);
+
 /* ------------------------------------------------------------------------ sessions */
 
 enum collect_mode {
@@ -180,6 +191,11 @@ struct collect_options {
      * NULL. */
     const char *dump_dir;
     int silent; /* 1: never print (the injection library reports through its status file) */
+    /* Application replay: collect only these raw metrics of the plan (one pass group); the
+     * others stay NaN in each launch's raw values until collect_replay_merge fills them.
+     * NULL = every raw metric of the plan. */
+    const char *const *only_raw;
+    int nonly_raw;
 };
 
 struct collect_launch {
@@ -199,6 +215,7 @@ struct collect_launch {
     int has_counters;             /* counters were collected for this launch */
     struct collect_value *values; /* plan->nout values (all NULL when !has_counters) */
     int nvalues;
+    double *raw; /* plan->nraw raw values (NaN = not collected); NULL when !has_counters */
 };
 
 struct collect_result {
@@ -238,6 +255,24 @@ enum collect_mode collect_session_mode(const struct collect_session *s, const ch
  */
 int collect_session_end(struct collect_session *s, struct collect_result **out /* OUT */);
 void collect_result_free(struct collect_result *r);
+
+/*
+ * Application replay (`roofkit profile`): the program runs once per pass group
+ * (collect_plan_groups), each run collecting one group with nothing replayed. Every process of
+ * every run but the last writes its launches' raw values to a file; the same process of the
+ * last run (the n-th CUDA process to start, counted per run) merges them into its own result
+ * before storing, matching launches by their index and mangled name.
+ *
+ * collect_replay_write: writes the raw values r collected (its plan's raw names, then one line
+ * per launch with counters) to `path`. RK_OK or RK_EIO (nothing printed).
+ * collect_replay_merge: reads such a file and fills the raw values of r's launches that it
+ * has (allocating raw for a launch without counters), then re-evaluates their values and, in
+ * counter mode, their durations. *unmatched gets the launches on either side that found no
+ * partner (a program whose launches differ between runs); their values from the file are
+ * left out. RK_OK, RK_EIO (no file, or not one of ours) or RK_ENOMEM.
+ */
+int collect_replay_write(const char *path, const struct collect_result *r);
+int collect_replay_merge(const char *path, struct collect_result *r, long *unmatched /* OUT */);
 
 /*
  * collect_result_combine: one value per plan output for all the launches of r together, for a

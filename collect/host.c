@@ -201,3 +201,36 @@ int collect_metric_supported(const char *chip, const char *name, int *supported,
     }
     return RK_OK;
 }
+
+int collect_plan_groups(const struct collect_plan *plan, const char *chip, int *group, int *ngroups)
+{
+    char chipbuf[64];
+    int rc = RK_OK;
+    /* members of the group being tried: the group's raw names so far, then the candidate */
+    const char **names = calloc((size_t)plan->nraw + 1, sizeof *names);
+    chip = chip_or_default(chip, chipbuf, sizeof chipbuf);
+    *ngroups = 0;
+    if (!names)
+        return rk_error(RK_ENOMEM, "out of memory grouping metrics");
+    /* First fit: each metric joins the first group it still fits in one pass with. */
+    for (int i = 0; i < plan->nraw && rc == RK_OK; i++) {
+        group[i] = -1;
+        for (int g = 0; g < *ngroups && group[i] < 0; g++) {
+            int n = 0, passes = 0;
+            for (int j = 0; j < i; j++)
+                if (group[j] == g)
+                    names[n++] = plan->raw[j];
+            names[n++] = plan->raw[i];
+            int brc = bk_active->host_passes(chip, names, n, &passes);
+            if (brc != BK_SUCCESS)
+                rc = rk_error(RK_ECUPTI, "cannot count replay passes for %s: %s (CUPTI error %d)",
+                              chip, bk_active->strerror(brc), brc);
+            else if (passes == 1)
+                group[i] = g;
+        }
+        if (group[i] < 0)
+            group[i] = (*ngroups)++;
+    }
+    free(names);
+    return rc;
+}

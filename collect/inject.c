@@ -17,8 +17,15 @@
  *   ROOFKIT_STATUS        file to which each process appends one status line:
  *                         pid TAB mode TAB launches TAB with-counters TAB passes TAB
  *                         t_enable TAB t_launch TAB t_decode TAB t_flush TAB t_store TAB
- *                         t_process TAB reason     (times in seconds, collect.h)
+ *                         t_process TAB unmatched TAB reason   (times in seconds, collect.h)
  *   ROOFKIT_DUMP_DIR      where to write raw counter data images (golden-test capture)
+ * and, for application replay (one run of the program per pass group, collect.h):
+ *   ROOFKIT_REPLAY        "G/N": this is run G of N (0-based)
+ *   ROOFKIT_REPLAY_DIR    the runs' files: runG-procP.txt, and seqG, the counter that numbers
+ *                         the CUDA processes of run G in the order they start
+ *   ROOFKIT_RAW           the raw metrics this run collects (comma-separated)
+ * Every run but the last writes its file instead of the database; the last merges the files of
+ * the same process number into its launches before storing them.
  *
  * Rules: never change what the program does. We print nothing (roofkit profile reports), never
  * exit, and every failure only loses measurements. A process that forked from an injected one
@@ -32,6 +39,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +61,10 @@ static double now_s(void)
 }
 static char **metric_names;
 static int nmetric_names;
+static char **raw_names; /* ROOFKIT_RAW */
+static int nraw_names;
+static int replay_run = -1, replay_runs; /* ROOFKIT_REPLAY, -1 without */
+static long replay_proc;                 /* this process's number in its run */
 
 static long env_long(const char *name)
 {
@@ -168,7 +180,8 @@ static int store_launch(struct db *db, int64_t capture, const struct collect_lau
     return rc;
 }
 
-static void write_status(const struct collect_result *r, long stored, double t_store)
+static void write_status(const struct collect_result *r, long stored, double t_store,
+                         long unmatched)
 {
     const char *path = getenv("ROOFKIT_STATUS");
     if (!path || !*path)
@@ -178,9 +191,9 @@ static void write_status(const struct collect_result *r, long stored, double t_s
         with_counters += r->launch[i].has_counters;
     char line[1024];
     int n = snprintf(
-        line, sizeof line, "%ld\t%s\t%ld\t%ld\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n",
+        line, sizeof line, "%ld\t%s\t%ld\t%ld\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%ld\t%s\n",
         (long)getpid(), collect_mode_name(r->mode), stored, with_counters, r->passes, r->t_enable,
-        r->t_launch, r->t_decode, r->t_flush, t_store, now_s() - t_init, r->reason);
+        r->t_launch, r->t_decode, r->t_flush, t_store, now_s() - t_init, unmatched, r->reason);
     if (n < 0)
         return;
     if (n >= (int)sizeof line)
@@ -209,6 +222,62 @@ static void sync_device(void)
     dlclose(cuda);
 }
 
+/* The next number from the counter file `path` (0 for the first process), under a lock. */
+static long next_number(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    long n = -1;
+    if (fd < 0)
+        return -1;
+    if (flock(fd, LOCK_EX) == 0) {
+        char buf[32] = "";
+        ssize_t got = read(fd, buf, sizeof buf - 1);
+        n = got > 0 ? strtol(buf, NULL, 10) : 0;
+        int w = snprintf(buf, sizeof buf, "%ld\n", n + 1);
+        if (lseek(fd, 0, SEEK_SET) != 0 || write(fd, buf, (size_t)w) != w)
+            n = -1;
+        flock(fd, LOCK_UN);
+    }
+    close(fd);
+    return n;
+}
+
+static void replay_path(char *buf, size_t size, int run)
+{
+    snprintf(buf, size, "%s/run%d-proc%ld.txt", getenv("ROOFKIT_REPLAY_DIR"), run, replay_proc);
+}
+
+/* Application replay: ROOFKIT_REPLAY "G/N" and this process's number. 0 when not replaying. */
+static int replay_setup(void)
+{
+    const char *v = getenv("ROOFKIT_REPLAY"), *dir = getenv("ROOFKIT_REPLAY_DIR");
+    int g = -1, n = 0;
+    char path[4096];
+    if (!v || !dir || !*dir || sscanf(v, "%d/%d", &g, &n) != 2 || g < 0 || n < 2 || g >= n)
+        return 0;
+    snprintf(path, sizeof path, "%s/seq%d", dir, g);
+    if ((replay_proc = next_number(path)) < 0)
+        return 0;
+    replay_run = g;
+    replay_runs = n;
+    return 1;
+}
+
+/* The last run merges the other runs' values for this process; returns the unmatched count. */
+static long replay_merge(struct collect_result *r)
+{
+    long total = 0;
+    for (int g = 0; g < replay_runs - 1; g++) {
+        char path[4096];
+        long unmatched = 0;
+        replay_path(path, sizeof path, g);
+        if (collect_replay_merge(path, r, &unmatched) != RK_OK)
+            unmatched = r->nlaunch; /* that run left nothing for this process */
+        total += unmatched;
+    }
+    return total;
+}
+
 static void finish(void)
 {
     struct collect_result *r = NULL;
@@ -223,7 +292,19 @@ static void finish(void)
         return;
     const char *path = getenv("ROOFKIT_DB");
     long capture = env_long("ROOFKIT_CAPTURE");
+    long unmatched = 0;
     double t0 = now_s();
+    if (replay_run >= 0 && replay_run < replay_runs - 1) {
+        /* an early run of application replay: its values go to the last run, not the database */
+        char file[4096];
+        replay_path(file, sizeof file, replay_run);
+        collect_replay_write(file, r);
+        path = NULL;
+        for (int i = 0; i < r->nlaunch; i++)
+            stored += r->launch[i].has_counters;
+    } else if (replay_run >= 0 && r->mode == COLLECT_MODE_COUNTERS) {
+        unmatched = replay_merge(r);
+    }
     if (r->nlaunch > 0 && path && capture > 0 && db_open(path, DB_RW, &db) == RK_OK) {
         const char *mode = collect_mode_name(r->mode);
         /* db/ printed why a row failed; the next rows would fail alike (a capture that is gone,
@@ -236,12 +317,16 @@ static void finish(void)
         }
         db_close(db);
     }
-    write_status(r, stored, now_s() - t0);
+    write_status(r, stored, now_s() - t0, unmatched);
     collect_result_free(r);
     for (int i = 0; i < nmetric_names; i++)
         free(metric_names[i]);
     free(metric_names);
     metric_names = NULL;
+    for (int i = 0; i < nraw_names; i++)
+        free(raw_names[i]);
+    free(raw_names);
+    raw_names = NULL;
 }
 
 int InitializeInjection(void)
@@ -265,6 +350,12 @@ int InitializeInjection(void)
     const char *dump = getenv("ROOFKIT_DUMP_DIR");
     opt.dump_dir = dump && *dump ? dump : NULL;
     opt.silent = 1;
+    if (replay_setup() && nmetric_names >= 0) {
+        if (split_metrics(getenv("ROOFKIT_RAW"), &raw_names, &nraw_names) != RK_OK)
+            return 1;
+        opt.only_raw = (const char *const *)raw_names;
+        opt.nonly_raw = nraw_names > 0 ? nraw_names : 0;
+    }
     if (collect_session_begin(&opt, &session) != RK_OK) {
         session = NULL;
         return 1;

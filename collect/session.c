@@ -97,6 +97,11 @@ struct collect_session {
     long nmismatch;
     long ndropped_records;
     int any_decoded; /* a batch was evaluated: the plan's raw order is fixed from now on */
+    char **only;     /* options' only_raw (copies), or NULL: collect every raw metric */
+    int nonly;
+    const char **sel; /* the raw names the profiler collects (into plan->raw) */
+    int *sel_idx;     /* their indexes in plan->raw */
+    int nsel;
     double t_enable, t_launch, t_decode, t_flush; /* seconds, see collect_result */
     struct bk_hooks hooks;
 };
@@ -388,6 +393,30 @@ static struct ctx_state *ctx_find(struct collect_session *s, void *ctx)
     return NULL;
 }
 
+/* The plan's raw metrics this session collects: all, or those of options' only_raw. */
+static int select_raw(struct collect_session *s)
+{
+    const char **sel = realloc(s->sel, ((size_t)s->plan->nraw + 1) * sizeof *sel);
+    if (sel)
+        s->sel = sel;
+    int *idx = realloc(s->sel_idx, ((size_t)s->plan->nraw + 1) * sizeof *idx);
+    if (idx)
+        s->sel_idx = idx;
+    if (!sel || !idx)
+        return RK_ENOMEM;
+    s->nsel = 0;
+    for (int i = 0; i < s->plan->nraw; i++) {
+        int want = !s->only;
+        for (int j = 0; j < s->nonly && !want; j++)
+            want = strcmp(s->only[j], s->plan->raw[i]) == 0;
+        if (want) {
+            s->sel[s->nsel] = s->plan->raw[i];
+            s->sel_idx[s->nsel++] = i;
+        }
+    }
+    return RK_OK;
+}
+
 /* The context's counter state, enabling the range profiler on first use. */
 static struct ctx_state *ctx_get(struct collect_session *s, void *ctx)
 {
@@ -407,8 +436,12 @@ static struct ctx_state *ctx_get(struct collect_session *s, void *ctx)
     char chip[64] = "";
     double t0 = now_s();
     for (int attempt = 0; attempt < 2; attempt++) {
-        int rc = s->bk->prof_enable(ctx, (const char *const *)s->plan->raw, s->plan->nraw,
-                                    s->max_ranges, &cs->prof, &s->passes, chip, sizeof chip);
+        if (select_raw(s) != RK_OK) {
+            ctx_fail(s, cs, "out of memory", BK_UNKNOWN);
+            return cs;
+        }
+        int rc = s->bk->prof_enable(ctx, s->sel, s->nsel, s->max_ranges, &cs->prof, &s->passes,
+                                    chip, sizeof chip);
         if (rc == BK_SUCCESS) {
             cs->state = CS_CONFIGURED;
             s->t_enable += now_s() - t0;
@@ -464,21 +497,25 @@ static void stop_decode_batch(struct collect_session *s, struct ctx_state *cs)
                     "counters are not stored",
                     cs->nbatch, nranges, ndropped);
     } else {
+        double *got = malloc((size_t)(s->nsel ? s->nsel : 1) * sizeof *got);
         for (int i = 0; i < cs->nbatch; i++) {
             struct rec *r = &s->rec[cs->batch[i]];
             double *v = malloc((size_t)(s->plan->nraw ? s->plan->nraw : 1) * sizeof *v);
-            if (!v) {
-                s->nmismatch++;
-                continue;
-            }
-            if (s->bk->prof_eval(cs->prof, i, v) != BK_SUCCESS) {
+            if (!v || !got || s->bk->prof_eval(cs->prof, i, got) != BK_SUCCESS) {
                 free(v);
                 s->nmismatch++;
                 continue;
             }
+            /* Values of the selected metrics go to their places in the plan; the rest (other
+             * pass groups of application replay) stay unknown. */
+            for (int k = 0; k < s->plan->nraw; k++)
+                v[k] = NAN;
+            for (int j = 0; j < s->nsel; j++)
+                v[s->sel_idx[j]] = got[j];
             r->raw = v;
             r->pub.has_counters = 1;
         }
+        free(got);
     }
     cs->nbatch = 0;
     if ((rc = s->bk->prof_reset(cs->prof)) != BK_SUCCESS) {
@@ -661,6 +698,11 @@ static void session_free(struct collect_session *s)
     free(s->map_key);
     free(s->map_val);
     free(s->dump_dir);
+    for (int i = 0; i < s->nonly; i++)
+        free(s->only[i]);
+    free(s->only);
+    free(s->sel);
+    free(s->sel_idx);
     if (s->has_re)
         regfree(&s->re);
     collect_plan_free(s->plan);
@@ -707,6 +749,17 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     if (opt->dump_dir && !(s->dump_dir = strdup(opt->dump_dir))) {
         rc = rk_error(RK_ENOMEM, "out of memory starting a collection session");
         goto out;
+    }
+    if (opt->only_raw) {
+        if (!(s->only = calloc((size_t)opt->nonly_raw + 1, sizeof *s->only))) {
+            rc = rk_error(RK_ENOMEM, "out of memory starting a collection session");
+            goto out;
+        }
+        for (; s->nonly < opt->nonly_raw; s->nonly++)
+            if (!(s->only[s->nonly] = strdup(opt->only_raw[s->nonly]))) {
+                rc = rk_error(RK_ENOMEM, "out of memory starting a collection session");
+                goto out;
+            }
     }
     if ((rc = collect_plan_new(opt->metrics, opt->nmetrics > 0 ? opt->nmetrics : 0, &s->plan)) !=
         RK_OK)
@@ -805,10 +858,12 @@ int collect_session_end(struct collect_session *s, struct collect_result **out)
         }
         if (l->values)
             collect_plan_eval(s->plan, rec->raw, l->values);
+        l->raw = rec->raw; /* moved */
+        rec->raw = NULL;
         if (l->end_ns > l->start_ns && l->start_ns)
             l->duration_ns = (double)(l->end_ns - l->start_ns);
-        else if (rec->raw && s->time_raw >= 0 && !isnan(rec->raw[s->time_raw]))
-            l->duration_ns = rec->raw[s->time_raw];
+        else if (l->raw && s->time_raw >= 0 && !isnan(l->raw[s->time_raw]))
+            l->duration_ns = l->raw[s->time_raw];
     }
     r->plan = s->plan;
     s->plan = NULL;
@@ -831,6 +886,7 @@ void collect_result_free(struct collect_result *r)
         free(r->launch[i].name);
         free(r->launch[i].demangled);
         free(r->launch[i].values);
+        free(r->launch[i].raw);
     }
     free(r->launch);
     collect_plan_free((struct collect_plan *)r->plan);

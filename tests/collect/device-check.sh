@@ -4,9 +4,10 @@
 # BUILD. Writes the full log, the database and ncu's reports under OUT; prints a short table last.
 #
 #   1 GPU tests: counters of kernels with known work (test_gpu_counters.cu), registers vs ptxas
-#   2 gpu_prog100 (100 launches): plain, under roofkit profile (default set), under ncu with the
-#     same raw metrics (default clock control, for the wall time; --clock-control none, for the
-#     values); launch counts, checksums, wall times; compare_ncu.py side by side
+#   2 gpu_prog100 (100 launches): plain, under roofkit profile (default set, application
+#     replay), under ncu with the same raw metrics (default clock control, for the wall time;
+#     --clock-control none --cache-control none, for the values); launch counts, checksums,
+#     wall times; compare_ncu.py side by side; the same with --replay kernel
 #   3 --kernel/--launch-skip/--launch-count; child processes; the batch re-arm variants
 #   4 a golden counter data image for the CPU tests (tests/data/collect-golden-*)
 #   5 PyTorch: kernels recorded vs torch.profiler's count; checksum with and without roofkit
@@ -69,6 +70,12 @@ say "where roofkit's time went: $(q "select note from capture where id=?" "$cap"
 say "registers of prog100's kernels (roofkit, ptxas): $(q "select group_concat(k || ' ' || r, ', ') from (select distinct substr(kernel, 1, instr(kernel, '(') - 1) k, registers r from measurement where capture_id=?)" "$cap"); $(cuobjdump --dump-resource-usage "$P" 2>&1 | grep -o 'Function [^:]*:\|REG:[0-9]*' | paste -sd' ')"
 python3 "$HERE/compare_ncu.py" "$DB" "$cap" "$OUT/ncu_cmp.csv" | tee "$OUT/compare.txt"
 say "side by side with ncu (--clock-control none --cache-control none): $(tail -1 "$OUT/compare.txt")"
+python3 "$HERE/compare_ncu.py" "$DB" "$cap" "$OUT/ncu_default.csv" >"$OUT/compare_ncu_defaults.txt"
+say "side by side with ncu's defaults (clocks locked, caches flushed before each kernel): $(tail -1 "$OUT/compare_ncu_defaults.txt")"
+t0=$(now); "$R" --db "$DB" profile --replay kernel -- "$P" >/dev/null; t_k=$(secs "$t0" "$(now)")
+kcap=$(last_capture)
+python3 "$HERE/compare_ncu.py" "$DB" "$kcap" "$OUT/ncu_cmp.csv" >"$OUT/compare_kernel_replay.txt"
+say "--replay kernel: $t_k s (ratio to ncu $(python3 -c "print('%.3f' % ($t_k / $t_ncu))")); side by side with ncu: $(tail -1 "$OUT/compare_kernel_replay.txt"); $(q "select note from capture where id=?" "$kcap")"
 echo "### 2b overhead variants"
 variant() { # NAME ENV... -- ARGS
     local name=$1; shift
@@ -90,6 +97,9 @@ say "--kernel ^triad --launch-skip 5 --launch-count 10: $(q "select count(*) || 
 "$R" --db "$DB" profile --metrics none -- sh -c "'$P' 8 >/dev/null && '$P' 12 >/dev/null"
 cap=$(last_capture)
 say "child processes (8 + 12 launches, --metrics none): $(q "select count(*) || ' launches from ' || count(distinct json_extract(params, '\$.pid')) || ' processes' from measurement where capture_id=?" "$cap")"
+"$R" --db "$DB" profile -- sh -c "'$P' 8 >/dev/null && '$P' 12 >/dev/null"
+cap=$(last_capture)
+say "child processes (8 + 12 launches, default set, application replay): $(q "select count(*) || ' launches from ' || count(distinct json_extract(params, '\$.pid')) || ' processes' from measurement where capture_id=?" "$cap"), $(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null and metric.name='flop_count_sp'" "$cap") with flop_count_sp, $(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null and metric.name='dram_read_bytes'" "$cap") with dram_read_bytes; $(q "select note from capture where id=?" "$cap")"
 ROOFKIT_MAX_RANGES=8 "$R" --db "$DB" profile -- "$P" 40 >/dev/null
 cap=$(last_capture)
 say "re-arm with SetConfig, 8-range batches, 40 launches: $(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null" "$cap") with counters; $(q "select note from capture where id=?" "$cap")"
@@ -99,7 +109,7 @@ say "re-arm image only, 8-range batches, 40 launches: $(q "select count(distinct
 
 echo "### 4 golden image"
 mkdir -p "$OUT/dump"
-ROOFKIT_DUMP_DIR=$OUT/dump ROOFKIT_MAX_RANGES=4 "$R" --db "$DB" profile --launch-count 4 \
+ROOFKIT_DUMP_DIR=$OUT/dump ROOFKIT_MAX_RANGES=4 "$R" --db "$DB" profile --replay kernel --launch-count 4 \
     --metrics dram__bytes_read.sum,dram__bytes_write.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum -- "$P" >/dev/null
 img=$(ls "$OUT"/dump/*.bin 2>/dev/null | head -1)
 [ -n "$img" ] && mv "$img" "$OUT/golden.bin"

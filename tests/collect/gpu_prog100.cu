@@ -51,8 +51,12 @@ __global__ void inc(float *x, size_t n)
 int main(int argc, char **argv)
 {
     int launches = argc > 1 ? atoi(argv[1]) : 100;
-    const size_t nd = (size_t)32 << 20; /* 256 MiB per double array */
-    const size_t nf = (size_t)64 << 20; /* 256 MiB per float array */
+    /* argv[2]: MiB per array (default 256; a diagnostic of what profiling costs per byte) */
+    long mib = argc > 2 ? atol(argv[2]) : 256;
+    if (mib < 1)
+        mib = 256;
+    const size_t nd = (size_t)mib << 17; /* mib MiB per double array */
+    const size_t nf = (size_t)mib << 18; /* mib MiB per float array */
     const int fma_blocks = 1024, fma_threads = 256;
     double *a, *b, *c;
     float *x, *y, *f;

@@ -10,6 +10,9 @@
  *   H4  collect_plan_check drops an unknown raw metric (and the aliases that need it), keeps the
  *       rest, fills raw units, and refuses a plan with nothing left
  *   H5  unknown names: usage errors from pass counting and support checks
+ *   H7  pass groups of application replay: the default set splits into 2 groups on GH100
+ *       (hardware counters, SASS-patched counts), each 1 pass; with l2_tex_hit_rate (2 passes
+ *       alone) a group of its own; every raw metric lands in exactly one group
  *   H6  golden counter data images captured on the H100 (tests/data/collect-*.bin with a
  *       .txt of expected values) evaluate on the CPU to the values ncu reported
  */
@@ -68,6 +71,50 @@ static void test_passes_are_counted(void **state)
     assert_int_equal(collect_metric_supported("GH100", "l2_tex_hit_rate", &sup, &p), RK_OK);
     assert_int_equal(sup, 1);
     assert_int_equal(p, 2); /* CUPTI.md §5: the hit rate alone costs 2 passes */
+}
+
+/* H7: checks each group with collect_count_passes_for, independently of the grouping. */
+static int check_groups(const char *const *names, int n, int *ngroups)
+{
+    struct collect_plan *plan = NULL;
+    assert_int_equal(collect_plan_new(names, n, &plan), RK_OK);
+    int *group = calloc((size_t)plan->nraw, sizeof *group);
+    assert_non_null(group);
+    assert_int_equal(collect_plan_groups(plan, "GH100", group, ngroups), RK_OK);
+    int multi = 0;
+    for (int g = 0; g < *ngroups; g++) {
+        const char *members[64];
+        int k = 0, passes = 0;
+        for (int i = 0; i < plan->nraw; i++) {
+            assert_true(group[i] >= 0 && group[i] < *ngroups);
+            if (group[i] == g && k < 64)
+                members[k++] = plan->raw[i];
+        }
+        assert_true(k > 0);
+        assert_int_equal(collect_count_passes_for("GH100", members, k, &passes), RK_OK);
+        print_message("group %d: %d metrics, %d pass(es)\n", g, k, passes);
+        if (passes != 1) {
+            assert_int_equal(k, 1); /* only a metric that alone needs more passes */
+            multi++;
+        }
+    }
+    free(group);
+    collect_plan_free(plan);
+    return multi;
+}
+
+static void test_pass_groups(void **state)
+{
+    (void)state;
+    int ng = 0;
+    assert_int_equal(check_groups(NULL, 0, &ng), 0);
+    assert_int_equal(ng, 2);
+    const char *more[] = {"default", "l2_tex_hit_rate"};
+    assert_int_equal(check_groups(more, 2, &ng), 1); /* the hit rate: 2 passes, alone */
+    assert_true(ng >= 3);
+    const char *one[] = {"dram_read_bytes", "dram_write_bytes"};
+    assert_int_equal(check_groups(one, 2, &ng), 0);
+    assert_int_equal(ng, 1);
 }
 
 /* H4 */
@@ -179,11 +226,9 @@ static void test_golden_images(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_alias),
-        cmocka_unit_test(test_default_passes),
-        cmocka_unit_test(test_passes_are_counted),
-        cmocka_unit_test(test_plan_check),
-        cmocka_unit_test(test_unknown),
+        cmocka_unit_test(test_every_alias),        cmocka_unit_test(test_default_passes),
+        cmocka_unit_test(test_passes_are_counted), cmocka_unit_test(test_pass_groups),
+        cmocka_unit_test(test_plan_check),         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_golden_images),
     };
     rk_set_quiet(1);

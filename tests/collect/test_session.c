@@ -23,7 +23,14 @@
  *   N1  a NaN raw value makes the aliases that use it NULL, and only those
  *   G1  a graph launch closes the batch; its kernels' records are recorded, timing only
  *   X1  context destruction decodes the open batch and disables the profiler
+ *   R1  only_raw (a pass group of application replay): only those raw metrics reach the
+ *       profiler, each value lands at its own plan index, the others are NULL
+ *   R2  application replay: run 1's file merged into run 2's launches gives every value and
+ *       the duration from gpu__time_duration.sum; merging is exact (%.17g)
+ *   R3  launches that differ between runs (a name, a missing launch) are counted unmatched
+ *       and get none of the file's values; a missing or foreign file is RK_EIO
  */
+#define _DEFAULT_SOURCE
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -73,6 +81,14 @@ static struct collect_result *end(struct collect_session *s)
     assert_int_equal(collect_session_end(s, &r), RK_OK);
     assert_non_null(r);
     return r;
+}
+
+static const struct collect_value *raw_value_of(const struct collect_launch *l, const char *raw)
+{
+    for (int i = 0; i < l->nvalues; i++)
+        if (!l->values[i].alias && strcmp(l->values[i].raw, raw) == 0)
+            return &l->values[i];
+    return NULL;
 }
 
 static int setup(void **state)
@@ -164,6 +180,122 @@ static void test_batch_closes_at_unselected(void **state)
         assert_true(v->value == 1000.0 * want[i] + 0);
     }
     collect_result_free(r);
+}
+
+/* A session over three metrics that collects only `only` (one pass group), n launches. */
+static struct collect_result *group_run(const char *only, int n, const char *odd_name)
+{
+    static const char *names[] = {"dram_read_bytes", "dram_write_bytes", "gpu__time_duration.sum"};
+    const char *only_raw[] = {only};
+    struct collect_options opt = {
+        .metrics = names, .nmetrics = 3, .only_raw = only_raw, .nonly_raw = 1};
+    fake_reset();
+    struct collect_session *s = begin(&opt);
+    for (uint32_t c = 1; c <= (uint32_t)n; c++) {
+        const char *name = odd_name && c == 2 ? odd_name : "_Z4copyv";
+        fake_launch(CTX_A, c, name);
+        fake_record(c, name, 0, 0, 0);
+    }
+    return end(s);
+}
+
+/* R1 */
+static void test_only_raw(void **state)
+{
+    (void)state;
+    struct collect_result *r = group_run("dram__bytes_write.sum", 3, NULL);
+    assert_int_equal(fake.nraw, 1); /* the profiler saw one metric */
+    for (int i = 0; i < 3; i++) {
+        const struct collect_launch *l = &r->launch[i];
+        assert_true(l->has_counters);
+        assert_true(value_of(l, "dram_write_bytes")->value == 1000.0 * (i + 1));
+        assert_false(value_of(l, "dram_write_bytes")->is_null);
+        assert_true(value_of(l, "dram_read_bytes")->is_null);
+        assert_true(raw_value_of(l, "gpu__time_duration.sum")->is_null);
+        assert_true(isnan(l->duration_ns));
+    }
+    collect_result_free(r);
+}
+
+/* R2 */
+static void test_replay_merge(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/roofkit-test-replay-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct collect_result *first = group_run("dram__bytes_read.sum", 3, NULL);
+    first->launch[1].raw[0] = 0.1 + 1e-17 * 3; /* not exact in fewer than 17 digits */
+    double exact = first->launch[1].raw[0];
+    int read_i = raw_index(first->plan, "dram__bytes_read.sum");
+    first->launch[2].raw[raw_index(first->plan, "gpu__time_duration.sum")] = 777.0;
+    assert_int_equal(collect_replay_write(path, first), RK_OK);
+    collect_result_free(first);
+
+    struct collect_result *last = group_run("dram__bytes_write.sum", 3, NULL);
+    long unmatched = -1;
+    assert_int_equal(collect_replay_merge(path, last, &unmatched), RK_OK);
+    assert_int_equal(unmatched, 0);
+    for (int i = 0; i < 3; i++) {
+        const struct collect_launch *l = &last->launch[i];
+        assert_true(l->has_counters);
+        assert_false(value_of(l, "dram_read_bytes")->is_null);
+        assert_true(value_of(l, "dram_write_bytes")->value == 1000.0 * (i + 1)); /* kept */
+        if (i != 1)
+            assert_true(value_of(l, "dram_read_bytes")->value == 1000.0 * (i + 1));
+    }
+    assert_true(last->launch[1].raw[read_i] == exact);
+    assert_true(value_of(&last->launch[1], "dram_read_bytes")->value == exact);
+    assert_true(last->launch[2].duration_ns == 777.0);
+    collect_result_free(last);
+    unlink(path);
+}
+
+/* R3 */
+static void test_replay_unmatched(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/roofkit-test-replay-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct collect_result *first = group_run("dram__bytes_read.sum", 3, NULL);
+    assert_int_equal(collect_replay_write(path, first), RK_OK);
+    collect_result_free(first);
+    /* the second launch has another kernel, and there is a fourth launch */
+    struct collect_result *last = group_run("dram__bytes_write.sum", 4, "_Z5otherv");
+    long unmatched = -1;
+    assert_int_equal(collect_replay_merge(path, last, &unmatched), RK_OK);
+    /* file's launch 1 finds no partner; the last run's launches 1 and 3 got nothing */
+    assert_int_equal(unmatched, 3);
+    assert_false(value_of(&last->launch[0], "dram_read_bytes")->is_null);
+    assert_true(value_of(&last->launch[1], "dram_read_bytes")->is_null);
+    assert_false(value_of(&last->launch[2], "dram_read_bytes")->is_null);
+    assert_true(value_of(&last->launch[3], "dram_read_bytes")->is_null);
+    assert_false(value_of(&last->launch[3], "dram_write_bytes")->is_null);
+
+    assert_int_equal(collect_replay_merge("/nonexistent/replay.txt", last, &unmatched), RK_EIO);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("not a replay file\nlaunch 0 _Z4copyv 1 2 3\n", f);
+    fclose(f);
+    assert_int_equal(collect_replay_merge(path, last, &unmatched), RK_EIO);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("roofkit-replay 1\nraw 3\ndram__bytes_read.sum\n", f); /* cut short */
+    fclose(f);
+    assert_int_equal(collect_replay_merge(path, last, &unmatched), RK_EIO);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("roofkit-replay 1\nraw 1\ndram__bytes_read.sum\nlaunch x _Z4copyv 5\n"
+          "launch 0 _Z4copyv\nlaunch 0 _Z4copyv 5 6\nlaunch 0 _Z4copyv 5x\n",
+          f); /* malformed launch lines are unmatched, never crash */
+    fclose(f);
+    assert_int_equal(collect_replay_merge(path, last, &unmatched), RK_OK);
+    assert_int_equal(unmatched, 4 + 4);
+    collect_result_free(last);
+    unlink(path);
 }
 
 /* M1 is covered by B1 (the fake delivers records newest first); M2 */
@@ -445,6 +577,9 @@ int main(void)
         cmocka_unit_test_setup(test_nan_is_null, setup),
         cmocka_unit_test_setup(test_graph_launch, setup),
         cmocka_unit_test_setup(test_context_destroy, setup),
+        cmocka_unit_test_setup(test_only_raw, setup),
+        cmocka_unit_test_setup(test_replay_merge, setup),
+        cmocka_unit_test_setup(test_replay_unmatched, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,162 @@
+/*
+ * replay.c - application replay's files (collect.h): what one run of a program collected, per
+ * process, for the last run to merge.
+ *
+ * Why: CUPTI's kernel replay saves and restores all of a program's device memory for every
+ * pass after the first, through host memory on the H100 (~63 ms a launch for 1.25 GB; see
+ * docs/perf-notes.md, "collect"). Running the program once per single-pass group replays
+ * nothing inside a run, and these files carry the values between the runs.
+ *
+ * Format (text, one file per process and run):
+ *   roofkit-replay 1
+ *   raw N
+ *   NAME                       N lines: the plan's raw metric names, in plan order
+ *   launch SEQ MANGLED V1 .. VN   one line per launch with counters ("nan" = not collected)
+ * Mangled names carry no spaces; values are printed with %.17g so they read back exactly.
+ */
+#define _GNU_SOURCE
+#include "collect.h"
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC "roofkit-replay 1"
+
+int collect_replay_write(const char *path, const struct collect_result *r)
+{
+    const struct collect_plan *plan = r->plan;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return RK_EIO;
+    int nraw = plan ? plan->nraw : 0;
+    fprintf(f, "%s\nraw %d\n", MAGIC, nraw);
+    for (int i = 0; i < nraw; i++)
+        fprintf(f, "%s\n", plan->raw[i]);
+    for (int k = 0; k < r->nlaunch; k++) {
+        const struct collect_launch *l = &r->launch[k];
+        if (!l->has_counters || !l->raw || !l->name || strpbrk(l->name, " \t\n"))
+            continue;
+        fprintf(f, "launch %llu %s", (unsigned long long)l->seq, l->name);
+        for (int i = 0; i < nraw; i++)
+            fprintf(f, isnan(l->raw[i]) ? " nan" : " %.17g", l->raw[i]);
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    return fclose(f) != 0 || bad ? RK_EIO : RK_OK;
+}
+
+/* Values and duration of a launch from its raw values (after a merge). */
+static int reeval(const struct collect_plan *plan, int time_raw, struct collect_launch *l)
+{
+    if (!l->values && plan->nout > 0) {
+        if (!(l->values = calloc((size_t)plan->nout, sizeof *l->values)))
+            return RK_ENOMEM;
+        l->nvalues = plan->nout;
+    }
+    if (l->values)
+        collect_plan_eval(plan, l->raw, l->values);
+    l->has_counters = 1;
+    if (!l->start_ns && time_raw >= 0 && !isnan(l->raw[time_raw]))
+        l->duration_ns = l->raw[time_raw];
+    return RK_OK;
+}
+
+/* The launch with index seq: launches are recorded in seq order, so usually r->launch[seq]. */
+static struct collect_launch *find_seq(struct collect_result *r, unsigned long long seq)
+{
+    if (seq < (unsigned long long)r->nlaunch && r->launch[seq].seq == seq)
+        return &r->launch[seq];
+    for (int k = 0; k < r->nlaunch; k++)
+        if (r->launch[k].seq == seq)
+            return &r->launch[k];
+    return NULL;
+}
+
+int collect_replay_merge(const char *path, struct collect_result *r, long *unmatched)
+{
+    const struct collect_plan *plan = r->plan;
+    char *line = NULL;
+    size_t cap = 0;
+    int nfile = -1, rc = RK_OK, time_raw = -1;
+    int *map = NULL;      /* file column -> plan raw index, -1 when the plan lacks it */
+    char *touched = NULL; /* launches that got values from the file */
+    double *vals = NULL;
+    *unmatched = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return RK_EIO;
+    if (!plan || getline(&line, &cap, f) < 0 || strncmp(line, MAGIC, strlen(MAGIC)) != 0 ||
+        getline(&line, &cap, f) < 0 || sscanf(line, "raw %d", &nfile) != 1 || nfile < 0 ||
+        nfile > 4096) {
+        rc = RK_EIO;
+        goto out;
+    }
+    for (int i = 0; i < plan->nraw; i++)
+        if (strcmp(plan->raw[i], "gpu__time_duration.sum") == 0)
+            time_raw = i;
+    map = malloc(((size_t)nfile + 1) * sizeof *map);
+    vals = malloc(((size_t)nfile + 1) * sizeof *vals);
+    touched = calloc((size_t)r->nlaunch + 1, 1);
+    if (!map || !vals || !touched) {
+        rc = RK_ENOMEM;
+        goto out;
+    }
+    for (int j = 0; j < nfile; j++) {
+        if (getline(&line, &cap, f) < 0) {
+            rc = RK_EIO;
+            goto out;
+        }
+        line[strcspn(line, "\n")] = '\0';
+        map[j] = -1;
+        for (int i = 0; i < plan->nraw && map[j] < 0; i++)
+            if (strcmp(plan->raw[i], line) == 0)
+                map[j] = i;
+    }
+    while (getline(&line, &cap, f) >= 0) {
+        char *save = NULL, *tok = strtok_r(line, " \n", &save);
+        char *seq_s = strtok_r(NULL, " \n", &save);
+        char *name = strtok_r(NULL, " \n", &save);
+        char *end = NULL;
+        int ok = tok && strcmp(tok, "launch") == 0 && seq_s && name;
+        unsigned long long seq = ok ? strtoull(seq_s, &end, 10) : 0;
+        ok = ok && end && *end == '\0';
+        for (int j = 0; ok && j < nfile; j++) {
+            char *v = strtok_r(NULL, " \n", &save);
+            ok = v != NULL;
+            if (ok)
+                vals[j] = strtod(v, &end), ok = *end == '\0';
+        }
+        ok = ok && !strtok_r(NULL, " \n", &save); /* exactly N values */
+        struct collect_launch *l = ok ? find_seq(r, seq) : NULL;
+        if (!l || !l->name || strcmp(l->name, name) != 0 || touched[l - r->launch]) {
+            (*unmatched)++;
+            continue;
+        }
+        if (!l->raw) {
+            if (!(l->raw = malloc(((size_t)plan->nraw + 1) * sizeof *l->raw))) {
+                rc = RK_ENOMEM;
+                goto out;
+            }
+            for (int i = 0; i < plan->nraw; i++)
+                l->raw[i] = NAN;
+        }
+        for (int j = 0; j < nfile; j++)
+            if (map[j] >= 0 && !isnan(vals[j]))
+                l->raw[map[j]] = vals[j];
+        touched[l - r->launch] = 1;
+        if ((rc = reeval(plan, time_raw, l)) != RK_OK)
+            goto out;
+    }
+    for (int k = 0; k < r->nlaunch; k++)
+        *unmatched += !touched[k];
+out:
+    free(line);
+    free(map);
+    free(vals);
+    free(touched);
+    fclose(f);
+    return rc;
+}
