@@ -77,11 +77,21 @@ static int list_suites(struct rk_ctx *ctx)
 
 /* The CUPTI side of an output: its raw metric, or a formula "a + b + 2*c" (plan's text). */
 static void print_metric_row(const char *name, const char *unit, const char *mark,
-                             const char *avail, const char *raw, const char *description)
+                             const char *avail, const char *raw, const char *description,
+                             const char *holds)
 {
     printf("%-32s %-17s %-8s %-9s %s\n", name, unit ? unit : "-", mark, avail,
            description ? description : "raw CUPTI metric");
     printf("%-32s = %s\n", "", raw);
+    if (holds)
+        printf("%-32s   checked on H100: %s\n", "", holds);
+}
+
+/* The "checked on H100" line of an alias (collect_metric_holds); raw names get none. */
+static const char *holds_of(const struct collect_metric *m)
+{
+    const char *h = m ? collect_metric_holds(m) : NULL;
+    return h ? h : m ? "not yet" : NULL;
 }
 
 /*
@@ -167,7 +177,8 @@ static int list_metrics(int argc, char **argv, struct rk_ctx *ctx)
             if ((rc = collect_plan_new(&m->alias, 1, &one)) != RK_OK)
                 goto out;
             print_metric_row(m->alias, m->unit, m->in_default ? "yes" : "-",
-                             supported[i] ? "yes" : "no", one->out[0].raw, m->description);
+                             supported[i] ? "yes" : "no", one->out[0].raw, m->description,
+                             holds_of(m));
             collect_plan_free(one);
         }
     } else {
@@ -177,9 +188,10 @@ static int list_metrics(int argc, char **argv, struct rk_ctx *ctx)
         for (int i = 0; i < plan->nout; i++) {
             const struct collect_output *o = &plan->out[i];
             const struct collect_metric *m = o->alias ? collect_metric_find(o->alias) : NULL;
-            print_metric_row(
-                o->alias ? o->alias : o->raw, o->unit ? o->unit : plan->raw_units[o->term[0]],
-                m && m->in_default ? "yes" : "-", "yes", o->raw, m ? m->description : NULL);
+            print_metric_row(o->alias ? o->alias : o->raw,
+                             o->unit ? o->unit : plan->raw_units[o->term[0]],
+                             m && m->in_default ? "yes" : "-", "yes", o->raw,
+                             m ? m->description : NULL, holds_of(m));
         }
     }
     printf("\nchip: %s\n", where);

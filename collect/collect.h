@@ -60,6 +60,9 @@ int collect_metric_count(void);
 const struct collect_metric *collect_metric_get(int i);
 /* The alias named `alias` (exact match), or NULL. */
 const struct collect_metric *collect_metric_find(const char *alias);
+/* How far `m`'s counts were found to hold on the H100 (one line: "exact: ...", "ncu +-1%"),
+ * or NULL when not checked. */
+const char *collect_metric_holds(const struct collect_metric *m);
 
 /*
  * A plan: the requested outputs and the distinct raw CUPTI metrics they need.

@@ -162,6 +162,49 @@ static const struct collect_metric aliases[] = {
 
 #define NALIASES ((int)(sizeof aliases / sizeof aliases[0]))
 
+/*
+ * What each alias was checked against on the H100, as `roofkit list metrics` shows it: a GPU
+ * test of known work (tests/collect/test_gpu_counters.cu, K1-K7; an entry starting with "exact"
+ * is asserted there for the tensor precisions) or Nsight Compute on the same runs
+ * (tests/collect/device-check.sh: ncu --replay-mode application --clock-control none
+ * --cache-control none, 100 launches, worst launch; docs/perf-notes.md "collect"). An alias not
+ * listed has not been checked.
+ */
+static const struct {
+    const char *alias, *holds;
+} checks[] = {
+    {"gld_throughput", "ncu +-1.6% (a rate; clocks unlocked in both)"},
+    {"gld_efficiency", "= ncu"},
+    {"achieved_occupancy", "ncu +-0.5%"},
+    {"dram_read_bytes", "ncu +-0.44%; copy of 4 GiB: read + write = 2 x size +-1% (K1)"},
+    {"dram_write_bytes",
+     "ncu +-0.44% above 1 MiB; depends on what the L2 holds dirty when the kernel starts"},
+    {"l2_bytes", "ncu +-0.86%"},
+    {"shared_bytes", "= ncu (kernels without shared memory only)"},
+    {"flop_count_sp", "exact: FMA loop (K2); = ncu"},
+    {"flop_count_dp", "= ncu"},
+    {"flop_count_hp", "= ncu, but counts nvcc's HFMA2.MMA moves: not a flop count"},
+    {"tensor_inst", "= ncu"},
+    {"tensor_ops_bf16_wgmma", "exact: 2mnk of a cuBLASLt bf16 GEMM (K3, K7); = ncu"},
+    {"tensor_ops_bf16", "exact: 2mnk of a cuBLASLt bf16 GEMM (K3, K7)"},
+    {"tensor_ops_fp16_wgmma", "exact: 2mnk of a cuBLASLt fp16 GEMM (K7)"},
+    {"tensor_ops_fp16", "exact: 2mnk of a cuBLASLt fp16 GEMM (K7)"},
+    {"tensor_ops_tf32", "exact: 2mnk of a cuBLASLt tf32 GEMM (K7)"},
+    {"tensor_ops_fp64", "exact: 2mnk of a cuBLASLt fp64 GEMM (K7)"},
+    {"tensor_ops_int8", "exact: 2mnk of a cuBLASLt int8 GEMM (K7)"},
+    {"tensor_ops_fp8", "exact: 2mnk of a cuBLASLt fp8 (e4m3) GEMM (K7)"},
+    {"gpu_time", "ncu +-1.7% (clocks unlocked in both)"},
+    {"sm_clock", "ncu +-0.5%"},
+};
+
+const char *collect_metric_holds(const struct collect_metric *m)
+{
+    for (size_t i = 0; m && i < sizeof checks / sizeof *checks; i++)
+        if (strcmp(checks[i].alias, m->alias) == 0)
+            return checks[i].holds;
+    return NULL;
+}
+
 int collect_metric_count(void)
 {
     return NALIASES;

@@ -70,6 +70,17 @@ say "where roofkit's time went: $(q "select note from capture where id=?" "$cap"
 say "registers of prog100's kernels (roofkit, ptxas): $(q "select group_concat(k || ' ' || r, ', ') from (select distinct substr(kernel, 1, instr(kernel, '(') - 1) k, registers r from measurement where capture_id=?)" "$cap"); $(cuobjdump --dump-resource-usage "$P" 2>&1 | grep -o 'Function [^:]*:\|REG:[0-9]*' | paste -sd' ')"
 python3 "$HERE/compare_ncu.py" "$DB" "$cap" "$OUT/ncu_cmp.csv" | tee "$OUT/compare.txt"
 say "side by side with ncu (--clock-control none --cache-control none): $(tail -1 "$OUT/compare.txt")"
+t0=$(now); ncu --replay-mode application --clock-control none --cache-control none --metrics "$RAW" --csv --print-units base "$P" >"$OUT/ncu_app.csv" 2>&1; t_ncu3=$(secs "$t0" "$(now)")
+python3 "$HERE/compare_ncu.py" "$DB" "$cap" "$OUT/ncu_app.csv" >"$OUT/compare_ncu_app.txt"
+say "side by side with ncu --replay-mode application --clock-control none --cache-control none (the same runs as roofkit's: nothing restored, nothing flushed; $t_ncu3 s): $(tail -1 "$OUT/compare_ncu_app.txt")"
+# the wall-time ratio again, twice each, alternating (the first pair is above)
+ws_rk=$t_rk; ws_ncu=$t_ncu
+for i in 1 2; do
+    t0=$(now); "$R" --db "$OUT/wall.db" profile -- "$P" >/dev/null 2>&1; ws_rk="$ws_rk $(secs "$t0" "$(now)")"
+    t0=$(now); ncu --metrics "$RAW" --csv --print-units base "$P" >/dev/null 2>&1; ws_ncu="$ws_ncu $(secs "$t0" "$(now)")"
+done
+rm -f "$OUT/wall.db"*
+say "wall time, 3 runs each: roofkit [$ws_rk] s, ncu --metrics [$ws_ncu] s; ratio of medians $(python3 -c "import statistics as s, sys; a=[float(x) for x in sys.argv[1].split()]; b=[float(x) for x in sys.argv[2].split()]; print('%.3f (worst pair %.3f)' % (s.median(a) / s.median(b), max(a) / min(b)))" "$ws_rk" "$ws_ncu") (target <= 0.4)"
 python3 "$HERE/compare_ncu.py" "$DB" "$cap" "$OUT/ncu_default.csv" >"$OUT/compare_ncu_defaults.txt"
 say "side by side with ncu's defaults (clocks locked, caches flushed before each kernel): $(tail -1 "$OUT/compare_ncu_defaults.txt")"
 t0=$(now); "$R" --db "$DB" profile --replay kernel -- "$P" >/dev/null; t_k=$(secs "$t0" "$(now)")

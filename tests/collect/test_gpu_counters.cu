@@ -14,6 +14,10 @@
  *       grid, block, demangled name. Runs first, so that its module loads inside a session.
  *   K5  timing mode (--metrics none): Activity timestamps present; 100 launches -> 100 records
  *   K6  100 launches in counter mode with 64-range batches: every launch has counters
+ *   K7  every tensor precision `roofkit list metrics` reports (bf16, fp16, tf32, fp64, int8,
+ *       fp8): a cuBLASLt GEMM 2048^3 of that type; its tensor operations against 2 m n k. An
+ *       alias whose check (collect_metric_holds, shown by `roofkit list metrics`) says
+ *       "exact" must equal it; the others print what they count, to keep the claim honest
  */
 #include <math.h>
 #include <setjmp.h>
@@ -28,6 +32,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -316,12 +321,160 @@ static void test_many_launches(void **state)
     cudaFree(x);
 }
 
+/* K7 */
+struct tc_case {
+    const char *type;
+    cudaDataType_t ab, cd, scale;
+    cublasComputeType_t compute;
+    int ab_bytes, cd_bytes;
+    const char *alias[2]; /* the tensor-ops aliases of this type (NULL: none) */
+};
+
+static void lt_check(cublasStatus_t e, const char *what)
+{
+    if (e != CUBLAS_STATUS_SUCCESS)
+        fail_msg("%s: %s", what, cublasGetStatusString(e));
+}
+
+static void test_tensor_ops_every_precision(void **state)
+{
+    (void)state;
+    static const struct tc_case cases[] = {
+        {"bf16",
+         CUDA_R_16BF,
+         CUDA_R_16BF,
+         CUDA_R_32F,
+         CUBLAS_COMPUTE_32F,
+         2,
+         2,
+         {"tensor_ops_bf16_wgmma", "tensor_ops_bf16"}},
+        {"fp16",
+         CUDA_R_16F,
+         CUDA_R_16F,
+         CUDA_R_32F,
+         CUBLAS_COMPUTE_32F,
+         2,
+         2,
+         {"tensor_ops_fp16_wgmma", "tensor_ops_fp16"}},
+        {"tf32",
+         CUDA_R_32F,
+         CUDA_R_32F,
+         CUDA_R_32F,
+         CUBLAS_COMPUTE_32F_FAST_TF32,
+         4,
+         4,
+         {"tensor_ops_tf32", NULL}},
+        {"fp64",
+         CUDA_R_64F,
+         CUDA_R_64F,
+         CUDA_R_64F,
+         CUBLAS_COMPUTE_64F,
+         8,
+         8,
+         {"tensor_ops_fp64", NULL}},
+        {"int8",
+         CUDA_R_8I,
+         CUDA_R_32I,
+         CUDA_R_32I,
+         CUBLAS_COMPUTE_32I,
+         1,
+         4,
+         {"tensor_ops_int8", NULL}},
+        {"fp8",
+         CUDA_R_8F_E4M3,
+         CUDA_R_16BF,
+         CUDA_R_32F,
+         CUBLAS_COMPUTE_32F,
+         1,
+         2,
+         {"tensor_ops_fp8", NULL}},
+    };
+    const int n = 2048;
+    const double want = 2.0 * n * n * n;
+    const size_t ws_bytes = (size_t)32 << 20;
+    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N; /* "TN": what int8 and fp8 need */
+    const double one_d = 1.0, zero_d = 0.0;
+    const float one_f = 1.0f, zero_f = 0.0f;
+    const int32_t one_i = 1, zero_i = 0;
+    cublasLtHandle_t lt = NULL;
+    void *a = NULL, *b = NULL, *d = NULL, *ws = NULL;
+    lt_check(cublasLtCreate(&lt), "cublasLtCreate");
+    CHECK(cudaMalloc(&a, (size_t)n * n * 8));
+    CHECK(cudaMalloc(&b, (size_t)n * n * 8));
+    CHECK(cudaMalloc(&d, (size_t)n * n * 8));
+    CHECK(cudaMalloc(&ws, ws_bytes));
+    /* small integers in every type (0x01 bytes: bf16/fp16/fp32/fp64 tiny normals, int8 1, fp8
+     * a subnormal): the counts do not depend on the values */
+    CHECK(cudaMemset(a, 0x01, (size_t)n * n * 8));
+    CHECK(cudaMemset(b, 0x01, (size_t)n * n * 8));
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const struct tc_case *t = &cases[c];
+        const void *alpha = t->scale == CUDA_R_64F   ? (const void *)&one_d
+                            : t->scale == CUDA_R_32I ? (const void *)&one_i
+                                                     : (const void *)&one_f;
+        const void *beta = t->scale == CUDA_R_64F   ? (const void *)&zero_d
+                           : t->scale == CUDA_R_32I ? (const void *)&zero_i
+                                                    : (const void *)&zero_f;
+        cublasLtMatmulDesc_t op = NULL;
+        cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+        lt_check(cublasLtMatmulDescCreate(&op, t->compute, t->scale), "cublasLtMatmulDescCreate");
+        lt_check(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta),
+                 "TRANSA");
+        lt_check(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb),
+                 "TRANSB");
+        lt_check(cublasLtMatrixLayoutCreate(&la, t->ab, n, n, n), "layout A");
+        lt_check(cublasLtMatrixLayoutCreate(&lb, t->ab, n, n, n), "layout B");
+        lt_check(cublasLtMatrixLayoutCreate(&lc, t->cd, n, n, n), "layout C");
+        /* warm-up outside the session (the heuristic's first call may launch helpers) */
+        lt_check(
+            cublasLtMatmul(lt, op, alpha, a, la, b, lb, beta, d, lc, d, lc, NULL, ws, ws_bytes, 0),
+            t->type);
+        CHECK(cudaDeviceSynchronize());
+        const char *names[3] = {"tensor_inst", t->alias[0], t->alias[1]};
+        struct collect_session *s = begin(names, t->alias[1] ? 3 : 2, 0);
+        lt_check(
+            cublasLtMatmul(lt, op, alpha, a, la, b, lb, beta, d, lc, d, lc, NULL, ws, ws_bytes, 0),
+            t->type);
+        struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
+        assert_true(r->nlaunch >= 1);
+        for (int k = 0; k < 2 && t->alias[k]; k++) {
+            double ops = 0, inst = 0;
+            for (int i = 0; i < r->nlaunch; i++) {
+                ops += value(&r->launch[i], t->alias[k]);
+                inst += value(&r->launch[i], "tensor_inst");
+            }
+            const char *holds = collect_metric_holds(collect_metric_find(t->alias[k]));
+            print_message("K7 %s %-22s %.17g ops = %.6f x 2mnk (%d launch%s, %s, tensor_inst "
+                          "%.0f); listed as: %s\n",
+                          t->type, t->alias[k], ops, ops / want, r->nlaunch,
+                          r->nlaunch == 1 ? "" : "es", r->launch[0].demangled, inst,
+                          holds ? holds : "(not checked)");
+            if (holds && strncmp(holds, "exact", 5) == 0)
+                assert_true(ops == want);
+        }
+        collect_result_free(r);
+        cublasLtMatrixLayoutDestroy(lc);
+        cublasLtMatrixLayoutDestroy(lb);
+        cublasLtMatrixLayoutDestroy(la);
+        cublasLtMatmulDescDestroy(op);
+    }
+    cublasLtDestroy(lt);
+    cudaFree(ws);
+    cudaFree(d);
+    cudaFree(b);
+    cudaFree(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_launch_config), cmocka_unit_test(test_copy_dram_bytes),
-        cmocka_unit_test(test_fma_flops),     cmocka_unit_test(test_bf16_gemm_tensor_ops),
-        cmocka_unit_test(test_timing_mode),   cmocka_unit_test(test_many_launches),
+        cmocka_unit_test(test_launch_config),
+        cmocka_unit_test(test_copy_dram_bytes),
+        cmocka_unit_test(test_fma_flops),
+        cmocka_unit_test(test_bf16_gemm_tensor_ops),
+        cmocka_unit_test(test_timing_mode),
+        cmocka_unit_test(test_many_launches),
+        cmocka_unit_test(test_tensor_ops_every_precision),
     };
     setenv("CUDA_MODULE_LOADING", "LAZY", 1); /* see test_launch_config */
     if (cudaFree(0) != cudaSuccess) {

@@ -11,6 +11,8 @@
  *   P3  unknown names are usage errors; raw-looking names are accepted
  *   E1  evaluation: FLOPs = add + mul + 2 fma; a NaN or infinite term makes the value NULL;
  *       a NULL raw array (launch not profiled) makes every value NULL
+ *   A3  what `roofkit list metrics` says was checked: every default alias has a line; a tensor
+ *       precision's "exact" claim is asserted by the GPU test K7; unknown aliases have none
  */
 #include <math.h>
 #include <setjmp.h>
@@ -176,12 +178,36 @@ static void test_eval(void **state)
     collect_plan_free(p);
 }
 
+/* A3 */
+static void test_holds(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (int i = 0; i < collect_metric_count(); i++) {
+        const struct collect_metric *m = collect_metric_get(i);
+        const char *h = collect_metric_holds(m);
+        if (m->in_default) {
+            if (!h)
+                fail_msg("default alias %s has no 'checked on H100' line", m->alias);
+        }
+        if (h) {
+            assert_true(strlen(h) > 0 && !strchr(h, '\n'));
+            checked++;
+        }
+    }
+    assert_true(checked >= 15);
+    assert_null(collect_metric_holds(NULL));
+    assert_non_null(
+        strstr(collect_metric_holds(collect_metric_find("tensor_ops_bf16_wgmma")), "exact"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),         cmocka_unit_test(test_find_get),
         cmocka_unit_test(test_default_plan),  cmocka_unit_test(test_mixed_plan),
         cmocka_unit_test(test_unknown_names), cmocka_unit_test(test_eval),
+        cmocka_unit_test(test_holds),
     };
     rk_set_quiet(1);
     return cmocka_run_group_tests(tests, NULL, NULL);

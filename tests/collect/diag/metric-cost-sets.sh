@@ -2,7 +2,8 @@
 # metric-cost-sets.sh BUILD - the time CUPTI's range profiler adds inside the launch calls of
 # gpu_prog100 (100 launches, one pass, --replay kernel) for single metrics and for sets: which
 # counters cost ~20 ms a launch, and whether their cost is shared. Diagnostic for
-# docs/perf-notes.md ("collect"), H100.
+# docs/perf-notes.md ("collect"), H100. With arguments LABEL=METRICS..., measures those sets
+# only (the names below are set first, so "hw=$CHEAP,$LTS" works when quoted).
 set -u
 B=$(cd "$1" && pwd)
 R=$B/cli/roofkit; P=$B/tests/collect/collect_prog100; DB=$(mktemp -d)/cost.db
@@ -20,6 +21,10 @@ LTS=lts__t_bytes.sum
 DR=dram__bytes_read.sum; DW=dram__bytes_write.sum
 CYC=sm__cycles_elapsed.avg.per_second
 CHEAP=sm__warps_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor.sum,sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp64.sum,gpu__time_duration.sum
+if [ $# -gt 0 ]; then
+    for a in "$@"; do one "${a%%=*}" "$(eval echo "${a#*=}")"; done
+    exit 0
+fi
 one "l1tex sectors ld" l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 one "l1tex requests ld" l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 one "smsp inst global ld" smsp__inst_executed_op_global_ld.sum
