@@ -525,6 +525,7 @@ struct prof {
     int max_ranges;
     int n;
     const char **raw; /* copies */
+    int user_replay;  /* CUPTI_UserReplay instead of CUPTI_KernelReplay (see cupti_prof_enable) */
 };
 
 int set_config(struct prof *p)
@@ -536,7 +537,7 @@ int set_config(struct prof *p)
     sc.counterDataImageSize = p->image_size;
     sc.pCounterDataImage = p->image;
     sc.range = CUPTI_AutoRange;
-    sc.replayMode = CUPTI_KernelReplay;
+    sc.replayMode = p->user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
     sc.maxRangesPerPass = (size_t)p->max_ranges;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
@@ -652,6 +653,18 @@ int cupti_prof_enable(void *ctx_, const char *const *raw, int n, int max_ranges,
         CUPTI_SUCCESS)
         goto out;
     {
+        /* A one-pass set of hardware counters needs no replay: under CUPTI_UserReplay each
+         * Start..Stop is that pass, and the range profiler's per-launch cost falls from ~41 ms
+         * to ~1.3 ms on the H100 (perf-notes "collect", tests/collect/diag/replay-mode-cost.sh).
+         * SASS-patched metrics (PerfWorks names with "sass") read 0 under it, so they keep
+         * kernel replay. ROOFKIT_CUPTI_REPLAY=kernel forces kernel replay (a diagnostic). */
+        const char *force = getenv("ROOFKIT_CUPTI_REPLAY");
+        int sass = 0;
+        for (int i = 0; i < n; i++)
+            sass |= strstr(raw[i], "sass") != nullptr;
+        p->user_replay = *passes == 1 && !sass && !(force && strcmp(force, "kernel") == 0);
+    }
+    {
         auto en = PARAMS(CUpti_RangeProfiler_Enable_Params);
         en.ctx = ctx;
         if ((rc = cuptiRangeProfilerEnable(&en)) != CUPTI_SUCCESS)
@@ -698,7 +711,8 @@ int cupti_prof_stop(void *p_)
     auto s = PARAMS(CUpti_RangeProfiler_Stop_Params);
     s.pRangeProfilerObject = ((struct prof *)p_)->obj;
     CUptiResult rc = cuptiRangeProfilerStop(&s);
-    /* Kernel replay submits every pass inside the launch; anything else is a bug. */
+    /* Kernel replay submits every pass inside the launch, and user replay is only used for
+     * one-pass sets; anything else is a bug. */
     if (rc == CUPTI_SUCCESS && !s.isAllPassSubmitted)
         return CUPTI_ERROR_INVALID_OPERATION;
     return rc;

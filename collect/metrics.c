@@ -66,6 +66,10 @@ static const struct collect_metric aliases[] = {
         "warp instructions executed on the tensor pipe"),
     ONE("tensor_ops_bf16_wgmma", "flop", 1, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum",
         "tensor operations of wgmma with bf16 inputs (2 per multiply-add)"),
+    ONE("tensor_ops_fp16_wgmma", "flop", 1, "sm__ops_path_tensor_op_hgmma_src_fp16.sum",
+        "tensor operations of wgmma with fp16 inputs"),
+    ONE("tensor_ops_fp8", "flop", 1, "sm__ops_path_tensor_src_fp8.sum",
+        "tensor operations with fp8 inputs"),
     ONE("tensor_ops_fp64", "flop", 1, "sm__ops_path_tensor_src_fp64.sum",
         "tensor operations with fp64 inputs"),
     ONE("gpu_time", "nanosecond", 1, "gpu__time_duration.sum",
@@ -74,13 +78,6 @@ static const struct collect_metric aliases[] = {
         "SM clock during the kernel"),
 
     /* ---- by name (each costs passes beyond the default set, or adds rows) ---- */
-    /* Out of the default set because of what they cost, not passes: on the H100 each adds
-     * ~20 ms to every profiled launch, as much as the rest of the hardware counters together
-     * (docs/perf-notes.md, "collect": what each counter costs). */
-    ONE("tensor_ops_fp16_wgmma", "flop", 0, "sm__ops_path_tensor_op_hgmma_src_fp16.sum",
-        "tensor operations of wgmma with fp16 inputs (~20 ms a launch on the H100)"),
-    ONE("tensor_ops_fp8", "flop", 0, "sm__ops_path_tensor_src_fp8.sum",
-        "tensor operations with fp8 inputs (~20 ms a launch on the H100)"),
     ONE("flop_count_sp_add", "instruction", 0, FADD, "thread FADD instructions"),
     ONE("flop_count_sp_mul", "instruction", 0, FMUL, "thread FMUL instructions"),
     ONE("flop_count_sp_fma", "instruction", 0, FFMA, "thread FFMA instructions"),
@@ -173,13 +170,14 @@ static const struct collect_metric aliases[] = {
 static const struct {
     const char *alias, *holds;
 } checks[] = {
-    {"gld_throughput", "ncu +-1.6% (a rate; clocks unlocked in both)"},
+    {"gld_throughput", "ncu +-1.7% (a rate; clocks unlocked in both)"},
     {"gld_efficiency", "= ncu"},
     {"achieved_occupancy", "ncu +-0.5%"},
-    {"dram_read_bytes", "ncu +-0.44%; copy of 4 GiB: read + write = 2 x size +-1% (K1)"},
+    {"dram_read_bytes",
+     "ncu +-0.02% above 1 MiB; copy of 4 GiB: read + write = 2 x size +-1% (K1)"},
     {"dram_write_bytes",
-     "ncu +-0.44% above 1 MiB; depends on what the L2 holds dirty when the kernel starts"},
-    {"l2_bytes", "ncu +-0.86%"},
+     "ncu +-0.86% above 1 MiB; depends on what the L2 holds dirty when the kernel starts"},
+    {"l2_bytes", "ncu +-0.12% above 1 MiB"},
     {"shared_bytes", "= ncu (kernels without shared memory only)"},
     {"flop_count_sp", "exact: FMA loop (K2); = ncu"},
     {"flop_count_dp", "= ncu"},
@@ -193,7 +191,7 @@ static const struct {
     {"tensor_ops_fp64", "exact: 2mnk of a cuBLASLt fp64 GEMM (K7)"},
     {"tensor_ops_int8", "exact: 2mnk of a cuBLASLt int8 GEMM (K7)"},
     {"tensor_ops_fp8", "exact: 2mnk of a cuBLASLt fp8 (e4m3) GEMM (K7)"},
-    {"gpu_time", "ncu +-1.7% (clocks unlocked in both)"},
+    {"gpu_time", "ncu +-1.8% (clocks unlocked in both)"},
     {"sm_clock", "ncu +-0.5%"},
 };
 
