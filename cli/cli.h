@@ -76,9 +76,10 @@ int rk_opt_double(const char *name, const char *val, double *out /* OUT */);
 int rk_opt_long(const char *name, const char *val, long min, long max, long *out /* OUT */);
 
 /*
- * Hardware counters of `roofkit run` (cli/run_counters.c): one CUPTI collection session around
- * an untimed extra launch of each measured configuration (kernels_session_launch), its values
- * turned into the metric rows stored with the measurement. Never part of the timed repetitions.
+ * Hardware counters of `roofkit run` (cli/run_counters.c): a CUPTI collection session around
+ * each untimed extra launch of a measured configuration (kernels_session_launch; one launch per
+ * pass group), their values turned into the metric rows stored with the measurement. Never part
+ * of the timed repetitions.
  */
 struct rk_counters;
 struct db_metric;
@@ -92,12 +93,22 @@ int rk_counters_new(const char *metrics, int device, struct rk_counters **out /*
 void rk_counters_free(struct rk_counters *c); /* NULL is fine */
 /* 1 while counters are wanted and have not been given up on (no permission, no support). */
 int rk_counters_active(const struct rk_counters *c);
-/* The kernels_hook pair: arg is the struct rk_counters. begin starts a session, end stops it. */
+/*
+ * rk_counters_groups: how many untimed launches each configuration takes: one per single-pass
+ * group of the metrics (collect_plan_groups on the chip of the device; computed on the first
+ * call, which needs the GPU), each collected with nothing replayed; 1 when the metrics fit one
+ * pass or cannot be grouped (kernel replay then replays the passes inside the one launch).
+ * Without a call, 1. rk_counters_set_group chooses the group the next begin/end pair collects.
+ */
+int rk_counters_groups(struct rk_counters *c);
+void rk_counters_set_group(struct rk_counters *c, int group);
+/* The kernels_hook pair: arg is the struct rk_counters. begin starts a session, end stops it;
+ * the pair of the last group joins every group's values. */
 int rk_counters_begin(void *arg);
 int rk_counters_end(void *arg);
 /*
- * The metric rows of the last begin/end pair (*n = 0 when none were collected), valid until
- * the next begin; for db_insert_measurement.
+ * The metric rows of the last group's begin/end pair (*n = 0 when none were collected), valid
+ * until the next begin of group 0; for db_insert_measurement.
  */
 void rk_counters_rows(const struct rk_counters *c, const struct db_metric **rows /* OUT */,
                       int *n /* OUT */);

@@ -476,11 +476,15 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
     if (rc != RK_OK)
         return rc;
     if (rk_counters_active(o->counters)) {
-        /* One more launch, untimed, for the counters (the timing above ran without CUPTI). */
+        /* More launches, untimed, for the counters (the timing above ran without CUPTI): one
+         * per pass group of the metrics, each collected in one pass. */
         const struct kernels_hook hook = {o->counters, rk_counters_begin, rk_counters_end};
-        rc = kernels_session_launch(s, k, r.params, o->kopt.warm, &hook);
-        if (rc != RK_OK)
-            return rc;
+        const int ng = rk_counters_groups(o->counters);
+        for (int g = 0; g < ng && rk_counters_active(o->counters); g++) {
+            rk_counters_set_group(o->counters, g);
+            if ((rc = kernels_session_launch(s, k, r.params, o->kopt.warm, &hook)) != RK_OK)
+                return rc;
+        }
         rk_counters_rows(o->counters, &rows, &nrows);
     }
     have_cost = kernels_cost(k, prec, sh, r.params, &cost) == RK_OK;

@@ -6,10 +6,17 @@
  * How a measured configuration gets its counters (issue 5: "timing repetitions never run under
  * replay; counter passes are separate"):
  *   1. run.c times the configuration with kernels_session_measure (CUDA events, no CUPTI);
- *   2. it launches it once more with kernels_session_launch, whose hook calls
- *      rk_counters_begin / rk_counters_end right around the launch call(s): a collect session
- *      (range profiler, AutoRange + KernelReplay) records that launch, or the several kernels a
- *      cuBLAS call or a split-k reduction makes, and collect_result_combine adds them up;
+ *   2. it launches it once more per single-pass group of the metrics (rk_counters_groups: 2
+ *      for the default set on GH100, hardware counters and SASS-patched ones) with
+ *      kernels_session_launch, the L2 flushed before each as before a timed repetition; the hook
+ *      calls rk_counters_begin / rk_counters_end right around the launch call(s): a collect
+ *      session (range profiler, AutoRange, one pass: user replay for hardware counters, kernel
+ *      replay for SASS ones, nothing saved or restored) records that launch, or the several
+ *      kernels a cuBLAS call or a split-k reduction makes; the last group's end joins the
+ *      groups' raw values (collect_result_merge) and collect_result_combine adds them up.
+ *      One launch per group instead of CUPTI replaying passes inside one launch: a replayed
+ *      pass starts after a memory restore, whose dirty lines the DRAM write counters then
+ *      count (5-8% on 256 MB writers, docs/perf-notes.md "collect");
  *   3. the values become db_metric rows (alias and raw CUPTI name, unit) inserted with the
  *      measurement in its one transaction.
  *
@@ -29,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct rk_counters {
     char **names; /* checked names for each session; NULL = the default set */
@@ -45,7 +53,16 @@ struct rk_counters {
     long with, partial; /* measurements with every counter; with some launch unmatched */
     int passes;
     int warned_partial;
-    char reason[600]; /* why counters stopped, when they did */
+    int device;
+    int ngroups;  /* 0 until rk_counters_groups; then the pass groups (1: no grouping) */
+    int group;    /* the group the next begin/end pair collects */
+    char ***graw; /* graw[g]: the raw names of group g */
+    int *gn;      /* gn[g]: how many */
+    struct collect_result *pending;      /* groups collected so far for this configuration */
+    double t_enable, t_launch, t_decode; /* summed over the sessions (collect_result) */
+    double t_begin, t_end;               /* in collect_session_begin / _end, all of it */
+    double t_mark, t_between; /* from begin's return to end's call: the launch under CUPTI */
+    char reason[600];         /* why counters stopped, when they did */
 };
 
 int rk_counters_new(const char *metrics, int device, struct rk_counters **out)
@@ -73,6 +90,7 @@ int rk_counters_new(const char *metrics, int device, struct rk_counters **out)
         goto out;
     }
     c->active = 1;
+    c->device = device;
     if (n > 0) {
         /* Named metrics are checked against the chip now; the default set is left to the
          * session, which drops what the chip lacks (as `roofkit profile` does). */
@@ -117,6 +135,11 @@ void rk_counters_free(struct rk_counters *c)
             collect_result_free(r);
     }
     collect_result_free(c->result);
+    collect_result_free(c->pending);
+    for (int g = 0; c->graw && g < c->ngroups; g++)
+        rk_free_name_list(c->graw[g], c->gn[g]);
+    free(c->graw);
+    free(c->gn);
     rk_free_name_list(c->names, c->nnames);
     rk_free_name_list(c->units, c->nnames);
     free(c->values);
@@ -129,20 +152,100 @@ int rk_counters_active(const struct rk_counters *c)
     return c && c->active;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The pass groups of c's metrics on the device's chip; leaves c->ngroups 1 when they cannot be
+ * had (the session's kernel replay then covers every pass). */
+static void find_groups(struct rk_counters *c)
+{
+    struct collect_plan *plan = NULL;
+    int *group = NULL, ng = 1;
+    char chip[64];
+    c->ngroups = 1;
+    if (collect_plan_new((const char *const *)c->names, c->nnames, &plan) != RK_OK)
+        return;
+    collect_chip_name(c->device, chip, sizeof chip);
+    /* A chip that lacks some of the default set is left to kernel replay (the session drops
+     * what the chip lacks), without a word. */
+    int all = 1;
+    for (int i = 0; i < plan->nraw && all; i++) {
+        int sup = 0;
+        all = collect_metric_supported(chip, plan->raw[i], &sup, NULL) == RK_OK && sup;
+    }
+    if (all && (group = calloc((size_t)plan->nraw + 1, sizeof *group)) &&
+        collect_plan_groups(plan, chip, group, &ng) == RK_OK && ng > 1 &&
+        (c->graw = calloc((size_t)ng, sizeof *c->graw)) &&
+        (c->gn = calloc((size_t)ng, sizeof *c->gn))) {
+        int ok = 1;
+        for (int g = 0; g < ng && ok; g++)
+            ok = (c->graw[g] = calloc((size_t)plan->nraw + 1, sizeof **c->graw)) != NULL;
+        for (int i = 0; i < plan->nraw && ok; i++) {
+            const int g = group[i];
+            ok = (c->graw[g][c->gn[g]] = strdup(plan->raw[i])) != NULL;
+            c->gn[g] += ok;
+        }
+        c->ngroups = ok ? ng : 1;
+        if (!ok) {
+            for (int g = 0; g < ng; g++)
+                rk_free_name_list(c->graw[g], c->gn[g]);
+            free(c->graw);
+            free(c->gn);
+            c->graw = NULL;
+            c->gn = NULL;
+        }
+    }
+    free(group);
+    collect_plan_free(plan);
+}
+
+int rk_counters_groups(struct rk_counters *c)
+{
+    /* ROOFKIT_RUN_GROUPS=off: one launch under kernel replay, as before (a diagnostic) */
+    const char *how = getenv("ROOFKIT_RUN_GROUPS");
+    if (c && c->ngroups == 0 && how && strcmp(how, "off") == 0)
+        c->ngroups = 1;
+    if (c && c->ngroups == 0)
+        find_groups(c);
+    return c && c->ngroups > 1 ? c->ngroups : 1;
+}
+
+void rk_counters_set_group(struct rk_counters *c, int group)
+{
+    if (c)
+        c->group = c->ngroups > 1 && group > 0 && group < c->ngroups ? group : 0;
+}
+
 int rk_counters_begin(void *arg)
 {
     struct rk_counters *c = arg;
     struct collect_options opt;
-    c->nrows = 0;
-    collect_result_free(c->result);
-    c->result = NULL;
+    if (c->group == 0) {
+        c->nrows = 0;
+        collect_result_free(c->result);
+        c->result = NULL;
+        collect_result_free(c->pending);
+        c->pending = NULL;
+    }
     if (!c->active || c->session)
         return RK_OK;
     memset(&opt, 0, sizeof opt);
     opt.metrics = (const char *const *)c->names;
     opt.nmetrics = c->nnames;
     opt.silent = 1; /* rk_counters_end says what happened, once */
-    return collect_session_begin(&opt, &c->session);
+    if (c->ngroups > 1) {
+        opt.only_raw = (const char *const *)c->graw[c->group];
+        opt.nonly_raw = c->gn[c->group];
+    }
+    const double t0 = now_s();
+    int rc = collect_session_begin(&opt, &c->session);
+    c->t_mark = now_s();
+    c->t_begin += c->t_mark - t0;
+    return rc;
 }
 
 /* Gives up on counters for the rest of the run, saying why once. */
@@ -161,14 +264,36 @@ int rk_counters_end(void *arg)
     int rc;
     if (!c->session)
         return RK_OK;
+    const double t0 = now_s();
+    c->t_between += t0 - c->t_mark;
     rc = collect_session_end(c->session, &r);
+    c->t_end += now_s() - t0;
     c->session = NULL;
     if (rc != RK_OK)
         return rc;
+    c->t_enable += r->t_enable;
+    c->t_launch += r->t_launch;
+    c->t_decode += r->t_decode;
     if (r->mode != COLLECT_MODE_COUNTERS) {
         give_up(c, r->reason);
         collect_result_free(r);
         return RK_OK;
+    }
+    if (c->ngroups > 1) {
+        /* groups before the last wait in c->pending; the last joins them */
+        if (c->pending) {
+            long unmatched = 0;
+            rc = collect_result_merge(c->pending, r, &unmatched);
+            collect_result_free(r);
+            if (rc != RK_OK)
+                return rk_error(rc, "cannot join the counters of the pass groups of a launch");
+        } else {
+            c->pending = r;
+        }
+        if (c->group < c->ngroups - 1)
+            return RK_OK;
+        r = c->pending;
+        c->pending = NULL;
     }
     const int nout = r->plan ? r->plan->nout : 0;
     if (nout > c->cap) {
@@ -240,11 +365,24 @@ void rk_counters_note(const struct rk_counters *c, struct db *db, int64_t captur
     char note[900];
     if (!c || measured <= 0)
         return;
-    if (without(c, measured) == 0)
+    char how[200];
+    /* t_between holds the range profiler's enable and start on each session's first launch
+     * (~0.3 s a session on the H100), t_enable the enable alone, t_launch the launch calls
+     * after the start */
+    snprintf(how, sizeof how,
+             "; time: %.2f s starting sessions, %.2f s launching under CUPTI (%.2f s enabling "
+             "counters, %.2f s in launch calls), %.2f s ending sessions (%.2f s decoding)",
+             c->t_begin, c->t_between, c->t_enable, c->t_launch, c->t_end, c->t_decode);
+    if (without(c, measured) == 0 && c->ngroups > 1)
+        snprintf(note, sizeof note,
+                 "counters: %ld of %ld measurements, from %d untimed launches per measurement "
+                 "(one per pass group, nothing replayed)%s",
+                 c->with, measured, c->ngroups, how);
+    else if (without(c, measured) == 0)
         snprintf(note, sizeof note,
                  "counters: %ld of %ld measurements, %d replay pass%s each, from one untimed "
-                 "launch per measurement",
-                 c->with, measured, c->passes, c->passes == 1 ? "" : "es");
+                 "launch per measurement%s",
+                 c->with, measured, c->passes, c->passes == 1 ? "" : "es", how);
     else
         snprintf(note, sizeof note, "counters: %ld of %ld measurements; %s", c->with, measured,
                  why_none(c));

@@ -278,6 +278,17 @@ int collect_replay_write(const char *path, const struct collect_result *r);
 int collect_replay_merge(const char *path, struct collect_result *r, long *unmatched /* OUT */);
 
 /*
+ * collect_result_merge: the same join within one process (`roofkit run`: one untimed launch of
+ * a configuration per pass group): dst and src come from sessions of the same metrics with
+ * different only_raw; launch k of src joins launch k of dst when their mangled names agree.
+ * dst's values are re-evaluated; a launch stays has_counters only when both sides counted it.
+ * *unmatched gets the launches without a partner. RK_OK, RK_EFAIL (different plans: a bug) or
+ * RK_ENOMEM.
+ */
+int collect_result_merge(struct collect_result *dst, const struct collect_result *src,
+                         long *unmatched /* OUT */);
+
+/*
  * collect_result_combine: one value per plan output for all the launches of r together, for a
  * measurement whose one call launched several kernels (cuBLAS, a split-k reduction). Counts
  * (collect_output_additive) are added; rates, ratios and percentages are averaged, weighted by

@@ -64,6 +64,33 @@ static int reeval(const struct collect_plan *plan, int time_raw, struct collect_
     return RK_OK;
 }
 
+/* Copies vals (column j to plan raw index map[j], or j itself when map is NULL; NaN and
+ * columns the plan lacks are skipped) into l's raw values, then re-evaluates l. */
+static int join_raw(const struct collect_plan *plan, int time_raw, struct collect_launch *l,
+                    const int *map, const double *vals, int nvals)
+{
+    if (!l->raw) {
+        if (!(l->raw = malloc(((size_t)plan->nraw + 1) * sizeof *l->raw)))
+            return RK_ENOMEM;
+        for (int i = 0; i < plan->nraw; i++)
+            l->raw[i] = NAN;
+    }
+    for (int j = 0; j < nvals; j++) {
+        const int i = map ? map[j] : j;
+        if (i >= 0 && i < plan->nraw && !isnan(vals[j]))
+            l->raw[i] = vals[j];
+    }
+    return reeval(plan, time_raw, l);
+}
+
+static int time_index(const struct collect_plan *plan)
+{
+    for (int i = 0; i < plan->nraw; i++)
+        if (strcmp(plan->raw[i], "gpu__time_duration.sum") == 0)
+            return i;
+    return -1;
+}
+
 /* The launch with index seq: launches are recorded in seq order, so usually r->launch[seq]. */
 static struct collect_launch *find_seq(struct collect_result *r, unsigned long long seq)
 {
@@ -94,9 +121,7 @@ int collect_replay_merge(const char *path, struct collect_result *r, long *unmat
         rc = RK_EIO;
         goto out;
     }
-    for (int i = 0; i < plan->nraw; i++)
-        if (strcmp(plan->raw[i], "gpu__time_duration.sum") == 0)
-            time_raw = i;
+    time_raw = time_index(plan);
     map = malloc(((size_t)nfile + 1) * sizeof *map);
     vals = malloc(((size_t)nfile + 1) * sizeof *vals);
     touched = calloc((size_t)r->nlaunch + 1, 1);
@@ -135,19 +160,8 @@ int collect_replay_merge(const char *path, struct collect_result *r, long *unmat
             (*unmatched)++;
             continue;
         }
-        if (!l->raw) {
-            if (!(l->raw = malloc(((size_t)plan->nraw + 1) * sizeof *l->raw))) {
-                rc = RK_ENOMEM;
-                goto out;
-            }
-            for (int i = 0; i < plan->nraw; i++)
-                l->raw[i] = NAN;
-        }
-        for (int j = 0; j < nfile; j++)
-            if (map[j] >= 0 && !isnan(vals[j]))
-                l->raw[map[j]] = vals[j];
         touched[l - r->launch] = 1;
-        if ((rc = reeval(plan, time_raw, l)) != RK_OK)
+        if ((rc = join_raw(plan, time_raw, l, map, vals, nfile)) != RK_OK)
             goto out;
     }
     for (int k = 0; k < r->nlaunch; k++)
@@ -159,4 +173,40 @@ out:
     free(touched);
     fclose(f);
     return rc;
+}
+
+int collect_result_merge(struct collect_result *dst, const struct collect_result *src,
+                         long *unmatched)
+{
+    const struct collect_plan *plan = dst->plan, *sp = src->plan;
+    *unmatched = 0;
+    if (!plan || !sp || plan->nraw != sp->nraw)
+        return RK_EFAIL;
+    for (int i = 0; i < plan->nraw; i++)
+        if (strcmp(plan->raw[i], sp->raw[i]) != 0)
+            return RK_EFAIL;
+    const int time_raw = time_index(plan);
+    const int n = dst->nlaunch < src->nlaunch ? dst->nlaunch : src->nlaunch;
+    *unmatched = (long)(dst->nlaunch > src->nlaunch ? dst->nlaunch - src->nlaunch
+                                                    : src->nlaunch - dst->nlaunch);
+    for (int k = n; k < dst->nlaunch; k++)
+        dst->launch[k].has_counters = 0; /* no partner: its values are incomplete */
+    for (int k = 0; k < n; k++) {
+        struct collect_launch *l = &dst->launch[k];
+        const struct collect_launch *o = &src->launch[k];
+        if (!l->name || !o->name || strcmp(l->name, o->name) != 0) {
+            (*unmatched)++;
+            l->has_counters = 0;
+            continue;
+        }
+        const int had = l->has_counters;
+        if (o->has_counters && o->raw) {
+            int rc = join_raw(plan, time_raw, l, NULL, o->raw, plan->nraw);
+            if (rc != RK_OK)
+                return rc;
+        }
+        /* complete only when both runs counted it */
+        l->has_counters = had && o->has_counters && o->raw;
+    }
+    return RK_OK;
 }

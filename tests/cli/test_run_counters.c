@@ -15,6 +15,10 @@
  *       stored under the raw name; 'default' alone is the default set, not a named list
  *   W3  one call launching two kernels (cuBLAS, split-k): counts added, rates averaged weighted
  *       by each launch's gpu__time_duration
+ *   W4  pass groups: the default set is 2 groups; one launch per group, each session enabling
+ *       only its group's raw metrics; the joined values equal each group's (fake: 1000 c + the
+ *       metric's place in its group); the note says 2 launches per measurement; a group whose
+ *       launch differs (another kernel) leaves the measurement without counters
  *   F1  no counter permission (CUPTI 35), default set: timing row stored without metrics, one
  *       warning, no second session, capture note says why, exit status RK_OK
  *   F2  the same with a named list: rows stored, status RK_ECUPTI
@@ -267,6 +271,78 @@ static void w3_two_launches(void **state)
     rk_counters_free(c);
 }
 
+/* W4: where raw metric `raw` sits in the session of its pass group (the fake's j). */
+static int place_in_group(const struct collect_plan *plan, const int *group, const char *raw)
+{
+    int i = 0, place = 0;
+    while (i < plan->nraw && strcmp(plan->raw[i], raw) != 0)
+        i++;
+    assert_true(i < plan->nraw);
+    for (int j = 0; j < i; j++)
+        place += group[j] == group[i];
+    return place;
+}
+
+static void w4_pass_groups(void **state)
+{
+    struct fixture *f = *state;
+    struct rk_counters *c = NULL;
+    struct collect_plan *plan = NULL;
+    const uint32_t corr[] = {7};
+    int group[128], ng = 0, n = 0, enables = fake.enables;
+    char note[1024];
+
+    assert_int_equal(rk_counters_new(NULL, 0, &c), RK_OK);
+    assert_int_equal(collect_plan_new(NULL, 0, &plan), RK_OK);
+    assert_true(plan->nraw < 128);
+    assert_int_equal(collect_plan_groups(plan, "GH100", group, &ng), RK_OK);
+    assert_int_equal(ng, 2);
+    assert_int_equal(rk_counters_groups(c), 2);
+    for (int g = 0; g < 2; g++) {
+        int want = 0;
+        for (int i = 0; i < plan->nraw; i++)
+            want += group[i] == g;
+        rk_counters_set_group(c, g);
+        configuration(c, corr, 1);
+        assert_int_equal(fake.nraw, want); /* the session enabled its group only */
+    }
+    assert_int_equal(fake.enables - enables, 2);
+    store(f, c, 55.0);
+    rk_counters_note(c, f->db, f->capture, 1);
+    assert_int_equal(rk_counters_status(c, 1), RK_OK);
+    assert_non_null(strstr(capture_note(f, note, sizeof note), "from 2 untimed launches"));
+
+    struct db_measurement_row *rows = stored(f, &n);
+    assert_int_equal(n, 1);
+    const struct db_metric *d = metric(&rows[0], "dram_read_bytes");
+    assert_non_null(d);
+    assert_true(d->value == 7000.0 + place_in_group(plan, group, "dram__bytes_read.sum"));
+    const struct db_metric *fl = metric(&rows[0], "flop_count_sp");
+    assert_non_null(fl);
+    int ja = place_in_group(plan, group, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum");
+    int jm = place_in_group(plan, group, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum");
+    int jf = place_in_group(plan, group, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    assert_true(fl->value == (7000.0 + ja) + (7000.0 + jm) + 2 * (7000.0 + jf));
+    for (int i = 0; i < rows[0].n_metrics; i++)
+        assert_false(isnan(rows[0].metrics[i].value)); /* every value from one of the groups */
+    db_free_measurements(rows, n);
+
+    /* the second group's launch is another kernel: nothing to join */
+    rk_counters_set_group(c, 0);
+    configuration(c, corr, 1);
+    rk_counters_set_group(c, 1);
+    assert_int_equal(rk_counters_begin(c), RK_OK);
+    fake_launch(CTX, corr[0], "_Z5otherPf");
+    assert_int_equal(rk_counters_end(c), RK_OK);
+    const struct db_metric *rws = NULL;
+    rk_counters_rows(c, &rws, &n);
+    assert_true(n > 0);
+    for (int i = 0; i < n; i++)
+        assert_true(isnan(rws[i].value));
+    collect_plan_free(plan);
+    rk_counters_free(c);
+}
+
 static void f1_no_permission_default(void **state)
 {
     struct fixture *f = *state;
@@ -382,6 +458,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(w1_default_set, setup, teardown),
         cmocka_unit_test_setup_teardown(w2_named_list, setup, teardown),
         cmocka_unit_test_setup_teardown(w3_two_launches, setup, teardown),
+        cmocka_unit_test_setup_teardown(w4_pass_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(f1_no_permission_default, setup, teardown),
         cmocka_unit_test_setup_teardown(f2_no_permission_named, setup, teardown),
         cmocka_unit_test_setup_teardown(f3_other_profiler, setup, teardown),

@@ -27,6 +27,9 @@
  *       profiler, each value lands at its own plan index, the others are NULL
  *   R2  application replay: run 1's file merged into run 2's launches gives every value and
  *       the duration from gpu__time_duration.sum; merging is exact (%.17g)
+ *   R4  collect_result_merge (run's one launch per pass group, in one process): values joined
+ *       launch by launch; a launch whose name differs or has no partner loses has_counters;
+ *       results of different plans are refused
  *   R3  launches that differ between runs (a name, a missing launch) are counted unmatched
  *       and get none of the file's values; a missing or foreign file is RK_EIO
  */
@@ -560,6 +563,44 @@ static void test_context_destroy(void **state)
     collect_result_free(r);
 }
 
+/* R4 */
+static void test_result_merge(void **state)
+{
+    (void)state;
+    struct collect_result *a = group_run("dram__bytes_read.sum", 3, NULL);
+    struct collect_result *b = group_run("dram__bytes_write.sum", 3, NULL);
+    long unmatched = -1;
+    assert_int_equal(collect_result_merge(a, b, &unmatched), RK_OK);
+    assert_int_equal(unmatched, 0);
+    for (int i = 0; i < 3; i++) {
+        const struct collect_launch *l = &a->launch[i];
+        assert_true(l->has_counters);
+        assert_true(value_of(l, "dram_read_bytes")->value == 1000.0 * (i + 1));
+        assert_true(value_of(l, "dram_write_bytes")->value == 1000.0 * (i + 1));
+    }
+    collect_result_free(b);
+    /* the second launch is another kernel and a fourth launch has no partner */
+    b = group_run("gpu__time_duration.sum", 4, "_Z5otherv");
+    assert_int_equal(collect_result_merge(a, b, &unmatched), RK_OK);
+    assert_int_equal(unmatched, 2);
+    assert_true(a->launch[0].has_counters);
+    assert_true(a->launch[0].duration_ns == 1000.0);
+    assert_false(a->launch[1].has_counters);
+    assert_true(a->launch[2].has_counters);
+    collect_result_free(b);
+    /* another plan */
+    static const char *one[] = {"dram_read_bytes"};
+    struct collect_options opt = {.metrics = one, .nmetrics = 1};
+    fake_reset();
+    struct collect_session *s = begin(&opt);
+    fake_launch(CTX_A, 1, "_Z4copyv");
+    fake_record(1, "_Z4copyv", 0, 0, 0);
+    b = end(s);
+    assert_int_equal(collect_result_merge(a, b, &unmatched), RK_EFAIL);
+    collect_result_free(b);
+    collect_result_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -580,6 +621,7 @@ int main(void)
         cmocka_unit_test_setup(test_only_raw, setup),
         cmocka_unit_test_setup(test_replay_merge, setup),
         cmocka_unit_test_setup(test_replay_unmatched, setup),
+        cmocka_unit_test_setup(test_result_merge, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
