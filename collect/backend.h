@@ -96,7 +96,8 @@ struct bk_ops {
     int (*trace_flush)(void); /* deliver all completed Activity records now */
     void (*trace_stop)(void);
 
-    /* Counters for one context: the range profiler, AutoRange + KernelReplay. */
+    /* Counters for one context: the range profiler, AutoRange + KernelReplay (UserReplay for a
+     * one-pass set without SASS-patched metrics: cupti_prof_enable). */
     int (*prof_enable)(void *ctx, const char *const *raw, int n, int max_ranges,
                        void **prof /* OUT */, int *passes /* OUT */, char *chip, size_t chip_size);
     int (*prof_start)(void *prof);

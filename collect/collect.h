@@ -10,9 +10,12 @@
  *      passes does a set cost ("roofkit list metrics").
  *   3. A collection session: every kernel launch between collect_session_begin() and
  *      collect_session_end() is recorded with its launch configuration (CUPTI Activity) and,
- *      in counter mode, its hardware counters (CUPTI Range Profiler, one range per launch,
- *      kernel replay). The same session runs in-process for `roofkit run` and inside the
- *      injection library libroofkit-inject.so for `roofkit profile -- PROGRAM`.
+ *      in counter mode, its hardware counters (CUPTI Range Profiler, one range per launch;
+ *      user replay for a one-pass set of hardware counters, kernel replay otherwise). The same
+ *      session runs in-process for `roofkit run` and inside the injection library
+ *      libroofkit-inject.so for `roofkit profile -- PROGRAM`; both collect one pass group per
+ *      launch or run when the metrics need several (only_raw, collect_result_merge,
+ *      collect_replay_merge).
  *
  * Timing rule: a counter session replays each kernel once per pass and CUPTI reports no
  * Activity timestamps while the range profiler is on (../shared/CUPTI.md §5); in counter mode

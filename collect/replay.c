@@ -2,10 +2,12 @@
  * replay.c - application replay's files (collect.h): what one run of a program collected, per
  * process, for the last run to merge.
  *
- * Why: CUPTI's kernel replay saves and restores all of a program's device memory for every
- * pass after the first, through host memory on the H100 (~63 ms a launch for 1.25 GB; see
- * docs/perf-notes.md, "collect"). Running the program once per single-pass group replays
- * nothing inside a run, and these files carry the values between the runs.
+ * Why: under CUPTI's kernel replay every pass of every launch pays the range profiler's
+ * per-launch cost (~41 ms for the default set's hardware counters on the H100) and each pass
+ * after the first starts after a memory restore (whose dirty lines the DRAM write counters
+ * then count). Running the program once per single-pass group replays nothing inside a run
+ * (a hardware group runs under user replay, ~1.3 ms a launch; docs/perf-notes.md, "What each
+ * counter costs"), and these files carry the values between the runs.
  *
  * Format (text, one file per process and run):
  *   roofkit-replay 1

@@ -6,7 +6,9 @@
  *
  * Assumptions, from measurements on the H100 (../shared/CUPTI.md §2, §5):
  *   - AutoRange + KernelReplay makes one range per kernel launched while the profiler is
- *     started, in launch order, and keeps the kernel's side effects.
+ *     started, in launch order, and keeps the kernel's side effects; AutoRange + UserReplay
+ *     (a one-pass set of hardware counters, backend_cupti.cpp) does the same with nothing
+ *     replayed.
  *   - The counter data image holds at most max_ranges ranges and overflows silently, so a
  *     batch is decoded after max_ranges launches.
  *   - Activity records carry the launch's correlation id; in counter mode their timestamps
