@@ -445,51 +445,19 @@ out:
 static int pass_groups(const char *metrics, char ***groups, int *ngroups)
 {
     char **names = NULL;
-    int n = 0, rc, *group = NULL;
+    int n = 0, rc;
     struct collect_plan *plan = NULL;
     *groups = NULL;
     *ngroups = 1;
     if (*metrics && rk_parse_name_list(metrics, &names, &n) != RK_OK)
         return rk_error(RK_ENOMEM, "out of memory");
-    if ((rc = collect_plan_new((const char *const *)names, n, &plan)) != RK_OK ||
-        (rc = collect_plan_check(plan, NULL)) != RK_OK)
-        goto out;
-    if (!(group = calloc((size_t)plan->nraw + 1, sizeof *group))) {
-        rc = rk_error(RK_ENOMEM, "out of memory");
-        goto out;
-    }
-    int ng = 1;
-    if ((rc = collect_plan_groups(plan, NULL, group, &ng)) != RK_OK || ng <= 1)
-        goto out;
-    if (!(*groups = calloc((size_t)ng, sizeof **groups))) {
-        rc = rk_error(RK_ENOMEM, "out of memory");
-        goto out;
-    }
-    *ngroups = ng;
-    for (int g = 0; g < ng && rc == RK_OK; g++) {
-        size_t len = 1;
-        for (int i = 0; i < plan->nraw; i++)
-            len += group[i] == g ? strlen(plan->raw[i]) + 1 : 0;
-        if (!((*groups)[g] = calloc(1, len))) {
-            rc = rk_error(RK_ENOMEM, "out of memory");
-            break;
-        }
-        for (int i = 0; i < plan->nraw; i++)
-            if (group[i] == g) {
-                if ((*groups)[g][0])
-                    strcat((*groups)[g], ",");
-                strcat((*groups)[g], plan->raw[i]);
-            }
-    }
-out:
-    if (rc != RK_OK && *groups) {
-        for (int g = 0; g < *ngroups; g++)
-            free((*groups)[g]);
-        free(*groups);
+    if ((rc = collect_plan_new((const char *const *)names, n, &plan)) == RK_OK &&
+        (rc = collect_plan_check(plan, NULL)) == RK_OK &&
+        (rc = collect_plan_group_names(plan, NULL, groups, ngroups)) == RK_OK && *ngroups <= 1) {
+        rk_free_name_list(*groups, *ngroups);
         *groups = NULL;
         *ngroups = 1;
     }
-    free(group);
     collect_plan_free(plan);
     rk_free_name_list(names, n);
     return rc;
@@ -575,9 +543,7 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         return rc;
     }
     rc = profile_run(ctx, prog, inject, checked, kernel, skip, count, groups, ngroups);
-    for (int g = 0; groups && g < ngroups; g++)
-        free(groups[g]);
-    free(groups);
+    rk_free_name_list(groups, groups ? ngroups : 0);
     free(checked);
     return rc;
 }

@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct rk_counters {
     char **names; /* checked names for each session; NULL = the default set */
@@ -152,20 +151,13 @@ int rk_counters_active(const struct rk_counters *c)
     return c && c->active;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The pass groups of c's metrics on the device's chip; leaves c->ngroups 1 when they cannot be
  * had (the session's kernel replay then covers every pass). */
 static void find_groups(struct rk_counters *c)
 {
     struct collect_plan *plan = NULL;
-    int *group = NULL, ng = 1;
-    char chip[64];
+    char **lists = NULL, chip[64];
+    int ng = 0;
     c->ngroups = 1;
     if (collect_plan_new((const char *const *)c->names, c->nnames, &plan) != RK_OK)
         return;
@@ -177,21 +169,15 @@ static void find_groups(struct rk_counters *c)
         int sup = 0;
         all = collect_metric_supported(chip, plan->raw[i], &sup, NULL) == RK_OK && sup;
     }
-    if (all && (group = calloc((size_t)plan->nraw + 1, sizeof *group)) &&
-        collect_plan_groups(plan, chip, group, &ng) == RK_OK && ng > 1 &&
-        (c->graw = calloc((size_t)ng, sizeof *c->graw)) &&
-        (c->gn = calloc((size_t)ng, sizeof *c->gn))) {
-        int ok = 1;
+    if (all && collect_plan_group_names(plan, chip, &lists, &ng) == RK_OK && ng > 1) {
+        c->graw = calloc((size_t)ng, sizeof *c->graw);
+        c->gn = calloc((size_t)ng, sizeof *c->gn);
+        int ok = c->graw && c->gn;
         for (int g = 0; g < ng && ok; g++)
-            ok = (c->graw[g] = calloc((size_t)plan->nraw + 1, sizeof **c->graw)) != NULL;
-        for (int i = 0; i < plan->nraw && ok; i++) {
-            const int g = group[i];
-            ok = (c->graw[g][c->gn[g]] = strdup(plan->raw[i])) != NULL;
-            c->gn[g] += ok;
-        }
+            ok = rk_parse_name_list(lists[g], &c->graw[g], &c->gn[g]) == RK_OK;
         c->ngroups = ok ? ng : 1;
         if (!ok) {
-            for (int g = 0; g < ng; g++)
+            for (int g = 0; c->graw && c->gn && g < ng; g++)
                 rk_free_name_list(c->graw[g], c->gn[g]);
             free(c->graw);
             free(c->gn);
@@ -199,7 +185,7 @@ static void find_groups(struct rk_counters *c)
             c->gn = NULL;
         }
     }
-    free(group);
+    rk_free_name_list(lists, ng);
     collect_plan_free(plan);
 }
 
@@ -241,9 +227,9 @@ int rk_counters_begin(void *arg)
         opt.only_raw = (const char *const *)c->graw[c->group];
         opt.nonly_raw = c->gn[c->group];
     }
-    const double t0 = now_s();
+    const double t0 = rk_now_s();
     int rc = collect_session_begin(&opt, &c->session);
-    c->t_mark = now_s();
+    c->t_mark = rk_now_s();
     c->t_begin += c->t_mark - t0;
     return rc;
 }
@@ -264,10 +250,10 @@ int rk_counters_end(void *arg)
     int rc;
     if (!c->session)
         return RK_OK;
-    const double t0 = now_s();
+    const double t0 = rk_now_s();
     c->t_between += t0 - c->t_mark;
     rc = collect_session_end(c->session, &r);
-    c->t_end += now_s() - t0;
+    c->t_end += rk_now_s() - t0;
     c->session = NULL;
     if (rc != RK_OK)
         return rc;

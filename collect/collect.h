@@ -99,6 +99,10 @@ struct collect_plan {
  * printed) or RK_ENOMEM. Free with collect_plan_free().
  */
 int collect_plan_new(const char *const *names, int n, struct collect_plan **out /* OUT */);
+/* The raw metric a launch's duration comes from in counter mode (no Activity timestamps). */
+#define COLLECT_TIME_RAW "gpu__time_duration.sum"
+/* The index of raw CUPTI metric `raw` in plan->raw, or -1. */
+int collect_plan_raw_find(const struct collect_plan *plan, const char *raw);
 void collect_plan_free(struct collect_plan *plan);
 
 /*
@@ -171,6 +175,11 @@ int collect_metric_supported(const char *chip, const char *name, int *supported 
  */
 int collect_plan_groups(const struct collect_plan *plan, const char *chip, int *group /* OUT */,
                         int *ngroups /* OUT */);
+/* The same groups as lists: (*lists)[g] is group g's raw names joined by commas, in plan order
+ * (what ROOFKIT_RAW and collect_options.only_raw take); *ngroups of them, each and the array
+ * malloc'd. Returns as collect_plan_groups. */
+int collect_plan_group_names(const struct collect_plan *plan, const char *chip,
+                             char ***lists /* OUT */, int *ngroups /* OUT */);
 
 /* ------------------------------------------------------------------------ sessions */
 

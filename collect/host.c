@@ -234,3 +234,42 @@ int collect_plan_groups(const struct collect_plan *plan, const char *chip, int *
     free(names);
     return rc;
 }
+
+int collect_plan_group_names(const struct collect_plan *plan, const char *chip, char ***lists,
+                             int *ngroups)
+{
+    int *group = calloc((size_t)plan->nraw + 1, sizeof *group), ng = 0, rc;
+    char **out = NULL;
+    *lists = NULL;
+    *ngroups = 0;
+    if (!group)
+        return rk_error(RK_ENOMEM, "out of memory grouping metrics");
+    if ((rc = collect_plan_groups(plan, chip, group, &ng)) == RK_OK && ng > 0 &&
+        !(out = calloc((size_t)ng, sizeof *out)))
+        rc = rk_error(RK_ENOMEM, "out of memory grouping metrics");
+    for (int g = 0; out && g < ng && rc == RK_OK; g++) {
+        size_t len = 1;
+        for (int i = 0; i < plan->nraw; i++)
+            len += group[i] == g ? strlen(plan->raw[i]) + 1 : 0;
+        if (!(out[g] = calloc(1, len))) {
+            rc = rk_error(RK_ENOMEM, "out of memory grouping metrics");
+            break;
+        }
+        for (int i = 0; i < plan->nraw; i++)
+            if (group[i] == g) {
+                if (out[g][0])
+                    strcat(out[g], ",");
+                strcat(out[g], plan->raw[i]);
+            }
+    }
+    free(group);
+    if (rc != RK_OK) {
+        for (int g = 0; out && g < ng; g++)
+            free(out[g]);
+        free(out);
+        return rc;
+    }
+    *lists = out;
+    *ngroups = ng;
+    return RK_OK;
+}

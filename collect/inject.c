@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The entry point the CUDA driver calls; the only symbol the library exports. */
@@ -53,12 +52,6 @@ static struct collect_session *session;
 static pid_t session_pid;
 static double t_init; /* when InitializeInjection ran */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 static char **metric_names;
 static int nmetric_names;
 static char **raw_names; /* ROOFKIT_RAW */
@@ -74,6 +67,15 @@ static long env_long(const char *name)
 }
 
 /* Splits "a,b,c" into a malloc'd array; "none" gives n = -1. */
+/* Frees a list of split_metrics (n < 0: "none", nothing to free but the array). */
+static void free_names(char ***names, int n)
+{
+    for (int i = 0; i < n; i++)
+        free((*names)[i]);
+    free(*names);
+    *names = NULL;
+}
+
 static int split_metrics(const char *list, char ***out, int *n)
 {
     *out = NULL;
@@ -193,7 +195,7 @@ static void write_status(const struct collect_result *r, long stored, double t_s
     int n = snprintf(
         line, sizeof line, "%ld\t%s\t%ld\t%ld\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%ld\t%s\n",
         (long)getpid(), collect_mode_name(r->mode), stored, with_counters, r->passes, r->t_enable,
-        r->t_launch, r->t_decode, r->t_flush, t_store, now_s() - t_init, unmatched, r->reason);
+        r->t_launch, r->t_decode, r->t_flush, t_store, rk_now_s() - t_init, unmatched, r->reason);
     if (n < 0)
         return;
     if (n >= (int)sizeof line)
@@ -293,7 +295,7 @@ static void finish(void)
     const char *path = getenv("ROOFKIT_DB");
     long capture = env_long("ROOFKIT_CAPTURE");
     long unmatched = 0;
-    double t0 = now_s();
+    double t0 = rk_now_s();
     if (replay_run >= 0 && replay_run < replay_runs - 1) {
         /* an early run of application replay: its values go to the last run, not the database */
         char file[4096];
@@ -317,16 +319,10 @@ static void finish(void)
         }
         db_close(db);
     }
-    write_status(r, stored, now_s() - t0, unmatched);
+    write_status(r, stored, rk_now_s() - t0, unmatched);
     collect_result_free(r);
-    for (int i = 0; i < nmetric_names; i++)
-        free(metric_names[i]);
-    free(metric_names);
-    metric_names = NULL;
-    for (int i = 0; i < nraw_names; i++)
-        free(raw_names[i]);
-    free(raw_names);
-    raw_names = NULL;
+    free_names(&metric_names, nmetric_names);
+    free_names(&raw_names, nraw_names);
 }
 
 int InitializeInjection(void)
@@ -334,7 +330,7 @@ int InitializeInjection(void)
     struct collect_options opt;
     if (session || !getenv("ROOFKIT_DB") || env_long("ROOFKIT_CAPTURE") <= 0)
         return 1;
-    t_init = now_s();
+    t_init = rk_now_s();
     /* Messages from roofkit's modules must not reach the program's stderr. */
     rk_set_quiet(1);
     memset(&opt, 0, sizeof opt);

@@ -232,11 +232,19 @@ static int looks_raw(const char *s)
     return 1;
 }
 
-static int raw_index(struct collect_plan *plan, const char *raw)
+int collect_plan_raw_find(const struct collect_plan *plan, const char *raw)
 {
-    for (int i = 0; i < plan->nraw; i++)
+    for (int i = 0; plan && i < plan->nraw; i++)
         if (strcmp(plan->raw[i], raw) == 0)
             return i;
+    return -1;
+}
+
+static int raw_index(struct collect_plan *plan, const char *raw)
+{
+    int i = collect_plan_raw_find(plan, raw);
+    if (i >= 0)
+        return i;
     char **r = realloc(plan->raw, (size_t)(plan->nraw + 1) * sizeof *r);
     if (!r)
         return -1;

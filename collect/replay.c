@@ -85,14 +85,6 @@ static int join_raw(const struct collect_plan *plan, int time_raw, struct collec
     return reeval(plan, time_raw, l);
 }
 
-static int time_index(const struct collect_plan *plan)
-{
-    for (int i = 0; i < plan->nraw; i++)
-        if (strcmp(plan->raw[i], "gpu__time_duration.sum") == 0)
-            return i;
-    return -1;
-}
-
 /* The launch with index seq: launches are recorded in seq order, so usually r->launch[seq]. */
 static struct collect_launch *find_seq(struct collect_result *r, unsigned long long seq)
 {
@@ -109,7 +101,7 @@ int collect_replay_merge(const char *path, struct collect_result *r, long *unmat
     const struct collect_plan *plan = r->plan;
     char *line = NULL;
     size_t cap = 0;
-    int nfile = -1, rc = RK_OK, time_raw = -1;
+    int nfile = -1, rc = RK_OK, time_raw;
     int *map = NULL;      /* file column -> plan raw index, -1 when the plan lacks it */
     char *touched = NULL; /* launches that got values from the file */
     double *vals = NULL;
@@ -123,7 +115,7 @@ int collect_replay_merge(const char *path, struct collect_result *r, long *unmat
         rc = RK_EIO;
         goto out;
     }
-    time_raw = time_index(plan);
+    time_raw = collect_plan_raw_find(plan, COLLECT_TIME_RAW);
     map = malloc(((size_t)nfile + 1) * sizeof *map);
     vals = malloc(((size_t)nfile + 1) * sizeof *vals);
     touched = calloc((size_t)r->nlaunch + 1, 1);
@@ -187,7 +179,7 @@ int collect_result_merge(struct collect_result *dst, const struct collect_result
     for (int i = 0; i < plan->nraw; i++)
         if (strcmp(plan->raw[i], sp->raw[i]) != 0)
             return RK_EFAIL;
-    const int time_raw = time_index(plan);
+    const int time_raw = collect_plan_raw_find(plan, COLLECT_TIME_RAW);
     const int n = dst->nlaunch < src->nlaunch ? dst->nlaunch : src->nlaunch;
     *unmatched = (long)(dst->nlaunch > src->nlaunch ? dst->nlaunch - src->nlaunch
                                                     : src->nlaunch - dst->nlaunch);

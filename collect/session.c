@@ -42,7 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_CTX    16
@@ -178,13 +177,6 @@ const char *collect_counter_advice(void)
 }
 
 /* ------------------------------------------------------------------ bookkeeping */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Launch configuration known from the launch call itself (driver parameters, ptxas's
  * registers). The Activity record, when it comes, confirms grid/block and adds timing. */
@@ -380,10 +372,7 @@ static void ctx_fail(struct collect_session *s, struct ctx_state *cs, const char
 static int drop_unknown(struct collect_session *s, const char *chip)
 {
     int rc = collect_plan_check(s->plan, chip);
-    s->time_raw = -1;
-    for (int i = 0; i < s->plan->nraw; i++)
-        if (strcmp(s->plan->raw[i], "gpu__time_duration.sum") == 0)
-            s->time_raw = i;
+    s->time_raw = collect_plan_raw_find(s->plan, COLLECT_TIME_RAW);
     return rc;
 }
 
@@ -436,7 +425,7 @@ static struct ctx_state *ctx_get(struct collect_session *s, void *ctx)
         return cs;
     }
     char chip[64] = "";
-    double t0 = now_s();
+    double t0 = rk_now_s();
     for (int attempt = 0; attempt < 2; attempt++) {
         if (select_raw(s) != RK_OK) {
             ctx_fail(s, cs, "out of memory", BK_UNKNOWN);
@@ -446,7 +435,7 @@ static struct ctx_state *ctx_get(struct collect_session *s, void *ctx)
                                     chip, sizeof chip);
         if (rc == BK_SUCCESS) {
             cs->state = CS_CONFIGURED;
-            s->t_enable += now_s() - t0;
+            s->t_enable += rk_now_s() - t0;
             return cs;
         }
         /* An unknown metric (CUPTI says INVALID_METRIC_NAME or, from ConfigAddMetrics,
@@ -459,7 +448,7 @@ static struct ctx_state *ctx_get(struct collect_session *s, void *ctx)
                 continue;
         }
         ctx_fail(s, cs, enable_why(rc), rc);
-        s->t_enable += now_s() - t0;
+        s->t_enable += rk_now_s() - t0;
         return cs;
     }
     return cs;
@@ -531,9 +520,9 @@ static void stop_decode(struct collect_session *s, struct ctx_state *cs)
 {
     if (cs->state != CS_IN_RANGE)
         return;
-    double t0 = now_s();
+    double t0 = rk_now_s();
     stop_decode_batch(s, cs);
-    s->t_decode += now_s() - t0;
+    s->t_decode += rk_now_s() - t0;
 }
 
 /* The counter action for a launch on ctx: start or extend a batch, or close one. */
@@ -598,7 +587,7 @@ static void on_launch_enter(void *arg, const struct bk_launch *l, int nested)
     if (l->ctx)
         counter_action(s, l->ctx, idx, selected);
     if (idx >= 0)
-        s->rec[idx].t_enter = now_s(); /* the launch call itself starts now */
+        s->rec[idx].t_enter = rk_now_s(); /* the launch call itself starts now */
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -609,7 +598,7 @@ static void on_launch_exit(void *arg, const struct bk_launch *l, int nested)
         return;
     pthread_mutex_lock(&s->mu);
     if (tl_outer >= 0 && s->rec[tl_outer].t_enter > 0)
-        s->t_launch += now_s() - s->rec[tl_outer].t_enter;
+        s->t_launch += rk_now_s() - s->rec[tl_outer].t_enter;
     tl_outer = -1;
     tl_outer_open = 0;
     struct ctx_state *cs = l->ctx ? ctx_find(s, l->ctx) : NULL;
@@ -766,9 +755,7 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     if ((rc = collect_plan_new(opt->metrics, opt->nmetrics > 0 ? opt->nmetrics : 0, &s->plan)) !=
         RK_OK)
         goto out;
-    for (int i = 0; i < s->plan->nraw; i++)
-        if (strcmp(s->plan->raw[i], "gpu__time_duration.sum") == 0)
-            s->time_raw = i;
+    s->time_raw = collect_plan_raw_find(s->plan, COLLECT_TIME_RAW);
 
     s->hooks.arg = s;
     s->hooks.launch_enter = on_launch_enter;
@@ -816,10 +803,10 @@ int collect_session_end(struct collect_session *s, struct collect_result **out)
     pthread_mutex_unlock(&s->mu);
     /* Flushing delivers Activity records from CUPTI's thread: never hold the lock here. */
     if (s->mode != COLLECT_MODE_OFF) {
-        double t0 = now_s();
+        double t0 = rk_now_s();
         s->bk->trace_flush();
         s->bk->trace_stop();
-        s->t_flush = now_s() - t0;
+        s->t_flush = rk_now_s() - t0;
     }
 
     pthread_mutex_lock(&s->mu);

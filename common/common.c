@@ -1,8 +1,10 @@
 /*
- * common.c - error printing, progress and number parsing shared by all modules.
+ * common.c - error printing, progress, number parsing and a monotonic clock shared by all
+ * modules.
  * Assumes one thread prints at a time (roofkit's host code is single-threaded
  * apart from CUPTI callbacks, which never print progress).
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "common.h"
 
 #include <errno.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 volatile int rk_interrupted;
@@ -60,6 +63,13 @@ void rk_set_quiet(int q)
 int rk_is_quiet(void)
 {
     return quiet;
+}
+
+double rk_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void end_progress_line(void)

@@ -46,6 +46,9 @@ const char *rk_strerror(int err);
 void rk_set_quiet(int quiet);
 int rk_is_quiet(void);
 
+/* Seconds on a monotonic clock (CLOCK_MONOTONIC), for timing roofkit's own phases. */
+double rk_now_s(void);
+
 /*
  * rk_error(code, fmt, ...) prints "roofkit: error: <message>" on stderr and
  * returns code, so callers write `return rk_error(RK_EUSAGE, "...")`.

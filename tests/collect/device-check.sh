@@ -43,16 +43,7 @@ say "gpu tests (test_collect_gpu): rc=$rc in $(secs "$t0" "$(now)") s"
 cuobjdump --dump-resource-usage "$B/tests/collect/test_collect_gpu" 2>&1 | grep -A1 -E "copy_k|smem_k" | head -8
 
 echo "### 2 gpu_prog100"
-RAW=$(python3 - "$HERE/../../collect/metrics.c" <<'EOF'
-import re, sys
-src = open(sys.argv[1]).read()
-defs = dict(re.findall(r'#define (\w+) "([^"]+)"', src))
-default = src[src.index("the default set"):src.index("by name (each")]
-names = re.findall(r'"([a-z0-9_]+__[a-z0-9_.]+)"', default)
-names += [defs[m] for m in re.findall(r'\b(FADD|FMUL|FFMA|DADD|DMUL|DFMA|HADD|HMUL|HFMA)\b', default)]
-print(",".join(dict.fromkeys(names)))
-EOF
-)
+RAW=$(python3 "$HERE/default_raw.py")
 echo "default raw metrics: $RAW"
 t0=$(now); "$P" >"$OUT/plain.txt"; t_plain=$(secs "$t0" "$(now)")
 t0=$(now); "$R" --db "$DB" profile -- "$P" >"$OUT/rk.txt"; rc=$?; t_rk=$(secs "$t0" "$(now)")

@@ -12,7 +12,8 @@
  *   H5  unknown names: usage errors from pass counting and support checks
  *   H7  pass groups of application replay: the default set splits into 2 groups on GH100
  *       (hardware counters, SASS-patched counts), each 1 pass; with l2_tex_hit_rate (2 passes
- *       alone) a group of its own; every raw metric lands in exactly one group
+ *       alone) a group of its own; every raw metric lands in exactly one group; the same
+ *       groups as comma-separated lists (collect_plan_group_names)
  *   H6  golden counter data images captured on the H100 (tests/data/collect-*.bin with a
  *       .txt of expected values) evaluate on the CPU to the values ncu reported
  */
@@ -81,16 +82,27 @@ static int check_groups(const char *const *names, int n, int *ngroups)
     int *group = calloc((size_t)plan->nraw, sizeof *group);
     assert_non_null(group);
     assert_int_equal(collect_plan_groups(plan, "GH100", group, ngroups), RK_OK);
+    char **lists = NULL;
+    int nlists = 0;
+    assert_int_equal(collect_plan_group_names(plan, "GH100", &lists, &nlists), RK_OK);
+    assert_int_equal(nlists, *ngroups);
     int multi = 0;
     for (int g = 0; g < *ngroups; g++) {
         const char *members[64];
+        char joined[4096] = "";
         int k = 0, passes = 0;
         for (int i = 0; i < plan->nraw; i++) {
             assert_true(group[i] >= 0 && group[i] < *ngroups);
-            if (group[i] == g && k < 64)
+            if (group[i] == g && k < 64) {
                 members[k++] = plan->raw[i];
+                if (joined[0])
+                    strcat(joined, ",");
+                strcat(joined, plan->raw[i]);
+            }
         }
         assert_true(k > 0);
+        assert_string_equal(lists[g], joined); /* the same groups, as ROOFKIT_RAW takes them */
+        free(lists[g]);
         assert_int_equal(collect_count_passes_for("GH100", members, k, &passes), RK_OK);
         print_message("group %d: %d metrics, %d pass(es)\n", g, k, passes);
         if (passes != 1) {
@@ -98,6 +110,7 @@ static int check_groups(const char *const *names, int n, int *ngroups)
             multi++;
         }
     }
+    free(lists);
     free(group);
     collect_plan_free(plan);
     return multi;

@@ -54,12 +54,20 @@ static int ctx_a, ctx_b; /* addresses used as context handles */
 #define CTX_A ((void *)&ctx_a)
 #define CTX_B ((void *)&ctx_b)
 
-static int raw_index(const struct collect_plan *p, const char *raw)
+/* A fresh empty file for a replay file (path: a "...XXXXXX" template). */
+static void temp_file(char *path)
 {
-    for (int i = 0; i < p->nraw; i++)
-        if (strcmp(p->raw[i], raw) == 0)
-            return i;
-    return -1;
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
 }
 
 static const struct collect_value *value_of(const struct collect_launch *l, const char *alias)
@@ -127,11 +135,11 @@ static void test_batching(void **state)
     assert_int_equal(r->nmismatch, 0);
 
     const struct collect_plan *p = r->plan;
-    int t = raw_index(p, "gpu__time_duration.sum");
-    int fadd = raw_index(p, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum");
-    int fmul = raw_index(p, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum");
-    int ffma = raw_index(p, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
-    int dram = raw_index(p, "dram__bytes_read.sum");
+    int t = collect_plan_raw_find(p, "gpu__time_duration.sum");
+    int fadd = collect_plan_raw_find(p, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum");
+    int fmul = collect_plan_raw_find(p, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum");
+    int ffma = collect_plan_raw_find(p, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    int dram = collect_plan_raw_find(p, "dram__bytes_read.sum");
     assert_true(t >= 0 && fadd >= 0 && fmul >= 0 && ffma >= 0 && dram >= 0);
     for (int i = 0; i < r->nlaunch; i++) {
         const struct collect_launch *l = &r->launch[i];
@@ -225,14 +233,12 @@ static void test_replay_merge(void **state)
 {
     (void)state;
     char path[] = "/tmp/roofkit-test-replay-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    temp_file(path);
     struct collect_result *first = group_run("dram__bytes_read.sum", 3, NULL);
     first->launch[1].raw[0] = 0.1 + 1e-17 * 3; /* not exact in fewer than 17 digits */
     double exact = first->launch[1].raw[0];
-    int read_i = raw_index(first->plan, "dram__bytes_read.sum");
-    first->launch[2].raw[raw_index(first->plan, "gpu__time_duration.sum")] = 777.0;
+    int read_i = collect_plan_raw_find(first->plan, "dram__bytes_read.sum");
+    first->launch[2].raw[collect_plan_raw_find(first->plan, "gpu__time_duration.sum")] = 777.0;
     assert_int_equal(collect_replay_write(path, first), RK_OK);
     collect_result_free(first);
 
@@ -260,9 +266,7 @@ static void test_replay_unmatched(void **state)
 {
     (void)state;
     char path[] = "/tmp/roofkit-test-replay-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    temp_file(path);
     struct collect_result *first = group_run("dram__bytes_read.sum", 3, NULL);
     assert_int_equal(collect_replay_write(path, first), RK_OK);
     collect_result_free(first);
@@ -279,22 +283,13 @@ static void test_replay_unmatched(void **state)
     assert_false(value_of(&last->launch[3], "dram_write_bytes")->is_null);
 
     assert_int_equal(collect_replay_merge("/nonexistent/replay.txt", last, &unmatched), RK_EIO);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("not a replay file\nlaunch 0 _Z4copyv 1 2 3\n", f);
-    fclose(f);
+    write_file(path, "not a replay file\nlaunch 0 _Z4copyv 1 2 3\n");
     assert_int_equal(collect_replay_merge(path, last, &unmatched), RK_EIO);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("roofkit-replay 1\nraw 3\ndram__bytes_read.sum\n", f); /* cut short */
-    fclose(f);
+    write_file(path, "roofkit-replay 1\nraw 3\ndram__bytes_read.sum\n"); /* cut short */
     assert_int_equal(collect_replay_merge(path, last, &unmatched), RK_EIO);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("roofkit-replay 1\nraw 1\ndram__bytes_read.sum\nlaunch x _Z4copyv 5\n"
-          "launch 0 _Z4copyv\nlaunch 0 _Z4copyv 5 6\nlaunch 0 _Z4copyv 5x\n",
-          f); /* malformed launch lines are unmatched, never crash */
-    fclose(f);
+    /* malformed launch lines are unmatched, never crash */
+    write_file(path, "roofkit-replay 1\nraw 1\ndram__bytes_read.sum\nlaunch x _Z4copyv 5\n"
+                     "launch 0 _Z4copyv\nlaunch 0 _Z4copyv 5 6\nlaunch 0 _Z4copyv 5x\n");
     assert_int_equal(collect_replay_merge(path, last, &unmatched), RK_OK);
     assert_int_equal(unmatched, 4 + 4);
     collect_result_free(last);
@@ -499,11 +494,11 @@ static void test_unknown_metric_dropped(void **state)
     assert_int_equal(fake.enables, 2);
     assert_int_equal(r->plan->ndropped, 1);
     assert_string_equal(r->plan->dropped[0], "dram_read_bytes");
-    assert_int_equal(raw_index(r->plan, "dram__bytes_read.sum"), -1);
+    assert_int_equal(collect_plan_raw_find(r->plan, "dram__bytes_read.sum"), -1);
     assert_null(value_of(&r->launch[0], "dram_read_bytes"));
     assert_true(r->launch[0].has_counters);
     /* the plan was re-indexed: values still match their raw metric */
-    int w = raw_index(r->plan, "dram__bytes_write.sum");
+    int w = collect_plan_raw_find(r->plan, "dram__bytes_write.sum");
     assert_true(value_of(&r->launch[0], "dram_write_bytes")->value == 1000.0 + w);
     assert_string_equal(value_of(&r->launch[0], "dram_write_bytes")->unit, "byte");
     collect_result_free(r);

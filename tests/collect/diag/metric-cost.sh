@@ -6,16 +6,7 @@ set -u
 B=$(cd "$1" && pwd); O=$2; mkdir -p "$O"
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 R=$B/cli/roofkit; P=$B/tests/collect/collect_prog100; DB=$O/cost.db
-RAW=$(python3 - "$HERE/../../collect/metrics.c" <<'PY'
-import re, sys
-src = open(sys.argv[1]).read()
-defs = dict(re.findall(r'#define (\w+) "([^"]+)"', src))
-default = src[src.index("the default set"):src.index("by name (each")]
-names = re.findall(r'"([a-z0-9_]+__[a-z0-9_.]+)"', default)
-names += [defs[m] for m in re.findall(r'\b(FADD|FMUL|FFMA|DADD|DMUL|DFMA|HADD|HMUL|HFMA)\b', default)]
-print(" ".join(dict.fromkeys(names)))
-PY
-)
+RAW=$(python3 "$HERE/default_raw.py" " ")
 one() { # LABEL METRICS [ENV...]
     local label=$1 m=$2; shift 2
     local t0=$(date +%s.%N)
