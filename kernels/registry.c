@@ -32,9 +32,14 @@
     {"apipe", 1, 0, 1, 0,                                                                          \
      "1: next A groups via a 4-stage cp.async ring in shared memory (H100 extension); 0: "        \
      "registers, Alg. 4"}
+#define P_APIPE_ISM2                                                                               \
+    {"apipe", 2, 0, 2, 0,                                                                          \
+     "2: B whole in shared memory once per block, the next group of A in registers (H100 "      \
+     "extension; 1 when B does not fit); 1: cp.async ring as in TSM2 V3; 0: registers, Alg. 4"}
 #define P_RPT                                                                                      \
-    {"rpt", 0, 0, 2, AUTO,                                                                         \
-     "rows per thread with apipe = 1 (1 or 2; 0: 2 for TSM2, 1 for ISM2); 1 is the paper's"}
+    {"rpt", 0, 0, 4, AUTO,                                                                         \
+     "rows per thread with apipe = 1 (1, 2 or 4; 0: TSM2 4 for fp32 at n > 8, else 2; ISM2 1); " \
+     "1 is the paper's"}
 #define P_T3(def) {"t3", def, 1, 16, POW2, "tile_size_A: elements of A loaded at a time (1..16)"}
 
 static const struct kernels_kernel registry[] = {
@@ -91,7 +96,7 @@ static const struct kernels_kernel registry[] = {
        "for fp64 at n > 8, else 128)"},
       P_T2,
       {"t3", 0, 0, 16, AUTO | POW2,
-       "tile_size_A: elements of A loaded at a time (0: 16; 8 for fp64 at n > 8)"},
+       "tile_size_A: elements of A loaded at a time (0: 16; 8 at n > 8)"},
       {"ksplit", 0, 0, 1024, AUTO,
        "blocks sharing k (roofkit's H100 extension; 1: the paper; 0: one full wave)"},
       P_APIPE, P_RPT},
@@ -99,10 +104,12 @@ static const struct kernels_kernel registry[] = {
     {"ism2_opt1", "ism2", MODEL_FAM_ISM2, KERNELS_COL_MAJOR, FP32 | FP64, 6,
      {P_T1, P_T2,
       {"t3", 0, 0, 16, AUTO | POW2,
-       "tile_size_A: elements of A loaded at a time (0: 4, 8 or 16 >= k; 4 for fp64 at k > 8)"},
+       "tile_size_A: elements of A loaded at a time (0: 8, 4 at k <= 4; with apipe 1: 4, 8 or "
+       "16 >= k, 8 for fp64 at k > 8)"},
       {"tcf", 0, 0, 1000000, AUTO,
-       "thread count factor: m/tcf threads (0: one full wave, at most 16)"},
-      P_APIPE, P_RPT},
+       "thread count factor: m/tcf threads (0: 2 with apipe 2, 1 for m < 2 x t1 x SMs; "
+       "apipe 0-1: one full wave, at most 16)"},
+      P_APIPE_ISM2, P_RPT},
      "004 §5.2 Alg. 6", "ISM2 optimisation 1: TSM2 V3 with m/tcf threads looping over rows",
      &kern_ism2_opt1},
     {"ism2_opt2", "ism2", MODEL_FAM_ISM2_OPT2, KERNELS_COL_MAJOR, FP32 | FP64, 4,

@@ -349,10 +349,11 @@ __device__ __forceinline__ void fma_tile_v(T (&c)[V][T2], const T (&a)[V][T3], c
 }
 
 /*
- * V = rows per thread (parameter rpt): 1 is the paper's mapping; 2 lets one read of
- * B from shared memory serve two rows, which halves the shared-memory traffic that
+ * V = rows per thread (parameter rpt): 1 is the paper's mapping; 2 or 4 let one read
+ * of B from shared memory serve V rows, which divides the shared-memory traffic that
  * bounds t2 = 16 (every thread of a warp reads the same t2 x t3 values of B per t3
- * elements of A), and copies A 8 or 16 bytes at a time when m is even.
+ * elements of A) by V, and copy A V elements (up to 16 bytes) at a time when V
+ * divides m.
  */
 template <typename T, int T2, int T3, int V>
 __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__ B,
@@ -373,7 +374,9 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
     const long ntiles = (m + rb - 1) / rb;
     const long mine = blockIdx.x < ntiles ? (ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
     const long items = mine * G; /* (row tile, group) pairs this block streams through */
-    const bool pair_copy = V == 2 && m % 2 == 0; /* both rows in one aligned copy */
+    /* all V rows in one aligned copy of at most 16 bytes */
+    constexpr bool VEC_OK = V > 1 && V * sizeof(T) <= 16;
+    const bool pair_copy = VEC_OK && m % V == 0;
 
     for (long p = 0; p < n; p += T2) {
         /* Producer: the next (row tile, group) to copy, kept incrementally (no divisions). */
@@ -385,12 +388,13 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
                 const long c0 = kbeg + (long)ig * T3;
                 const int valid = (int)min((long)T3, kend - c0); /* columns inside [kbeg, kend) */
                 T *dst = As + (int)(issued & (ASTAGES - 1)) * T3 * rb + tid * V;
-                if (V == 1 || pair_copy) {
+                if (V == 1 || (VEC_OK && pair_copy)) {
+                    constexpr int BYTES = VEC_OK ? V * sizeof(T) : sizeof(T);
                     const T *src = A + min(row0, m - V) + c0 * m;
 #pragma unroll
                     for (int x = 0; x < T3; x++) {
                         /* past kend: zero-fill, read nothing (src stays a valid address) */
-                        cp_async_elem<V * sizeof(T)>(dst + x * rb, src, x < valid);
+                        cp_async_elem<BYTES>(dst + x * rb, src, x < valid);
                         if (x + 1 < valid)
                             src += m;
                     }
@@ -463,6 +467,12 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
                     const double2 w = *reinterpret_cast<const double2 *>(src + x * rb);
                     a[0][x] = w.x;
                     a[1][x] = w.y;
+                } else if constexpr (V == 4 && sizeof(T) == 4) {
+                    const float4 w = *reinterpret_cast<const float4 *>(src + x * rb);
+                    a[0][x] = w.x;
+                    a[1][x] = w.y;
+                    a[2][x] = w.z;
+                    a[3][x] = w.w;
                 } else {
 #pragma unroll
                     for (int v = 0; v < V; v++)
@@ -501,11 +511,16 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
  * thread of the grid takes its own elements, with four independent sums so the loads
  * of one element are in flight together: a first version let the last block of each
  * row tile add them, a chain of n x ksplit dependent loads per thread that cost up to
- * a third of the kernel's time at n = 16.
+ * a third of the kernel's time at n = 16. It is launched as a programmatic dependent
+ * launch (sm_90): its blocks start while the main kernel's last blocks run and wait
+ * here until the partial sums are complete and visible, which hides the launch gap.
  */
 template <typename T>
 __global__ void splitk_reduce_kernel(const T *__restrict__ ws, T *__restrict__ C, long mn, int nks)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize(); /* griddepcontrol.wait: the whole primary grid is done */
+#endif
     for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < mn;
          i += (long)gridDim.x * blockDim.x) {
         T s0 = T(0), s1 = T(0), s2 = T(0), s3 = T(0);
@@ -519,6 +534,89 @@ __global__ void splitk_reduce_kernel(const T *__restrict__ ws, T *__restrict__ C
         for (; s < nks; s++)
             s0 += __ldcg(ws + (long)s * mn + i);
         C[i] = (s0 + s1) + (s2 + s3);
+    }
+}
+
+/* ---- ISM2 opt. 1 with B held whole (apipe = 2) --------------------------- */
+
+/*
+ * H100 extension of Alg. 6 for B small enough to sit whole in shared memory (ISM2's
+ * k = n = 8 or 16: 0.25-2 KB). Alg. 6 runs Alg. 4 once per row tile; with k <= t1 its
+ * loop over tiles of B has one trip, so the tile is the same for every row a block
+ * owns: it is stored once per block (column-major, k rounded up to t3 and n to t2, zero
+ * padded) and no barrier follows. Each thread then walks one stream of items (row r,
+ * columns p..p+t2, group g of t3 elements of the row), rows r, r + m/tcf, ...; Alg. 4's
+ * nextA holds the next item's group, which at the end of a row is the first group of
+ * the thread's next row, so one group is always in flight. The cp.async ring (apipe =
+ * 1) spent ~400 instructions per row of k = n = 8 on its producer, bounds checks and
+ * barriers (ncu, docs/perf-notes.md "tune"); this loop spends the loads, the FMAs of
+ * the rank-t3 updates and the stores.
+ */
+template <typename T, int T2, int T3>
+__global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ B,
+                                 T *__restrict__ C, long m, long n, long k)
+{
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    T *Bs = reinterpret_cast<T *>(kern_smem);
+    const int ng = (int)((k + T3 - 1) / T3); /* groups of t3 per row */
+    const int kp = ng * T3;                  /* leading dimension of Bs */
+    const int np = (int)((n + T2 - 1) / T2) * T2;
+    for (int i = threadIdx.x; i < kp * np; i += blockDim.x) {
+        const int j = i % kp, q = i / kp;
+        Bs[i] = (j < k && q < n) ? B[j + (long)q * k] : T(0);
+    }
+    __syncthreads();
+
+    const long stride = (long)gridDim.x * blockDim.x;
+    long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (r >= m)
+        return;                /* no barrier below */
+    const bool full = kp == k; /* every group lies inside the row: no column checks */
+    T cur[T3], nxt[T3], c[T2];
+    if (full)
+        lda_n<T, T3, false>(cur, A + r, 0, k, m);
+    else
+        lda_n<T, T3, true>(cur, A + r, 0, k, m);
+#pragma unroll
+    for (int q = 0; q < T2; q++)
+        c[q] = T(0);
+    int p = 0, g = 0;
+#pragma unroll 1
+    for (;;) {
+        /* The next item of this thread's stream. */
+        long rn = r;
+        int pn = p, gn = g + 1;
+        if (gn == ng) {
+            gn = 0;
+            pn = p + T2;
+            if (pn >= n) {
+                pn = 0;
+                rn = r + stride;
+            }
+        }
+        if (rn < m) { /* Alg. 4 lines 26-30: prefetch while this group is used */
+            if (full)
+                lda_n<T, T3, false>(nxt, A + rn, (long)gn * T3, k, m);
+            else
+                lda_n<T, T3, true>(nxt, A + rn, (long)gn * T3, k, m);
+        }
+        fma_tile<T, T2, T3>(c, cur, Bs + p * kp + g * T3, kp);
+        if (gn == 0) { /* the row's columns p..p+t2 are complete */
+#pragma unroll
+            for (int q = 0; q < T2; q++) {
+                if (p + q < n)
+                    C[r + (long)(p + q) * m] = c[q];
+                c[q] = T(0);
+            }
+        }
+        if (rn >= m)
+            break;
+        r = rn;
+        p = pn;
+        g = gn;
+#pragma unroll
+        for (int x = 0; x < T3; x++)
+            cur[x] = nxt[x];
     }
 }
 
@@ -649,8 +747,9 @@ template <typename T, bool PF> tsm2_fn<T, PF> pick_tsm2(long t2, long t3)
 
 template <typename T> tsm2_fn<T, true> pick_async(long t2, long t3, long v)
 {
-    static const tsm2_fn<T, true> table[2][5][5] = {RK_ASYNC_V(T, 1), RK_ASYNC_V(T, 2)};
-    return table[v == 2][ilog2_pow2(t2)][ilog2_pow2(t3)];
+    static const tsm2_fn<T, true> table[3][5][5] = {RK_ASYNC_V(T, 1), RK_ASYNC_V(T, 2),
+                                                    RK_ASYNC_V(T, 4)};
+    return table[ilog2_pow2(v)][ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
 template <typename T> using opt2_fn = void (*)(const T *, const T *, T *, long, long, long);
@@ -668,7 +767,28 @@ template <typename T> opt2_fn<T> pick_opt2(long t2, long t3)
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
+#define RK_ROWS_ROW(T, T2)                                                                         \
+    {                                                                                              \
+        ism2_rows_kernel<T, T2, 1>, ism2_rows_kernel<T, T2, 2>, ism2_rows_kernel<T, T2, 4>,        \
+            ism2_rows_kernel<T, T2, 8>, ism2_rows_kernel<T, T2, 16>                                \
+    }
+
+template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
+{
+    static const opt2_fn<T> table[5][5] = {RK_ROWS_ROW(T, 1), RK_ROWS_ROW(T, 2), RK_ROWS_ROW(T, 4),
+                                           RK_ROWS_ROW(T, 8), RK_ROWS_ROW(T, 16)};
+    return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
+}
+
 enum variant { V2, V3, OPT1, OPT2 };
+
+/* apipe = 2 (ISM2 opt. 1 only): B whole in shared memory, k rounded up to t3, n to t2. */
+size_t rows_smem(const struct kern_args *a, const long *p)
+{
+    const long kp = (a->k + p[P_T3] - 1) / p[P_T3] * p[P_T3];
+    const long np = (a->n + p[P_T2] - 1) / p[P_T2] * p[P_T2];
+    return (size_t)kp * (size_t)np * kern_elem(a->prec);
+}
 
 /* The kernel a configuration runs and its dynamic shared memory (B tile, A ring). */
 const void *variant_func(const struct kern_args *a, const long *p, enum variant v, size_t *smem)
@@ -676,7 +796,12 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     const long t1 = p[P_T1], t2 = p[P_T2], t3 = p[P_T3];
     const bool async = (v == V3 || v == OPT1) && p[P_APIPE] == 1;
     const size_t e = kern_elem(a->prec);
-    const long rpt = async && p[P_RPT] == 2 ? 2 : 1;
+    const long rpt = async && p[P_RPT] > 1 ? p[P_RPT] : 1;
+    if (v == OPT1 && p[P_APIPE] == 2) {
+        *smem = rows_smem(a, p);
+        return a->prec == KERNELS_FP64 ? (const void *)pick_rows<double>(t2, t3)
+                                       : (const void *)pick_rows<float>(t2, t3);
+    }
     *smem = (size_t)t1 * (size_t)t2 * e + (async ? (size_t)ASTAGES * t3 * t1 * rpt * e : 0);
     if (a->prec == KERNELS_FP64) {
         if (v == OPT2)
@@ -711,15 +836,20 @@ long auto_t2(long n)
 /* Rows of A per row tile: t1 threads times rows per thread (rpt, cp.async kernel only). */
 long tile_rows(const long *p, int has_rpt)
 {
-    return p[P_T1] * (has_rpt && p[P_APIPE] == 1 && p[P_RPT] == 2 ? 2 : 1);
+    return p[P_T1] * (has_rpt && p[P_APIPE] == 1 && p[P_RPT] > 1 ? p[P_RPT] : 1);
 }
 
-/* Split of k for V2/V3: kchunk is a multiple of t1, the grid stays one wave. */
+/*
+ * Split of k for V2/V3: kchunk is a multiple of t3, so that the split asked for is the
+ * split that runs. It was a multiple of t1 (whole tiles of B per block), which at k =
+ * 10240 and t1 = 256 turned an asked 13 into 10: 100 blocks for 132 SMs (fp32 n = 16,
+ * rpt = 4: 174 us). The kernels take any chunk: a block's last tile of B is partial.
+ */
 void split_k(const struct kern_args *a, const long *p, long *kchunk, long *nks)
 {
     long want = p[P_SPLIT] < 1 ? 1 : p[P_SPLIT];
-    long t1 = p[P_T1];
-    *kchunk = ceil_div(ceil_div(a->k, want), t1) * t1;
+    long t3 = p[P_T3] < 1 ? 1 : p[P_T3];
+    *kchunk = ceil_div(ceil_div(a->k, want), t3) * t3;
     *nks = ceil_div(a->k, *kchunk);
 }
 
@@ -731,22 +861,37 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
                          n > 8; else 128 */
         p[P_T1] = (v == V3 && p[P_APIPE] == 1 && (a->prec == KERNELS_FP32 || wide)) ? 256 : 128;
     if (p[P_T3] == 0 && a->m > 0) {
-        if (v == V3) /* fp64 at n > 8: a ring of 16 columns leaves one block per SM */
-            p[P_T3] = (a->prec == KERNELS_FP64 && wide) ? 8 : 16;
+        if (v == V3) /* n > 8: fp64, a ring of 16 columns leaves one block per SM; fp32 with
+                        rpt = 4, the best of t3 = 4, 8, 16 on the three n = 16 shapes */
+            p[P_T3] = wide ? 8 : 16;
+        else if (v == OPT1 && p[P_APIPE] == 2) /* groups of 8: within 3% of the best t3 on
+                                                * every ism2-suite shape, both precisions
+                                                * (sweep of 2026-11-25, docs/perf-notes.md) */
+            p[P_T3] = a->k <= 4 ? 4 : 8;
         else /* ISM2: a row's k <= 16 elements at once; fp64 at k > 8 in groups of 8 (the
               * roofkit tune sweeps of 2026-11-25 found t3 = 8 best at m = 1e5, 1e6 and 1e7,
               * 5-11% faster than the 4 used before: examples/tune-h100.md) */
             p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 8 : 16;
     }
     if (v == V3 || v == OPT1) {
-        if (p[P_APIPE] != 0 && p[P_APIPE] != 1)
-            return kern_why(why, len, "apipe must be 0 (registers, Alg. 4) or 1 (cp.async ring)");
-        if (p[P_RPT] != 0 && p[P_RPT] != 1 && p[P_RPT] != 2)
-            return kern_why(why, len, "rpt must be 1 or 2, not %ld", p[P_RPT]);
-        if (p[P_RPT] == 2 && p[P_APIPE] == 0)
-            return kern_why(why, len, "rpt = 2 needs apipe = 1");
-        if (p[P_RPT] == 0 && a->m > 0) /* TSM2: two rows per thread; ISM2: one */
-            p[P_RPT] = (p[P_APIPE] == 1 && v == V3) ? 2 : 1;
+        if (v == OPT1 && p[P_APIPE] == 2) {
+            if (p[P_RPT] > 1)
+                return kern_why(why, len, "rpt = %ld needs apipe = 1", p[P_RPT]);
+        } else if (p[P_APIPE] != 0 && p[P_APIPE] != 1) {
+            return kern_why(why, len,
+                            v == OPT1 ? "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring) or "
+                                        "2 (B whole in shared memory)"
+                                      : "apipe must be 0 (registers, Alg. 4) or 1 (cp.async ring)");
+        }
+        if (p[P_RPT] != 0 && p[P_RPT] != 1 && p[P_RPT] != 2 && p[P_RPT] != 4)
+            return kern_why(why, len, "rpt must be 1, 2 or 4, not %ld", p[P_RPT]);
+        if (p[P_RPT] > 1 && p[P_APIPE] == 0)
+            return kern_why(why, len, "rpt = %ld needs apipe = 1", p[P_RPT]);
+        if (p[P_RPT] == 0 && a->m > 0) /* TSM2: two rows per thread, four for fp32 at n > 8
+                                           (sweep of 2026-11-25: 87.9 -> 96.2% of the copy
+                                           ceiling at m = 20480); ISM2: one */
+            p[P_RPT] =
+                (p[P_APIPE] == 1 && v == V3) ? (a->prec == KERNELS_FP32 && a->n > 8 ? 4 : 2) : 1;
     }
     const long t1 = p[P_T1], t3 = p[P_T3];
     if (a->m > 0 && p[P_T2] == 0)
@@ -761,6 +906,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         return kern_why(why, len, "t1 (%ld) must be a multiple of t3 (%ld)", t1, t3);
     if (a->m <= 0)
         return RK_OK; /* no shape yet: static checks only */
+    if (v == OPT1 && p[P_APIPE] == 2 && rows_smem(a, p) > (size_t)a->dev->smem_per_block_optin)
+        p[P_APIPE] = 1; /* B does not fit whole: the cp.async ring, stored as what ran */
 
     size_t smem;
     const void *f = variant_func(a, p, v, &smem);
@@ -798,6 +945,12 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         long kchunk, nks;
         split_k(a, p, &kchunk, &nks);
         p[P_SPLIT] = nks; /* store what actually ran */
+    } else if (p[P_SPLIT] == 0 && v == OPT1 && p[P_APIPE] == 2) {
+        /* tcf = 2 (two rows per thread, the second prefetched while the first is used)
+         * once every SM has rows: at t1 = 128, t3 = 8 within 3% of the best tcf of 1..64
+         * on all 12 ism2-suite shapes; tcf = 1 was up to 18% slower even at m = 1e5 (sweep of
+         * 2026-11-25, docs/perf-notes.md; 004 §6 chose 1-8 on a V100). */
+        p[P_SPLIT] = a->m >= 2 * p[P_T1] * a->dev->sm_count ? 2 : 1;
     } else if (p[P_SPLIT] == 0) {
         /* tcf: the fewest threads that still fill every SM in one wave, at most 16 rows
          * per thread (004 §5.2 leaves tcf to offline profiling; this rule was chosen
@@ -846,7 +999,8 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     size_t smem;
     const void *f = variant_func(a, a->p, v, &smem);
     const bool async = (v == V3 || v == OPT1) && a->p[P_APIPE] == 1;
-    const long rpt = async && a->p[P_RPT] == 2 ? 2 : 1;
+    const bool rows = v == OPT1 && a->p[P_APIPE] == 2;
+    const long rpt = async && a->p[P_RPT] > 1 ? a->p[P_RPT] : 1;
     long gx, nks = 1, kchunk = a->k;
     void *ws = NULL;
     int rc;
@@ -871,6 +1025,8 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         double *C = (double *)a->c;
         if (v == OPT2)
             pick_opt2<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
+        else if (rows)
+            pick_rows<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<double>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
                 A, B, C, a->m, a->n, a->k, kchunk, (double *)ws);
@@ -885,6 +1041,8 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         float *C = (float *)a->c;
         if (v == OPT2)
             pick_opt2<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
+        else if (rows)
+            pick_rows<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<float>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
                 A, B, C, a->m, a->n, a->k, kchunk, (float *)ws);
@@ -908,12 +1066,22 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     if (nks > 1) {
         const long mn = a->m * a->n;
         const unsigned blocks = (unsigned)min(ceil_div(mn, 256), 8L * a->dev->sm_count);
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.gridDim = dim3(blocks);
+        cfg.blockDim = dim3(256);
+        cfg.stream = a->stream;
+        cfg.attrs = attr;
+        cfg.numAttrs = a->dev->cc_major >= 9 ? 1 : 0; /* PDL needs sm_90 */
+        const int parts = (int)nks;
         if (a->prec == KERNELS_FP64)
-            splitk_reduce_kernel<double>
-                <<<blocks, 256, 0, a->stream>>>((const double *)ws, (double *)a->c, mn, (int)nks);
+            RK_CUDA(cudaLaunchKernelEx(&cfg, splitk_reduce_kernel<double>, (const double *)ws,
+                                       (double *)a->c, mn, parts));
         else
-            splitk_reduce_kernel<float>
-                <<<blocks, 256, 0, a->stream>>>((const float *)ws, (float *)a->c, mn, (int)nks);
+            RK_CUDA(cudaLaunchKernelEx(&cfg, splitk_reduce_kernel<float>, (const float *)ws,
+                                       (float *)a->c, mn, parts));
         info->launches = 2;
         return kern_check_launch("tsm2 split-k reduction");
     }

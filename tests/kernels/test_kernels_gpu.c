@@ -144,7 +144,7 @@ static void tsm2_variants(void **state)
         {128, 0, 8, 0, 1, 0},  {128, 1, 1, 1, 0, 0},  {32, 2, 4, 3, 1, 2},    {96, 4, 4, 2, 0, 0},
         {64, 8, 16, 1, 1, 1},  {128, 16, 8, 5, 0, 0}, {256, 16, 8, 0, 1, 2},  {160, 2, 8, 7, 1, 2},
         {32, 16, 1, 64, 0, 0}, {512, 4, 4, 0, 1, 1},  {128, 16, 16, 3, 0, 0}, {64, 16, 4, 2, 1, 2},
-        {96, 8, 8, 0, 1, 2},
+        {96, 8, 8, 0, 1, 2},   {64, 16, 4, 3, 1, 4},  {128, 8, 8, 0, 1, 4},   {32, 2, 16, 1, 1, 4},
     };
     const int nsets = (int)(sizeof sets / sizeof sets[0]);
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
@@ -152,6 +152,17 @@ static void tsm2_variants(void **state)
     variants("tsm2_v3", sets, nsets, shapes, nshapes);
     variants("ism2_opt1", sets, nsets, shapes, nshapes);
     variants("ism2_opt2", sets, nsets, shapes, nshapes);
+    /* ISM2 opt. 1 with B whole in shared memory (apipe = 2): every t2, t3, groups that
+     * split a row (k > t3) and pad it (k % t3 != 0), n > t2 (several passes), tcf from
+     * one row per thread to many (rows past m in the last block) */
+    static const struct kernels_shape rshapes[] = {{1000, 3, 1001}, {4099, 16, 333}, {100003, 8, 8},
+                                                   {5, 2, 1500},    {77777, 17, 13}, {1, 1, 1}};
+    static const long rsets[][KERNELS_MAX_PARAMS] = {
+        {128, 0, 0, 0, 2, 0}, {128, 1, 1, 1, 2, 0},  {32, 2, 4, 3, 2, 1},     {96, 4, 16, 2, 2, 0},
+        {64, 8, 16, 1, 2, 1}, {256, 16, 8, 5, 2, 0}, {256, 16, 16, 64, 2, 0}, {160, 2, 8, 7, 2, 0},
+    };
+    variants("ism2_opt1", rsets, (int)(sizeof rsets / sizeof rsets[0]), rshapes,
+             (int)(sizeof rshapes / sizeof rshapes[0]));
     static const long t1sets[][KERNELS_MAX_PARAMS] = {{32}, {96}, {256}};
     variants("tsm2_v0", t1sets, 3, shapes, nshapes);
     variants("tsm2_v1", t1sets, 3, shapes, nshapes);
