@@ -97,10 +97,10 @@ final)
     } > "$OUT/runs.log" 2>&1
     grep -E "rc=|copy:" "$OUT/runs.log"
     {   # evidence for the next defaults, not part of the closing figures
-        $K --kernel tsm2_v3 --sizes 10240x16x10240,20480x16x20480 --precision fp32 \
-            --param t1=128,256,512 --param t3=8,16 --param rpt=2
-        $K --kernel ism2_opt1 --sizes 100000x16x16,1000000x16x16,10000000x16x16 --precision fp64 \
-            --param t3=4,8,16 --param tcf=0,4,64
+        $K --kernel tsm2_v3 --sizes 10240x16x10240 --precision fp32 --param t1=256 --param rpt=4 \
+            --param t3=8 --param ksplit=0,12 --reps 20
+        $K --kernel tsm2_v3 --sizes 10240x8x10240,20480x8x20480 --precision fp32,fp64 \
+            --param rpt=2,4 --param t3=8
     } > "$OUT/sweep.log" 2>&1
     python3 tests/kernels/summarize.py --db "$DB" > "$OUT/summary.md"
     grep -E "^\| (tsm2_v3|ism2_opt1) " "$OUT/summary.md" | awk -F'|' '{printf "%s|%s|%s|%s|%s|%s\n", $2, $3, $4, $8, $9, $10}'
