@@ -412,6 +412,12 @@ static void test_c4_cost_tsm2(void **state)
     double b_part = 8.0 * ceil(20480.0 / 128) * 20480 * 16, c_part = 8.0 * 2 * 20480 * 16;
     double total_memory = 20480.0 * 20480 * 16 / 4 * 8;
     assert_true(v3.bytes_dram - b_part - c_part == total_memory);
+    /* Compulsory traffic: A and B read once, C only written (the kernels compute C = AB) */
+    const double compulsory = 8.0 * (20480.0 * 20480 + 20480.0 * 16 + 20480.0 * 16);
+    assert_true(v0.bytes_dram_min == compulsory && v3.bytes_dram_min == compulsory &&
+                i1.bytes_dram_min == compulsory);
+    /* ISM2 opt. 2 reloads its partial sums of C when k spans several tiles of B */
+    assert_true(i2.bytes_dram_min == compulsory + 8.0 * 20480 * 16);
     /* With t2 = n, A is read once: V3 moves no more A than V1 */
     p.t2 = 16;
     assert_int_equal(model_cost(MODEL_FAM_TSM2_V3, &s, &p, &v3), RK_OK);
@@ -425,7 +431,8 @@ static void test_c4_cost_tsm2(void **state)
     p = (struct model_params){.t1 = 16, .t2 = 16, .t3 = 4, .tcf = 8};
     assert_int_equal(model_cost(MODEL_FAM_ISM2, &small, &p, &i1), RK_OK);
     assert_int_equal(model_cost(MODEL_FAM_ISM2_OPT2, &small, &p, &i2), RK_OK);
-    assert_true(i2.bytes_dram < i1.bytes_dram); /* k = t1: C once, B tcf times fewer */
+    assert_true(i2.bytes_dram < i1.bytes_dram);          /* k = t1: C once, B tcf times fewer */
+    assert_true(i2.bytes_dram_min == i1.bytes_dram_min); /* k = t1: C is never reloaded */
 }
 
 /* ---------------------------------------------------------------------------- */
