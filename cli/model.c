@@ -569,25 +569,22 @@ static int elem_bytes_of(const char *precision)
 }
 
 /*
- * Compulsory DRAM traffic (model_cost's bytes_dram_min) of a registry kernel, from
- * its shape and stored parameters; NaN when the kernel is not in the registry or a
- * parameter is missing.
+ * The counts of a registry kernel (model_cost), recomputed from its shape and stored
+ * parameters, so that a correction in model/cost.c reaches measurements stored before
+ * it; RK_ENODATA when the kernel is not in the registry or a parameter is missing.
  */
-static double compulsory_bytes(const struct db_measurement *m)
+static int registry_cost(const struct db_measurement *m, struct model_cost *cost)
 {
     const struct kernels_kernel *k = registry_kernel(m);
     long p[KERNELS_MAX_PARAMS];
     struct kernels_shape sh = {(long)m->m, (long)m->n, (long)m->k};
-    struct model_cost cost;
     int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
     if (!k || prec < 0 || m->m <= 0 || m->n <= 0 || m->k <= 0)
-        return NAN;
+        return RK_ENODATA;
     for (int i = 0; i < k->n_params; i++)
         if (!m->params || json_long(m->params, k->params[i].name, &p[i]) != RK_OK)
-            return NAN;
-    if (kernels_cost(k, prec, &sh, p, &cost) != RK_OK)
-        return NAN;
-    return cost.bytes_dram_min;
+            return RK_ENODATA;
+    return kernels_cost(k, prec, &sh, p, cost) == RK_OK ? RK_OK : RK_ENODATA;
 }
 
 /* Whether model `kind` applies to the measurement at all (tsm2: TSM2/ISM2 kernels). */
@@ -1020,16 +1017,19 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
         }
         if (kind == MODEL_KIND_HIERARCHICAL || kind == MODEL_KIND_OCCUPANCY ||
             kind == MODEL_KIND_ISSUE) {
-            double dmin = compulsory_bytes(m);
-            if (isfinite(dmin)) {
-                in.level_bytes[MODEL_LEVEL_DRAM] = dmin;
+            struct model_cost rc;
+            if (registry_cost(m, &rc) == RK_OK) {
+                in.level_bytes[MODEL_LEVEL_DRAM] = rc.bytes_dram_min;
+                in.level_bytes[MODEL_LEVEL_L2] = rc.bytes_l2;
+                in.level_bytes[MODEL_LEVEL_L1] = rc.bytes_l1;
+                in.level_bytes[MODEL_LEVEL_SHARED] = rc.bytes_shared;
                 dram_source = "compulsory (model_cost bytes_dram_min)";
             } else {
                 in.level_bytes[MODEL_LEVEL_DRAM] = m->bytes_dram;
+                in.level_bytes[MODEL_LEVEL_L2] = m->bytes_l2;
+                in.level_bytes[MODEL_LEVEL_L1] = m->bytes_l1;
+                in.level_bytes[MODEL_LEVEL_SHARED] = m->bytes_shared;
             }
-            in.level_bytes[MODEL_LEVEL_L2] = m->bytes_l2;
-            in.level_bytes[MODEL_LEVEL_L1] = m->bytes_l1;
-            in.level_bytes[MODEL_LEVEL_SHARED] = m->bytes_shared;
             u.c[U_L2] = find_ceiling(d, "bw_l2_read");
             u.c[U_L1] = find_ceiling(d, "bw_l1_read");
             u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");

@@ -274,16 +274,19 @@ static void to_model(const struct kernels_kernel *k, int prec, const long *p,
         break;
     case MODEL_FAM_TSM2_V2:
     case MODEL_FAM_TSM2_V3:
-        mp->t1 = (int)p[0];
-        mp->t2 = (int)p[1];
-        mp->t3 = (int)p[2];
-        break;
     case MODEL_FAM_ISM2:
     case MODEL_FAM_ISM2_OPT2:
         mp->t1 = (int)p[0];
         mp->t2 = (int)p[1];
         mp->t3 = (int)p[2];
-        mp->tcf = (int)p[3];
+        if (k->cost_family == MODEL_FAM_ISM2 || k->cost_family == MODEL_FAM_ISM2_OPT2)
+            mp->tcf = (int)p[3];
+        { /* V3 and ISM2 opt. 1 (tsm2.cu): apipe = 1 stages A in shared memory, and only
+             there does rpt put several rows on a thread */
+            const int ia = kernels_param_index(k, "apipe"), ir = kernels_param_index(k, "rpt");
+            mp->a_staged = ia >= 0 && p[ia] == 1;
+            mp->rows_per_thread = mp->a_staged && ir >= 0 && p[ir] > 1 ? (int)p[ir] : 1;
+        }
         break;
     default: /* naive, tsm2_v0, tsm2_v1, cublas: no parameters in the model */
         break;

@@ -293,7 +293,14 @@ static void count_tsm2(enum model_kernel_family fam, const struct model_shape *s
             b = ceil(m / p->t1) * k * n;
         c = 2.0 * m * n;
         sh_stores = b;
-        sh_loads = m * k * passes * p->t2; /* t2 x t3 reads of currB per t3 elements of A */
+        /* t2 x t3 reads of currB per t3 elements of A, shared by the rows of a thread
+         * (roofkit's rpt); the cp.async ring (a_staged) writes A to shared memory and
+         * reads it back once */
+        sh_loads = m * k * passes * p->t2 / (p->rows_per_thread > 1 ? p->rows_per_thread : 1);
+        if (p->a_staged && fam != MODEL_FAM_TSM2_V2) {
+            sh_loads += a;
+            sh_stores += a;
+        }
         break;
     case MODEL_FAM_ISM2_OPT2:
         /* Alg. 7: "The elements of A and B are accessed only n/t2 times, though each element

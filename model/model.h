@@ -185,6 +185,11 @@ struct model_params {
     int scale_n;    /* TILESCALE_N: outputs per thread along n (TN of regtile) */
     int t1, t2, t3; /* TSM2/ISM2 tile sizes of B, C, A (004 §3.6.1) */
     int tcf;        /* ISM2 thread count factor (004 §5.2) */
+    /* roofkit's H100 extensions of TSM2 V3 / ISM2 opt. 1 (optional: 0 is the paper) */
+    int rows_per_thread; /* rpt: rows of A a thread multiplies by each value of B it reads
+                            from shared memory; 0 or 1: one */
+    int a_staged;        /* 1: A goes through a cp.async ring in shared memory (written
+                            and read once more); 0: straight into registers */
 };
 
 /* Bits of model_family_needs(): which struct model_params fields a family reads. */
@@ -678,8 +683,8 @@ int model_tune_nearest(double v, const long *values, int n);
  * flight: the direction §3.6.2's utilisation grows in, and a margin against the loaded DRAM
  * latency being longer than the unloaded one the model is given). On the H100's fp32
  * 10240x4x10240 the model predicts t3 = 8 and 16 alike (both saturate); rounding to the
- * nearest in log2 took 8 and cost 1.116x, the tie rule takes 16 (1.008). RK_OK, or RK_EUSAGE (bad arguments, or
- * no pair the model accepts: then the outputs are the lower neighbours).
+ * nearest in log2 took 8 and cost 1.116x, the tie rule takes 16 (1.008). RK_OK, or RK_EUSAGE (bad
+ * arguments, or no pair the model accepts: then the outputs are the lower neighbours).
  */
 int model_tune_map_tsm2(const struct model_gpu *gpu, const struct model_tsm2_problem *prob, int t2,
                         int t3, const long *t2s, int n2, const long *t3s, int n3,

@@ -13,6 +13,9 @@
  *   params_json_text     the JSON text of a parameter set
  *   suites_well_formed   every suite entry names kernels that exist and has shapes;
  *                        the tsm2 and ism2 suites hold the issue's shapes
+ *   cost_extensions      apipe and rpt reach the cost model: the cp.async ring adds
+ *                        shared traffic, rpt = 4 divides B's shared reads; apipe = 0
+ *                        and 2 (no ring) ignore rpt; DRAM counts do not change
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -172,12 +175,45 @@ static void suites_well_formed(void **state)
     assert_true(suite_has(kernels_suite_find("seeds"), 4096, 4096, 4096));
 }
 
+static void cost_extensions(void **state)
+{
+    (void)state;
+    const struct kernels_kernel *v3 = kernels_find("tsm2_v3"), *o1 = kernels_find("ism2_opt1");
+    assert_non_null(v3);
+    assert_non_null(o1);
+    const struct kernels_shape sh = {10240, 16, 10240};
+    /* t1, t2, t3, ksplit, apipe, rpt */
+    const long reg[KERNELS_MAX_PARAMS] = {256, 16, 8, 1, 0, 1};
+    const long ring1[KERNELS_MAX_PARAMS] = {256, 16, 8, 1, 1, 1};
+    const long ring4[KERNELS_MAX_PARAMS] = {256, 16, 8, 1, 1, 4};
+    const long reg4[KERNELS_MAX_PARAMS] = {256, 16, 8, 1, 0, 4};
+    struct model_cost c0, c1, c4, c04;
+    assert_int_equal(kernels_cost(v3, KERNELS_FP32, &sh, reg, &c0), RK_OK);
+    assert_int_equal(kernels_cost(v3, KERNELS_FP32, &sh, ring1, &c1), RK_OK);
+    assert_int_equal(kernels_cost(v3, KERNELS_FP32, &sh, ring4, &c4), RK_OK);
+    assert_int_equal(kernels_cost(v3, KERNELS_FP32, &sh, reg4, &c04), RK_OK);
+    const double a = 10240.0 * 10240 * 4; /* bytes of A, read once (t2 = n) */
+    assert_true(c1.bytes_shared == c0.bytes_shared + 2 * a);
+    assert_true(c4.bytes_shared == c1.bytes_shared - 16 * a * 3 / 4);
+    assert_true(c04.bytes_shared == c0.bytes_shared); /* rpt only with the ring */
+    assert_true(c0.bytes_dram == c4.bytes_dram && c0.bytes_dram_min == c4.bytes_dram_min);
+    /* ISM2 opt. 1, B whole in shared memory (apipe = 2): no ring of A */
+    const struct kernels_shape ish = {1000000, 16, 16};
+    const long rows[KERNELS_MAX_PARAMS] = {128, 16, 8, 2, 2, 1};
+    const long iring[KERNELS_MAX_PARAMS] = {128, 16, 8, 2, 1, 1};
+    struct model_cost r2, r1;
+    assert_int_equal(kernels_cost(o1, KERNELS_FP32, &ish, rows, &r2), RK_OK);
+    assert_int_equal(kernels_cost(o1, KERNELS_FP32, &ish, iring, &r1), RK_OK);
+    assert_true(r1.bytes_shared == r2.bytes_shared + 2 * 1000000.0 * 16 * 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_valid),    cmocka_unit_test(names_unique),
         cmocka_unit_test(match_prefix_glob), cmocka_unit_test(bad_params_refused),
         cmocka_unit_test(params_json_text),  cmocka_unit_test(suites_well_formed),
+        cmocka_unit_test(cost_extensions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

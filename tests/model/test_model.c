@@ -416,6 +416,17 @@ static void test_c4_cost_tsm2(void **state)
     const double compulsory = 8.0 * (20480.0 * 20480 + 20480.0 * 16 + 20480.0 * 16);
     assert_true(v0.bytes_dram_min == compulsory && v3.bytes_dram_min == compulsory &&
                 i1.bytes_dram_min == compulsory);
+    /* roofkit's extensions: four rows per thread divide the shared reads of B by four; a
+     * cp.async ring of A adds one shared store and one load per element of A */
+    struct model_cost v3r;
+    struct model_params pr = p;
+    pr.rows_per_thread = 4;
+    pr.a_staged = 1;
+    assert_int_equal(model_cost(MODEL_FAM_TSM2_V3, &s, &pr, &v3r), RK_OK);
+    const double a_elems = 20480.0 * 20480 * 4, b_elems = ceil(20480.0 / 128) * 20480 * 16;
+    assert_true(v3.bytes_shared == 8.0 * (a_elems * 4 + b_elems));
+    assert_true(v3r.bytes_shared == 8.0 * (a_elems * 4 / 4 + a_elems + b_elems + a_elems));
+    assert_true(v3r.bytes_dram == v3.bytes_dram && v3r.bytes_dram_min == v3.bytes_dram_min);
     /* ISM2 opt. 2 reloads its partial sums of C when k spans several tiles of B */
     assert_true(i2.bytes_dram_min == compulsory + 8.0 * 20480 * 16);
     /* With t2 = n, A is read once: V3 moves no more A than V1 */
