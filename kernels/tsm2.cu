@@ -388,7 +388,7 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
                 const long c0 = kbeg + (long)ig * T3;
                 const int valid = (int)min((long)T3, kend - c0); /* columns inside [kbeg, kend) */
                 T *dst = As + (int)(issued & (ASTAGES - 1)) * T3 * rb + tid * V;
-                if (V == 1 || (VEC_OK && pair_copy)) {
+                if (V == 1 || pair_copy) {
                     constexpr int BYTES = VEC_OK ? V * sizeof(T) : sizeof(T);
                     const T *src = A + min(row0, m - V) + c0 * m;
 #pragma unroll
@@ -754,33 +754,49 @@ template <typename T> tsm2_fn<T, true> pick_async(long t2, long t3, long v)
 
 template <typename T> using opt2_fn = void (*)(const T *, const T *, T *, long, long, long);
 
-#define RK_OPT2_ROW(T, T2)                                                                         \
+/* The 5 x 5 (t2, t3) instantiations of a kernel templated <T, T2, T3> (ISM2 opt. 2 and the
+ * B-whole opt. 1 kernel share the signature). */
+#define RK_T2T3_ROW(K, T, T2)                                                                      \
     {                                                                                              \
-        ism2_opt2_kernel<T, T2, 1>, ism2_opt2_kernel<T, T2, 2>, ism2_opt2_kernel<T, T2, 4>,        \
-            ism2_opt2_kernel<T, T2, 8>, ism2_opt2_kernel<T, T2, 16>                                \
+        K<T, T2, 1>, K<T, T2, 2>, K<T, T2, 4>, K<T, T2, 8>, K<T, T2, 16>                           \
+    }
+#define RK_T2T3_TABLE(K, T)                                                                        \
+    {                                                                                              \
+        RK_T2T3_ROW(K, T, 1), RK_T2T3_ROW(K, T, 2), RK_T2T3_ROW(K, T, 4), RK_T2T3_ROW(K, T, 8),    \
+            RK_T2T3_ROW(K, T, 16)                                                                  \
     }
 
 template <typename T> opt2_fn<T> pick_opt2(long t2, long t3)
 {
-    static const opt2_fn<T> table[5][5] = {RK_OPT2_ROW(T, 1), RK_OPT2_ROW(T, 2), RK_OPT2_ROW(T, 4),
-                                           RK_OPT2_ROW(T, 8), RK_OPT2_ROW(T, 16)};
+    static const opt2_fn<T> table[5][5] = RK_T2T3_TABLE(ism2_opt2_kernel, T);
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
-#define RK_ROWS_ROW(T, T2)                                                                         \
-    {                                                                                              \
-        ism2_rows_kernel<T, T2, 1>, ism2_rows_kernel<T, T2, 2>, ism2_rows_kernel<T, T2, 4>,        \
-            ism2_rows_kernel<T, T2, 8>, ism2_rows_kernel<T, T2, 16>                                \
-    }
-
 template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
 {
-    static const opt2_fn<T> table[5][5] = {RK_ROWS_ROW(T, 1), RK_ROWS_ROW(T, 2), RK_ROWS_ROW(T, 4),
-                                           RK_ROWS_ROW(T, 8), RK_ROWS_ROW(T, 16)};
+    static const opt2_fn<T> table[5][5] = RK_T2T3_TABLE(ism2_rows_kernel, T);
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
 enum variant { V2, V3, OPT1, OPT2 };
+
+/* A through the cp.async ring (apipe = 1: V3 and ISM2 opt. 1). */
+bool uses_ring(enum variant v, const long *p)
+{
+    return (v == V3 || v == OPT1) && p[P_APIPE] == 1;
+}
+
+/* ISM2 opt. 1 with B whole in shared memory (apipe = 2). */
+bool uses_rows(enum variant v, const long *p)
+{
+    return v == OPT1 && p[P_APIPE] == 2;
+}
+
+/* Rows of A per thread: rpt with the ring, else one. */
+long rows_per_thread(enum variant v, const long *p)
+{
+    return uses_ring(v, p) && p[P_RPT] > 1 ? p[P_RPT] : 1;
+}
 
 /* apipe = 2 (ISM2 opt. 1 only): B whole in shared memory, k rounded up to t3, n to t2. */
 size_t rows_smem(const struct kern_args *a, const long *p)
@@ -794,10 +810,10 @@ size_t rows_smem(const struct kern_args *a, const long *p)
 const void *variant_func(const struct kern_args *a, const long *p, enum variant v, size_t *smem)
 {
     const long t1 = p[P_T1], t2 = p[P_T2], t3 = p[P_T3];
-    const bool async = (v == V3 || v == OPT1) && p[P_APIPE] == 1;
+    const bool async = uses_ring(v, p);
     const size_t e = kern_elem(a->prec);
-    const long rpt = async && p[P_RPT] > 1 ? p[P_RPT] : 1;
-    if (v == OPT1 && p[P_APIPE] == 2) {
+    const long rpt = rows_per_thread(v, p);
+    if (uses_rows(v, p)) {
         *smem = rows_smem(a, p);
         return a->prec == KERNELS_FP64 ? (const void *)pick_rows<double>(t2, t3)
                                        : (const void *)pick_rows<float>(t2, t3);
@@ -834,9 +850,9 @@ long auto_t2(long n)
 }
 
 /* Rows of A per row tile: t1 threads times rows per thread (rpt, cp.async kernel only). */
-long tile_rows(const long *p, int has_rpt)
+long tile_rows(const long *p, enum variant v)
 {
-    return p[P_T1] * (has_rpt && p[P_APIPE] == 1 && p[P_RPT] > 1 ? p[P_RPT] : 1);
+    return p[P_T1] * rows_per_thread(v, p);
 }
 
 /*
@@ -864,9 +880,9 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         if (v == V3) /* n > 8: fp64, a ring of 16 columns leaves one block per SM; fp32 with
                         rpt = 4, the best of t3 = 4, 8, 16 on the three n = 16 shapes */
             p[P_T3] = wide ? 8 : 16;
-        else if (v == OPT1 && p[P_APIPE] == 2) /* groups of 8: within 3% of the best t3 on
-                                                * every ism2-suite shape, both precisions
-                                                * (sweep of 2026-11-25, docs/perf-notes.md) */
+        else if (uses_rows(v, p)) /* groups of 8: within 3% of the best t3 on
+                                   * every ism2-suite shape, both precisions
+                                   * (sweep of 2026-11-25, docs/perf-notes.md) */
             p[P_T3] = a->k <= 4 ? 4 : 8;
         else /* ISM2: a row's k <= 16 elements at once; fp64 at k > 8 in groups of 8 (the
               * roofkit tune sweeps of 2026-11-25 found t3 = 8 best at m = 1e5, 1e6 and 1e7,
@@ -874,7 +890,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 8 : 16;
     }
     if (v == V3 || v == OPT1) {
-        if (v == OPT1 && p[P_APIPE] == 2) {
+        if (uses_rows(v, p)) {
             if (p[P_RPT] > 1)
                 return kern_why(why, len, "rpt = %ld needs apipe = 1", p[P_RPT]);
         } else if (p[P_APIPE] != 0 && p[P_APIPE] != 1) {
@@ -906,7 +922,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         return kern_why(why, len, "t1 (%ld) must be a multiple of t3 (%ld)", t1, t3);
     if (a->m <= 0)
         return RK_OK; /* no shape yet: static checks only */
-    if (v == OPT1 && p[P_APIPE] == 2 && rows_smem(a, p) > (size_t)a->dev->smem_per_block_optin)
+    if (uses_rows(v, p) && rows_smem(a, p) > (size_t)a->dev->smem_per_block_optin)
         p[P_APIPE] = 1; /* B does not fit whole: the cp.async ring, stored as what ran */
 
     size_t smem;
@@ -935,7 +951,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     if (v == V2 || v == V3) {
         if (p[P_SPLIT] == 0) {
             /* The largest split that keeps every block resident at once. */
-            long gx = ceil_div(a->m, tile_rows(p, v == V3));
+            long gx = ceil_div(a->m, tile_rows(p, v));
             long want = resident / gx;
             long max_split = ceil_div(a->k, t1); /* at least one tile of B per block */
             if (want > max_split)
@@ -945,7 +961,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         long kchunk, nks;
         split_k(a, p, &kchunk, &nks);
         p[P_SPLIT] = nks; /* store what actually ran */
-    } else if (p[P_SPLIT] == 0 && v == OPT1 && p[P_APIPE] == 2) {
+    } else if (p[P_SPLIT] == 0 && uses_rows(v, p)) {
         /* tcf = 2 (two rows per thread, the second prefetched while the first is used)
          * once every SM has rows: at t1 = 128, t3 = 8 within 3% of the best tcf of 1..64
          * on all 12 ism2-suite shapes; tcf = 1 was up to 18% slower even at m = 1e5 (sweep of
@@ -955,7 +971,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         /* tcf: the fewest threads that still fill every SM in one wave, at most 16 rows
          * per thread (004 §5.2 leaves tcf to offline profiling; this rule was chosen
          * from a sweep of tcf = 1..300 on an H100). */
-        long tcf = ceil_div(a->m, resident * tile_rows(p, 1));
+        long tcf = ceil_div(a->m, resident * tile_rows(p, v));
         p[P_SPLIT] = tcf < 1 ? 1 : tcf > 16 ? 16 : tcf;
     }
     return RK_OK;
@@ -998,20 +1014,20 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     const long t1 = a->p[P_T1], t2 = a->p[P_T2], t3 = a->p[P_T3];
     size_t smem;
     const void *f = variant_func(a, a->p, v, &smem);
-    const bool async = (v == V3 || v == OPT1) && a->p[P_APIPE] == 1;
-    const bool rows = v == OPT1 && a->p[P_APIPE] == 2;
-    const long rpt = async && a->p[P_RPT] > 1 ? a->p[P_RPT] : 1;
+    const bool async = uses_ring(v, a->p);
+    const bool rows = uses_rows(v, a->p);
+    const long rpt = rows_per_thread(v, a->p);
     long gx, nks = 1, kchunk = a->k;
     void *ws = NULL;
     int rc;
 
     if (v == V2 || v == V3) {
-        gx = ceil_div(a->m, tile_rows(a->p, v == V3));
+        gx = ceil_div(a->m, tile_rows(a->p, v));
         split_k(a, a->p, &kchunk, &nks);
         if (nks > 1)
             ws = a->ws;
     } else {
-        gx = ceil_div(a->m, tile_rows(a->p, v == OPT1) * a->p[P_SPLIT]);
+        gx = ceil_div(a->m, tile_rows(a->p, v) * a->p[P_SPLIT]);
     }
     if (gx > 0x7fffffffL)
         return rk_error(RK_EUSAGE, "grid of %ld blocks is too large; raise t1 or tcf", gx);
