@@ -297,7 +297,7 @@ static void count_tsm2(enum model_kernel_family fam, const struct model_shape *s
          * (roofkit's rpt); the cp.async ring (a_staged) writes A to shared memory and
          * reads it back once */
         sh_loads = m * k * passes * p->t2 / (p->rows_per_thread > 1 ? p->rows_per_thread : 1);
-        if (p->a_staged && fam != MODEL_FAM_TSM2_V2) {
+        if (p->a_staged) {
             sh_loads += a;
             sh_stores += a;
         }
