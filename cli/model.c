@@ -810,11 +810,18 @@ static double bytes_in_flight_per_thread(const struct db_measurement *m)
     }
 }
 
-/* The SM resources, clock, DRAM bandwidth and DRAM latency of device d. */
+/*
+ * The SM resources, clock, DRAM bandwidth and DRAM latency of device d. The latency is
+ * what Little's law needs to decide whether the bytes in flight saturate DRAM: the
+ * loaded latency at the bandwidth knee (probe lat_dram_loaded) when it was measured,
+ * else the unloaded chase plateau, which understates it (docs/model.md "occupancy").
+ */
 static void occupancy_gpu(const struct dev_info *d, struct used *u, struct model_gpu *g)
 {
     memset(g, 0, sizeof *g);
-    u->c[U_MEM_LAT] = find_ceiling(d, "lat_chase_dram");
+    u->c[U_MEM_LAT] = find_ceiling(d, "lat_dram_loaded");
+    if (!u->c[U_MEM_LAT] || !(rk_ceiling_si(u->c[U_MEM_LAT]) > 0))
+        u->c[U_MEM_LAT] = find_ceiling(d, "lat_chase_dram");
     g->sms = d->dev.sm_count;
     g->regs_per_sm = d->dev.regs_per_sm;
     g->smem_per_sm = d->dev.smem_per_sm_bytes;

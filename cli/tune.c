@@ -197,8 +197,14 @@ static const struct db_ceiling *find_ceiling(const struct tune_dev *d, const cha
  * the same ceilings `roofkit model` gives the TSM2 model). RK_OK, RK_ENODATA (printed: no
  * database, no device, no probe capture, a ceiling missing) or RK_EDB.
  */
+/* Ceilings the tcf model uses beyond the TSM2 model's GPU (NaN: not measured). */
+struct tune_extra {
+    double bw_l2;          /* bw_l2_read [B/s] */
+    double mem_lat_loaded; /* lat_dram_loaded [cycles]: Little's law under load */
+};
+
 static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int prec,
-                    struct tune_dev *d, struct model_gpu *g, double *bw_l2)
+                    struct tune_dev *d, struct model_gpu *g, struct tune_extra *x)
 {
     struct db_device *devs = NULL;
     int ndev = 0, rc;
@@ -239,7 +245,8 @@ static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int pre
 
     rk_device_row(kd, NULL, &dv);
     rk_tsm2_gpu(&dv, d->ceil, d->nceil, d->pts, d->npts, e, g, used);
-    *bw_l2 = rk_ceiling_si(find_ceiling(d, "bw_l2_read"));
+    x->bw_l2 = rk_ceiling_si(find_ceiling(d, "bw_l2_read"));
+    x->mem_lat_loaded = rk_ceiling_si(find_ceiling(d, "lat_dram_loaded"));
 
     why = !isfinite(g->peak_flops)            ? peak
           : !isfinite(g->bandwidth)           ? "bw_dram_read"
@@ -622,8 +629,8 @@ static int by_time(const void *a, const void *b)
 /* The model's choices (step 6 of the header), measured when not in the sweep. */
 static int model_choices(struct kernels_session *s, struct db *db, int64_t capture,
                          const struct tune_opts *o, const struct kernels_tune_space *sp,
-                         const long *def, struct model_gpu *g, double bw_l2, struct tune_state *st,
-                         struct tune_result *t)
+                         const long *def, struct model_gpu *g, const struct tune_extra *x,
+                         struct tune_state *st, struct tune_result *t)
 {
     const struct kernels_kernel *k = o->kernel;
     const int i_t1 = kernels_param_index(k, "t1"), i_t2 = kernels_param_index(k, "t2"),
@@ -684,7 +691,12 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
                 if (st->rows[r].params[i_t3] == ch->want[i_t3] && st->rows[r].registers > 0)
                     like = &st->rows[r];
             memset(&in, 0, sizeof in);
-            in.gpu = g;
+            /* Little's law of the tcf model: the loaded DRAM latency when it was probed
+             * (the chase's unloaded plateau understates it; docs/model.md "tune") */
+            struct model_gpu gl = *g;
+            if (isfinite(x->mem_lat_loaded) && x->mem_lat_loaded > 0)
+                gl.mem_latency_cycles = x->mem_lat_loaded;
+            in.gpu = &gl;
             in.fam = k->cost_family;
             in.shape = (struct model_shape){o->shape.m, o->shape.n, o->shape.k, prob.elem_bytes};
             in.t1 = (int)resolved[i_t1];
@@ -694,7 +706,7 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
             in.stages = i_ap >= 0 && resolved[i_ap] == 1 ? 4 : 1; /* tsm2.cu's ASTAGES */
             in.regs_per_thread = like ? like->registers : 0;
             in.smem_per_block = like ? (double)like->smem : 0;
-            in.bw_l2 = bw_l2;
+            in.bw_l2 = x->bw_l2;
             const struct kernels_tune_axis *tcf_axis = &sp->axes[axis_of(sp, "tcf")];
             if (model_ism2_search_tcf(&in, tcf_axis->values[tcf_axis->n - 1], &ev) != RK_OK)
                 return rk_error(RK_EFAIL, "the tcf model refused %ldx%ldx%ld (t3 = %ld)",
@@ -746,7 +758,7 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     char why[200];
     char *note = NULL;
     size_t note_len = 0;
-    double bw_l2 = NAN;
+    struct tune_extra x = {NAN, NAN};
     int64_t capture = 0;
     long done = 0, total;
     int rc, row;
@@ -787,7 +799,7 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     /* The GPU first: no GPU, no database read or write. */
     rc = kernels_session_open(ctx->device, 0x726f6f6674756eULL, &s);
     if (rc == RK_OK)
-        rc = load_gpu(ctx, kernels_session_device(s), o.prec, &d, &g, &bw_l2);
+        rc = load_gpu(ctx, kernels_session_device(s), o.prec, &d, &g, &x);
     if (rc == RK_OK)
         rc = kernels_session_prepare(s, o.prec, &o.shape);
     if (rc == RK_OK && kernels_session_check(s, o.kernel, NULL, def, why, sizeof why) != RK_OK)
@@ -820,7 +832,7 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     if (rc == RK_OK && rk_interrupted)
         rc = RK_EINTR;
     if (rc == RK_OK)
-        rc = model_choices(s, ctx->db, capture, &o, &sp, def, &g, bw_l2, &st, &t);
+        rc = model_choices(s, ctx->db, capture, &o, &sp, def, &g, &x, &st, &t);
     if (rc == RK_EINTR) {
         db_capture_mark_interrupted(ctx->db, capture);
         rc = rk_error(RK_EINTR,

@@ -163,7 +163,7 @@ static int grid_for(const struct probes *s, int block)
     return s->dev.sm_count * (s->dev.max_threads_per_sm / block);
 }
 
-static int alloc_dram(struct probes *s)
+int pt_alloc_dram(struct probes *s)
 {
     if (s->dram[0])
         return RK_OK;
@@ -244,7 +244,7 @@ int pt_bw_dram(struct probes *s, int op, struct probes_output *out)
     struct dram_job j;
     struct probes_result *r;
 
-    if ((rc = alloc_dram(s)) != RK_OK)
+    if ((rc = pt_alloc_dram(s)) != RK_OK)
         return rc;
     memset(&j, 0, sizeof j);
     j.op = op;
@@ -531,7 +531,7 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
     double clk, per_sm;
     struct probes_result *r;
 
-    if ((rc = alloc_dram(s)) != RK_OK)
+    if ((rc = pt_alloc_dram(s)) != RK_OK)
         return rc;
     if (cudaMalloc(&d_sink, 2 * sizeof *d_sink) != cudaSuccess)
         return rk_error(RK_ECUDA, "cannot allocate the cache probe's checksum");
@@ -685,7 +685,7 @@ int pt_bw_host(struct probes *s, int dir, struct probes_output *out)
     uint32_t *d_sink = NULL, got = 0, want = pt_xor_range(0, bytes / 4);
     struct probes_result *r;
 
-    if ((rc = alloc_dram(s)) != RK_OK)
+    if ((rc = pt_alloc_dram(s)) != RK_OK)
         return rc;
     j.dev = s->dram[1];
     if (cudaMallocHost(&j.host, bytes) != cudaSuccess)

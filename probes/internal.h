@@ -138,6 +138,10 @@ int pt_lat_fma(struct probes *s, int arg, struct probes_output *out);
 int pt_peak_fma(struct probes *s, int arg, struct probes_output *out);
 int pt_peak_tensor(struct probes *s, int arg, struct probes_output *out);
 int pt_launch(struct probes *s, int arg, struct probes_output *out);
+int pt_lat_loaded(struct probes *s, int arg, struct probes_output *out);
+
+/* The DRAM probes' three buffers (>= 8x the L2, >= 1 GiB each), allocated once (bandwidth.cu). */
+int pt_alloc_dram(struct probes *s);
 
 /* Measures the SM clock with clock64 over %globaltimer for about `ms` (latency.cu). */
 int pt_measure_clock(struct probes *s, double ms, double *mhz /* OUT */);

@@ -22,6 +22,7 @@
  *           plateau is the one whose range holds 8x the L2 (the size the DRAM
  *           bandwidth probes use), else the last one past the L2
  */
+#include "common.h"
 #include "probes.h"
 
 #include <math.h>
@@ -114,4 +115,46 @@ int probes_find_plateaus(const struct probes_point *pts, int n, int64_t l2_bytes
     if (dram >= 0)
         out[dram].level = "dram";
     return k;
+}
+
+int probes_find_knee(const double *inflight_bytes, const double *bandwidth_bps, int n, double frac,
+                     struct probes_knee *out)
+{
+    int usable = 0;
+    if (!out)
+        return RK_EUSAGE;
+    memset(out, 0, sizeof *out);
+    out->index = -1;
+    if (!inflight_bytes || !bandwidth_bps || n < 2 || !(frac > 0.0 && frac <= 1.0))
+        return RK_EUSAGE;
+    out->latency_min_s = INFINITY;
+    for (int i = 0; i < n; i++) {
+        const double f = inflight_bytes[i], b = bandwidth_bps[i];
+        if (!(isfinite(f) && f > 0.0 && isfinite(b) && b > 0.0))
+            continue;
+        usable++;
+        if (b > out->peak_bps)
+            out->peak_bps = b;
+        if (f / b < out->latency_min_s)
+            out->latency_min_s = f / b;
+    }
+    if (usable < 2) {
+        memset(out, 0, sizeof *out);
+        out->index = -1;
+        return RK_EUSAGE;
+    }
+    /* the fewest bytes in flight that reach frac of the peak (ties: the faster point) */
+    for (int i = 0; i < n; i++) {
+        const double f = inflight_bytes[i], b = bandwidth_bps[i];
+        if (!(isfinite(f) && f > 0.0 && isfinite(b) && b > 0.0) || b < frac * out->peak_bps)
+            continue;
+        if (out->index < 0 || f < out->inflight_bytes ||
+            (f == out->inflight_bytes && b > out->bandwidth_bps)) {
+            out->index = i;
+            out->inflight_bytes = f;
+            out->bandwidth_bps = b;
+        }
+    }
+    out->latency_s = out->inflight_bytes / out->bandwidth_bps;
+    return RK_OK;
 }

@@ -180,6 +180,34 @@ struct probes_plateau {
 int probes_find_plateaus(const struct probes_point *pts, int n, int64_t l2_bytes, double tol,
                          struct probes_plateau *out /* OUT */, int max);
 
+/* ---- the loaded DRAM latency (plain C; unit-tested on synthetic curves) ---- */
+
+/*
+ * Where DRAM bandwidth stops growing with the bytes in flight (probe
+ * lat_dram_loaded). By Little's law a load's latency under load is bytes in flight /
+ * bandwidth; at the knee (the fewest bytes in flight that reach `frac` of the best
+ * bandwidth) it is the latency a kernel must cover to saturate DRAM, which the
+ * unloaded pointer chase underestimates (the queues are empty there).
+ */
+struct probes_knee {
+    int index;             /* of the knee point in the input */
+    double inflight_bytes; /* at the knee, GPU-wide [B] */
+    double bandwidth_bps;  /* at the knee [B/s] */
+    double peak_bps;       /* the best bandwidth of the curve [B/s] */
+    double latency_s;      /* inflight_bytes / bandwidth_bps at the knee [s] */
+    double latency_min_s;  /* the smallest inflight / bandwidth of the curve: the
+                              least-loaded latency it saw [s] */
+};
+
+/*
+ * Finds the knee of n points (inflight_bytes[i], bandwidth_bps[i]) in any order;
+ * frac in (0, 1]. Points with a non-finite or non-positive value are ignored.
+ * RK_OK, or RK_EUSAGE (out zeroed, index -1) with fewer than two usable points or a
+ * bad frac.
+ */
+int probes_find_knee(const double *inflight_bytes, const double *bandwidth_bps, int n, double frac,
+                     struct probes_knee *out /* OUT */);
+
 #ifdef __cplusplus
 }
 #endif

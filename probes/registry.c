@@ -56,6 +56,7 @@ static const struct pt_probe registry[] = {
     {{"bw_h2d", PROBES_BANDWIDTH, "host to device copy, pinned memory"}, NULL, pt_bw_host, PT_HOST_H2D},
     {{"bw_d2h", PROBES_BANDWIDTH, "device to host copy, pinned memory"}, NULL, pt_bw_host, PT_HOST_D2H},
     {{"lat_chase", PROBES_LATENCY, "pointer chase 4 KB..2 GB: curve and L1/L2/DRAM plateaus"}, NULL, pt_lat_chase, 0},
+    {{"lat_dram_loaded", PROBES_LATENCY, "DRAM read bandwidth against bytes in flight: latency under load (Little's law)"}, NULL, pt_lat_loaded, 0},
     {{"lat_shared", PROBES_LATENCY, "shared-memory latency, 32-bit index chase"}, NULL, pt_lat_shared, 0},
     {{"lat_fma_fp32", PROBES_LATENCY, "dependent FFMA latency"}, NULL, pt_lat_fma, PT_FP32},
     {{"lat_fma_fp64", PROBES_LATENCY, "dependent DFMA latency"}, NULL, pt_lat_fma, PT_FP64},

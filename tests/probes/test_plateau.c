@@ -11,6 +11,12 @@
  *   P5  a flat curve: one plateau, labelled l1, nothing else
  *   P6  degenerate input: fewer than 2 points, max 0, NULL: nothing found
  *   P7  the ns medians follow the cycles at the clock given
+ *   K1  probes_find_knee on a saturating curve bw = peak f / (f + peak L0): the knee is
+ *       the first point at >= 95% of the peak, its latency f / bw, the least-loaded
+ *       latency the first point's
+ *   K2  the same points shuffled give the same knee
+ *   K3  non-finite and non-positive points are ignored; fewer than two usable points,
+ *       NULL or a frac outside (0, 1] give RK_EUSAGE and index -1
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -182,6 +188,72 @@ static void p7_ns(void **state)
         assert_within(pl[i].ns, pl[i].cycles / 2.0, 1e-9);
 }
 
+/* A saturating curve: 3.2 TB/s peak, 0.5 us unloaded latency, 1 KB .. 64 MB in flight. */
+#define KNEE_N 17
+static void knee_curve(double *f, double *b)
+{
+    const double peak = 3.2e12, l0 = 0.5e-6;
+    for (int i = 0; i < KNEE_N; i++) {
+        f[i] = 1024.0 * pow(2.0, i);
+        b[i] = peak * f[i] / (f[i] + peak * l0);
+    }
+}
+
+static void k1_knee(void **state)
+{
+    (void)state;
+    double f[KNEE_N], b[KNEE_N];
+    struct probes_knee k;
+    knee_curve(f, b);
+    assert_int_equal(probes_find_knee(f, b, KNEE_N, 0.95, &k), 0);
+    /* bw >= 0.95 peak_seen first at f >= 19 peak l0 (= 30.4 MB against the true peak) */
+    int want = -1;
+    for (int i = 0; i < KNEE_N && want < 0; i++)
+        if (b[i] >= 0.95 * b[KNEE_N - 1])
+            want = i;
+    assert_int_equal(k.index, want);
+    assert_true(k.inflight_bytes == f[want] && k.bandwidth_bps == b[want]);
+    assert_true(k.peak_bps == b[KNEE_N - 1]);
+    assert_within(k.latency_s, f[want] / b[want], 1e-12);
+    assert_true(k.latency_s > 10 * 0.5e-6); /* loaded: far above the unloaded 0.5 us */
+    assert_within(k.latency_min_s, f[0] / b[0], 1e-12);
+    assert_within(k.latency_min_s, 0.5e-6, 0.01); /* the least-loaded point: ~l0 */
+}
+
+static void k2_knee_unordered(void **state)
+{
+    (void)state;
+    double f[KNEE_N], b[KNEE_N], fs[KNEE_N], bs[KNEE_N];
+    struct probes_knee k, ks;
+    knee_curve(f, b);
+    for (int i = 0; i < KNEE_N; i++) { /* a fixed permutation: 7 is coprime with 17 */
+        fs[i] = f[(7 * i) % KNEE_N];
+        bs[i] = b[(7 * i) % KNEE_N];
+    }
+    assert_int_equal(probes_find_knee(f, b, KNEE_N, 0.95, &k), 0);
+    assert_int_equal(probes_find_knee(fs, bs, KNEE_N, 0.95, &ks), 0);
+    assert_true(k.inflight_bytes == ks.inflight_bytes && k.latency_s == ks.latency_s);
+    assert_true(fs[ks.index] == k.inflight_bytes);
+}
+
+static void k3_knee_degenerate(void **state)
+{
+    (void)state;
+    double f[4] = {1e3, NAN, 4e3, 8e3}, b[4] = {1e9, 2e9, -1.0, 3e9};
+    struct probes_knee k;
+    /* usable: (1e3, 1e9) and (8e3, 3e9) */
+    assert_int_equal(probes_find_knee(f, b, 4, 0.95, &k), 0);
+    assert_int_equal(k.index, 3);
+    assert_true(k.peak_bps == 3e9);
+    b[3] = INFINITY; /* one usable point left */
+    assert_int_not_equal(probes_find_knee(f, b, 4, 0.95, &k), 0);
+    assert_int_equal(k.index, -1);
+    assert_int_not_equal(probes_find_knee(NULL, b, 4, 0.95, &k), 0);
+    assert_int_not_equal(probes_find_knee(f, b, 4, 0.0, &k), 0);
+    assert_int_not_equal(probes_find_knee(f, b, 4, 1.5, &k), 0);
+    assert_int_not_equal(probes_find_knee(f, b, 4, 0.95, NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +264,9 @@ int main(void)
         cmocka_unit_test(p5_flat),
         cmocka_unit_test(p6_degenerate),
         cmocka_unit_test(p7_ns),
+        cmocka_unit_test(k1_knee),
+        cmocka_unit_test(k2_knee_unordered),
+        cmocka_unit_test(k3_knee_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

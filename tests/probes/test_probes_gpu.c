@@ -13,7 +13,10 @@
  *   G3  bandwidth: DRAM in 100 GB/s..20 TB/s; L2 > DRAM; L1 and shared > L2;
  *       copy >= 0.9 x cudaMemcpy; host copies 1..200 GB/s
  *   G4  latency: >= 20 curve points up to >= 2 GB, sorted; plateaus l1 < l2 < dram
- *       with l1 in 10..100 cycles; shared 10..100 cycles; FMA latency 2..40 cycles
+ *       with l1 in 10..100 cycles; shared 10..100 cycles; FMA latency 2..40 cycles;
+ *       the loaded DRAM latency at least 0.8x the chase's DRAM plateau and under 20x
+ *       it (queues add to the unloaded latency, they do not remove any), its knee's
+ *       bandwidth within 0.6..1.2x the DRAM read ceiling
  *   G5  flops: CUDA-core FMA rates 50%..103% of SMs x lanes x 2 x clock; tensor bf16
  *       above the fp32 CUDA-core rate
  *   G6  launch: asynchronous 0.3..100 us per launch; the synchronous round trip
@@ -186,6 +189,14 @@ static void g4_latency(void **state)
     in_range("lat_fma_fp32", 2, 40);
     in_range("lat_fma_fp64", 2, 40);
     in_range("lat_fma_fp16", 2, 40);
+    in_range("lat_dram_loaded", 0.8 * val("lat_chase_dram"), 20 * val("lat_chase_dram"));
+    assert_true(val("lat_dram_loaded_ns") > 0);
+    const struct probes_result *ld = get("lat_dram_loaded");
+    assert_non_null(ld);
+    const char *kg = strstr(ld->params, "\"knee_gbps\":");
+    assert_non_null(kg);
+    const double knee_gbps = strtod(kg + strlen("\"knee_gbps\":"), NULL);
+    assert_true(knee_gbps > 0.6 * val("bw_dram_read") && knee_gbps < 1.2 * val("bw_dram_read"));
 }
 
 static void g5_flops(void **state)
