@@ -112,6 +112,15 @@ int rk_counters_end(void *arg);
  */
 void rk_counters_rows(const struct rk_counters *c, const struct db_metric **rows /* OUT */,
                       int *n /* OUT */);
+/*
+ * rk_counters_fill_launch: a library call (cuBLAS) has no launch configuration of its own in
+ * the harness (m's grid is 0); the counter launches just recorded it. Fills m's grid, block,
+ * registers and shared memory from the recorded launch that ran longest (gpu__time_duration;
+ * the GEMM rather than a split-k reduction after it) and returns 1; 0 (m untouched) when m
+ * has a grid already or nothing was recorded.
+ */
+struct db_measurement;
+int rk_counters_fill_launch(const struct rk_counters *c, struct db_measurement *m);
 /* At the end of a run: keeps in the capture's note how many of the `measured` stored
  * measurements have counters, and why the others have none. */
 void rk_counters_note(const struct rk_counters *c, struct db *db, int64_t capture, long measured);

@@ -1053,7 +1053,9 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
             u.c[U_LAUNCH] = find_ceiling(d, "launch_async");
             in.launch_s = rk_ceiling_si(u.c[U_LAUNCH]);
             if (blocks > 0 && threads > 0) {
-                /* the launch recorded with the measurement; library kernels have none */
+                /* the launch recorded with the measurement; a library call's (cuBLAS) is
+                 * its longest kernel, recorded by `roofkit run`'s counter launches
+                 * (rk_counters_fill_launch), and missing when it ran without counters */
                 occupancy_gpu(d, &u, &g);
                 launch = (struct model_launch){(double)blocks, threads,
                                                m->registers > 0 ? m->registers : 0,

@@ -493,6 +493,7 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
                 k->name, r.params_json, sh->m, sh->n, sh->k);
 
     rk_measurement_row(k, prec, sh, &r, have_cost ? &cost : NULL, &m);
+    rk_counters_fill_launch(o->counters, &m); /* cuBLAS: the launch CUPTI recorded */
     rc = db_insert_measurement(db, capture, &m, rows, nrows, NULL);
     if (rc != RK_OK)
         return rc;

@@ -336,6 +336,31 @@ void rk_counters_rows(const struct rk_counters *c, const struct db_metric **rows
     *n = c ? c->nrows : 0;
 }
 
+int rk_counters_fill_launch(const struct rk_counters *c, struct db_measurement *m)
+{
+    const struct collect_launch *best = NULL;
+    if (!c || !c->result || c->nrows == 0 || !m || m->grid[0] > 0)
+        return 0;
+    for (int i = 0; i < c->result->nlaunch; i++) {
+        const struct collect_launch *l = &c->result->launch[i];
+        if (!l->has_record || l->grid[0] == 0)
+            continue;
+        if (!best || (isfinite(l->duration_ns) &&
+                      (!isfinite(best->duration_ns) || l->duration_ns > best->duration_ns)))
+            best = l;
+    }
+    if (!best)
+        return 0;
+    for (int d = 0; d < 3; d++) {
+        m->grid[d] = (int)best->grid[d];
+        m->block[d] = (int)best->block[d];
+    }
+    m->registers = best->registers > 0 ? best->registers : best->registers_alloc;
+    m->smem_static = best->static_smem > 0 ? best->static_smem : 0;
+    m->smem_dynamic = best->dynamic_smem > 0 ? best->dynamic_smem : 0;
+    return 1;
+}
+
 static long without(const struct rk_counters *c, long measured)
 {
     return measured > c->with ? measured - c->with : 0;

@@ -19,6 +19,10 @@
  *       only its group's raw metrics; the joined values equal each group's (fake: 1000 c + the
  *       metric's place in its group); the note says 2 launches per measurement; a group whose
  *       launch differs (another kernel) leaves the measurement without counters
+ *   W5  a library call (grid 0 in the harness, as cuBLAS): rk_counters_fill_launch stores the
+ *       grid, block, registers and shared memory of the longest recorded launch (fake: grid =
+ *       correlation id, the larger id the longer); a kernel with its own grid keeps it; no
+ *       recorded launch leaves the measurement untouched
  *   F1  no counter permission (CUPTI 35), default set: timing row stored without metrics, one
  *       warning, no second session, capture note says why, exit status RK_OK
  *   F2  the same with a named list: rows stored, status RK_ECUPTI
@@ -108,6 +112,30 @@ static void store(struct fixture *f, const struct rk_counters *c, double median_
     m.launch_index = m.correlation_id = -1;
     rk_counters_rows(c, &rows, &n);
     assert_int_equal(db_insert_measurement(f->db, f->capture, &m, rows, n, NULL), RK_OK);
+}
+
+/* store() for a library call: grid 0 until rk_counters_fill_launch fills it. */
+static int store_library(struct fixture *f, const struct rk_counters *c)
+{
+    struct db_measurement m;
+    const struct db_metric *rows = NULL;
+    int n = 0, filled;
+    memset(&m, 0, sizeof m);
+    m.kernel = "cublas_sgemm";
+    m.family = "cublas";
+    m.precision = "fp32";
+    m.m = m.n = m.k = 512;
+    m.reps = 10;
+    m.time_min_ns = m.time_median_ns = m.time_max_ns = 100.0;
+    m.flops = m.bytes_dram = m.bytes_l2 = m.bytes_l1 = m.bytes_shared = NAN;
+    m.verified = 1;
+    m.cache_state = "cold";
+    m.source = "suite";
+    m.launch_index = m.correlation_id = -1;
+    rk_counters_rows(c, &rows, &n);
+    filled = rk_counters_fill_launch(c, &m);
+    assert_int_equal(db_insert_measurement(f->db, f->capture, &m, rows, n, NULL), RK_OK);
+    return filled;
 }
 
 /* The stored measurements of the fixture's capture (free with db_free_measurements). */
@@ -343,6 +371,50 @@ static void w4_pass_groups(void **state)
     rk_counters_free(c);
 }
 
+static void w5_library_launch(void **state)
+{
+    struct fixture *f = *state;
+    struct rk_counters *c = NULL;
+    const uint32_t corr[] = {2, 5};
+    int n = 0;
+    struct db_measurement own;
+
+    assert_int_equal(rk_counters_new(NULL, 0, &c), RK_OK);
+    /* nothing recorded yet: untouched */
+    memset(&own, 0, sizeof own);
+    assert_int_equal(rk_counters_fill_launch(c, &own), 0);
+    assert_int_equal(own.grid[0], 0);
+
+    /* the two launches of one library call, with their Activity records */
+    assert_int_equal(rk_counters_begin(c), RK_OK);
+    for (int i = 0; i < 2; i++) {
+        fake_launch(CTX, corr[i], "_Z10sgemm_128x128PfPKfS1_iii");
+        /* the second (correlation 5) runs 6x longer: the GEMM, not a reduction after it */
+        fake_record(corr[i], "_Z10sgemm_128x128PfPKfS1_iii", 10000 * i,
+                    10000 * i + (i ? 3000 : 500), 0);
+    }
+    assert_int_equal(rk_counters_end(c), RK_OK);
+    assert_int_equal(store_library(f, c), 1);
+    struct db_measurement_row *rows = stored(f, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].m.grid[0], 5); /* the longer launch */
+    assert_int_equal(rows[0].m.grid[1], 1);
+    assert_int_equal(rows[0].m.block[0], 256);
+    assert_int_equal(rows[0].m.registers, 32);
+    assert_int_equal(rows[0].m.smem_static, 1024);
+    assert_int_equal(rows[0].m.smem_dynamic, 2048);
+    db_free_measurements(rows, n);
+
+    /* a kernel with its own launch keeps it */
+    memset(&own, 0, sizeof own);
+    own.grid[0] = 80;
+    own.block[0] = 128;
+    assert_int_equal(rk_counters_fill_launch(c, &own), 0);
+    assert_int_equal(own.grid[0], 80);
+    assert_int_equal(own.block[0], 128);
+    rk_counters_free(c);
+}
+
 static void f1_no_permission_default(void **state)
 {
     struct fixture *f = *state;
@@ -459,6 +531,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(w2_named_list, setup, teardown),
         cmocka_unit_test_setup_teardown(w3_two_launches, setup, teardown),
         cmocka_unit_test_setup_teardown(w4_pass_groups, setup, teardown),
+        cmocka_unit_test_setup_teardown(w5_library_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(f1_no_permission_default, setup, teardown),
         cmocka_unit_test_setup_teardown(f2_no_permission_named, setup, teardown),
         cmocka_unit_test_setup_teardown(f3_other_profiler, setup, teardown),
