@@ -16,6 +16,9 @@
  *   G2  tsm2_v3 fp32 with the default set (no --metrics): every default alias stored, DRAM read
  *       = (mk + kn) 4 B within 5 %, the capture's note says how many have counters
  *   G3  --metrics none: the measurement is stored without metric rows
+ *   G4  cublas_sgemm 2048^3 with --metrics gpu_time: the stored launch is cuBLAS's kernel as
+ *       CUPTI recorded it (grid > 0, block 32..1024 threads, registers 1..255); with
+ *       --metrics none the row keeps grid 0 (nothing recorded)
  * Without a GPU (roofkit exits 4) each case is skipped.
  */
 #define _GNU_SOURCE
@@ -195,12 +198,46 @@ static void g3_none(void **state)
     db_close(db);
 }
 
+static void g4_cublas_launch(void **state)
+{
+    (void)state;
+    struct db *db = NULL;
+    int nrows = 0;
+    assert_int_equal(run_roofkit("--kernel cublas_sgemm --sizes 2048 --precision fp32 "
+                                 "--metrics gpu_time"),
+                     RK_OK);
+    struct db_measurement_row *rows = read_rows(&db, &nrows);
+    assert_int_equal(nrows, 1);
+    const struct db_measurement *m = &rows[0].m;
+    fprintf(stderr,
+            "cublas_sgemm 2048^3: grid %dx%dx%d block %dx%dx%d, %d registers, %d + %d B "
+            "shared\n",
+            m->grid[0], m->grid[1], m->grid[2], m->block[0], m->block[1], m->block[2], m->registers,
+            m->smem_static, m->smem_dynamic);
+    assert_true(m->grid[0] > 0 && m->grid[1] > 0 && m->grid[2] > 0);
+    const int threads = m->block[0] * m->block[1] * m->block[2];
+    assert_true(threads >= 32 && threads <= 1024);
+    assert_true(m->registers >= 1 && m->registers <= 255);
+    db_free_measurements(rows, nrows);
+    db_close(db);
+
+    assert_int_equal(
+        run_roofkit("--kernel cublas_sgemm --sizes 2048 --precision fp32 --metrics none"), RK_OK);
+    rows = read_rows(&db, &nrows);
+    assert_int_equal(nrows, 2); /* the same database: the row above, then this one */
+    assert_true(rows[0].m.grid[0] > 0);
+    assert_int_equal(rows[1].m.grid[0], 0);
+    db_free_measurements(rows, nrows);
+    db_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(g1_ism2_named, setup, teardown),
         cmocka_unit_test_setup_teardown(g2_tsm2_default, setup, teardown),
         cmocka_unit_test_setup_teardown(g3_none, setup, teardown),
+        cmocka_unit_test_setup_teardown(g4_cublas_launch, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
