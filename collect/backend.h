@@ -96,9 +96,10 @@ struct bk_ops {
     int (*trace_flush)(void); /* deliver all completed Activity records now */
     void (*trace_stop)(void);
 
-    /* Counters for one context: the range profiler, AutoRange + KernelReplay (UserReplay for a
-     * one-pass set without SASS-patched metrics: cupti_prof_enable). */
-    int (*prof_enable)(void *ctx, const char *const *raw, int n, int max_ranges,
+    /* Counters for one context: the range profiler, AutoRange. KernelReplay, or UserReplay
+     * when session.c allows it (user_replay_ok: no SASS-patched metric among raw) and the
+     * set is one pass: each Start..Stop is then that pass, with nothing replayed. */
+    int (*prof_enable)(void *ctx, const char *const *raw, int n, int max_ranges, int user_replay_ok,
                        void **prof /* OUT */, int *passes /* OUT */, char *chip, size_t chip_size);
     int (*prof_start)(void *prof);
     int (*prof_stop)(void *prof);

@@ -593,8 +593,8 @@ int support_code(const CUpti_Profiler_DeviceSupported_Params &s)
     return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-int cupti_prof_enable(void *ctx_, const char *const *raw, int n, int max_ranges, void **out,
-                      int *passes, char *chip, size_t chip_size)
+int cupti_prof_enable(void *ctx_, const char *const *raw, int n, int max_ranges, int user_replay_ok,
+                      void **out, int *passes, char *chip, size_t chip_size)
 {
     CUcontext ctx = (CUcontext)ctx_;
     struct prof *p = nullptr;
@@ -652,18 +652,7 @@ int cupti_prof_enable(void *ctx_, const char *const *raw, int n, int max_ranges,
     if ((rc = host_config(p->host, p->raw, n, &p->config, &p->config_size, passes)) !=
         CUPTI_SUCCESS)
         goto out;
-    {
-        /* A one-pass set of hardware counters needs no replay: under CUPTI_UserReplay each
-         * Start..Stop is that pass, and the range profiler's per-launch cost falls from ~41 ms
-         * to ~1.3 ms on the H100 (perf-notes "collect", tests/collect/diag/replay-mode-cost.sh).
-         * SASS-patched metrics (PerfWorks names with "sass") read 0 under it, so they keep
-         * kernel replay. ROOFKIT_CUPTI_REPLAY=kernel forces kernel replay (a diagnostic). */
-        const char *force = getenv("ROOFKIT_CUPTI_REPLAY");
-        int sass = 0;
-        for (int i = 0; i < n; i++)
-            sass |= strstr(raw[i], "sass") != nullptr;
-        p->user_replay = *passes == 1 && !sass && !(force && strcmp(force, "kernel") == 0);
-    }
+    p->user_replay = user_replay_ok && *passes == 1; /* session.c's decision (backend.h) */
     {
         auto en = PARAMS(CUpti_RangeProfiler_Enable_Params);
         en.ctx = ctx;

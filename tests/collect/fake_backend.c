@@ -74,10 +74,11 @@ static void f_trace_stop(void)
     fake.tracing = 0;
 }
 
-static int f_prof_enable(void *ctx, const char *const *raw, int n, int max_ranges, void **prof,
-                         int *passes, char *chip, size_t chip_size)
+static int f_prof_enable(void *ctx, const char *const *raw, int n, int max_ranges,
+                         int user_replay_ok, void **prof, int *passes, char *chip, size_t chip_size)
 {
     fake.enables++;
+    fake.user_replay_ok = user_replay_ok;
     snprintf(chip, chip_size, "GH100");
     int rc = fake.rc_enable;
     if (rc == BK_INVALID_METRIC_NAME && fake.unknown_raw) {

@@ -18,6 +18,7 @@ struct fake {
     int trace_starts, timing_only, tracing, flushes, enables, starts, stops, decodes, resets,
         disables, host_checks;
     int started, nraw, max_ranges;
+    int user_replay_ok; /* what the last prof_enable was allowed */
     void *prof_ctx;
     struct bk_hooks hooks;
     /* ranges of the open batch and of the last decoded one */

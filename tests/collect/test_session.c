@@ -30,6 +30,8 @@
  *   R4  collect_result_merge (run's one launch per pass group, in one process): values joined
  *       launch by launch; a launch whose name differs or has no partner loses has_counters;
  *       results of different plans are refused
+ *   R5  replay mode: the backend may use user replay for a set of hardware counters only; a
+ *       SASS-patched metric in the set, or ROOFKIT_CUPTI_REPLAY=kernel, keeps kernel replay
  *   R3  launches that differ between runs (a name, a missing launch) are counted unmatched
  *       and get none of the file's values; a missing or foreign file is RK_EIO
  */
@@ -558,6 +560,28 @@ static void test_context_destroy(void **state)
     collect_result_free(r);
 }
 
+/* R5 */
+static void test_replay_mode(void **state)
+{
+    (void)state;
+    struct collect_result *r = group_run("dram__bytes_write.sum", 1, NULL);
+    assert_int_equal(fake.user_replay_ok, 1);
+    collect_result_free(r);
+    static const char *sass[] = {"dram_read_bytes", "flop_count_sp"};
+    struct collect_options opt = {.metrics = sass, .nmetrics = 2};
+    fake_reset();
+    struct collect_session *s = begin(&opt);
+    fake_launch(CTX_A, 1, "_Z4copyv");
+    collect_result_free(end(s));
+    assert_int_equal(fake.enables, 1);
+    assert_int_equal(fake.user_replay_ok, 0);
+    setenv("ROOFKIT_CUPTI_REPLAY", "kernel", 1);
+    r = group_run("dram__bytes_write.sum", 1, NULL);
+    unsetenv("ROOFKIT_CUPTI_REPLAY");
+    assert_int_equal(fake.user_replay_ok, 0);
+    collect_result_free(r);
+}
+
 /* R4 */
 static void test_result_merge(void **state)
 {
@@ -617,6 +641,7 @@ int main(void)
         cmocka_unit_test_setup(test_replay_merge, setup),
         cmocka_unit_test_setup(test_replay_unmatched, setup),
         cmocka_unit_test_setup(test_result_merge, setup),
+        cmocka_unit_test_setup(test_replay_mode, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
