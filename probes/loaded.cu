@@ -17,9 +17,10 @@
  * flight: bytes in flight = SMs x threads x D x 16. The buffer is the DRAM probes'
  * (>= 8x the L2), read once per repetition, coalesced (step s, load d of thread g reads
  * element (s D + d) G + g of G threads). For each configuration the bandwidth is the
- * median of the repetitions; probes_find_knee() takes the fewest bytes in flight that
- * reach 95% of the best bandwidth, and the latency there, bytes / bandwidth, is the
- * ceiling (cycles at the SM clock seen, and ns). params keep every point.
+ * median of the repetitions; probes_find_knee() finds where the curve crosses 95% of
+ * the best bandwidth (interpolated between the sampled points), and the latency there,
+ * bytes in flight / bandwidth, is the ceiling (cycles at the SM clock seen, and ns).
+ * params keep every point.
  *
  * Verification: each thread XORs every word it read; the XOR over the grid equals the
  * closed form of the pattern's words over the range read (device.cuh), checked once
@@ -90,15 +91,14 @@ int enqueue_loaded(void *arg, cudaStream_t st)
 
 int pt_lat_loaded(struct probes *s, int arg, struct probes_output *out)
 {
-    static const int tps_full[] = {32, 64, 128, 256, 512, 1024, 2048},
-                     tps_quick[] = {32, 256, 2048};
-    static const int depth_full[] = {1, 2, 4, 8}, depth_quick[] = {1, 8};
-    const int *tps = s->quick ? tps_quick : tps_full, *depths = s->quick ? depth_quick : depth_full;
-    const int n_tps = s->quick ? 3 : 7, n_depth = s->quick ? 2 : 4, reps = s->quick ? 3 : 5;
+    /* --quick keeps every point (the whole sweep reads ~28 x 0.4 GB, ~0.1 s): with points
+     * 8x apart the crossing moved 8x between runs; it takes fewer repetitions instead. */
+    static const int tps[] = {32, 64, 128, 256, 512, 1024, 2048};
+    static const int depths[] = {1, 2, 4, 8};
+    const int n_tps = 7, n_depth = 4, reps = s->quick ? 3 : 5;
     enum { MAXPTS = 28 };
     double inflight[MAXPTS], bps[MAXPTS], ms[PT_MAX_REPS], knee_ms[PT_MAX_REPS];
     struct loaded_job cfg[MAXPTS];
-    long knee_bytes_read = 0;
     int n = 0, rc = RK_OK;
     uint32_t *d_xor = NULL;
     struct loaded_job j;
@@ -158,15 +158,17 @@ int pt_lat_loaded(struct probes *s, int arg, struct probes_output *out)
     }
     /* The knee configuration again, for its repetitions (min / median / max). */
     j = cfg[k.index];
-    knee_bytes_read = j.steps * j.depth * (long)j.grid * j.block * 16;
     if ((rc = pt_time(s, enqueue_loaded, &j, 1, reps, knee_ms)) != RK_OK)
         goto out;
     {
         const double hz = pt_clock_seen(s) * 1e6;
         double lo, med, hi;
         pt_stats(knee_ms, reps, &lo, &med, &hi);
-        /* latency = bytes in flight / bandwidth = inflight x time / bytes read */
-        const double scale = k.inflight_bytes / (double)knee_bytes_read * 1e-3; /* per ms */
+        /* The value is the sweep's interpolated crossing (probes_find_knee); the knee
+         * point's repetitions give its spread: min and max scale it by their ratio to
+         * their median (latency = bytes in flight x time / bytes read at that point). */
+        const double lat_lo = med > 0 ? k.latency_s * lo / med : k.latency_s;
+        const double lat_hi = med > 0 ? k.latency_s * hi / med : k.latency_s;
         for (int unit = 0; unit < 2; unit++) {
             const double f = unit == 0 ? hz : 1e9;
             r = pt_add_result(out, unit == 0 ? "lat_dram_loaded" : "lat_dram_loaded_ns");
@@ -177,20 +179,22 @@ int pt_lat_loaded(struct probes *s, int arg, struct probes_output *out)
             r->kind = "latency";
             r->level = "dram";
             r->unit = unit == 0 ? "cycles" : "ns";
-            r->value = k.latency_s * f; /* the sweep's knee */
-            r->min = lo * scale * f;
-            r->median = med * scale * f;
-            r->max = hi * scale * f;
+            r->value = r->median = k.latency_s * f;
+            r->min = lat_lo * f;
+            r->max = lat_hi * f;
             r->reps = reps;
             snprintf(r->method, sizeof r->method,
                      "DRAM read with D = 1..8 dependent-step loads of 16 B per thread, 32..2048 "
-                     "threads per SM; Little's law at the fewest bytes in flight reaching 95%% "
-                     "of the best bandwidth: latency = bytes in flight / bandwidth");
-            int len = snprintf(r->params, sizeof r->params,
-                               "{\"frac\":0.95,\"knee_inflight_bytes\":%.0f,\"knee_gbps\":%.1f,"
-                               "\"peak_gbps\":%.1f,\"least_loaded_ns\":%.1f,\"points\":[",
-                               k.inflight_bytes, k.bandwidth_bps / 1e9, k.peak_bps / 1e9,
-                               k.latency_min_s * 1e9);
+                     "threads per SM; Little's law where bandwidth crosses 95%% of the best "
+                     "(interpolated in log bytes in flight): latency = bytes in flight / "
+                     "bandwidth");
+            int len =
+                snprintf(r->params, sizeof r->params,
+                         "{\"frac\":0.95,\"crossing_bytes\":%.0f,\"knee_inflight_bytes\":%.0f,"
+                         "\"knee_gbps\":%.1f,"
+                         "\"peak_gbps\":%.1f,\"least_loaded_ns\":%.1f,\"points\":[",
+                         k.crossing_bytes, k.inflight_bytes, k.bandwidth_bps / 1e9,
+                         k.peak_bps / 1e9, k.latency_min_s * 1e9);
             for (int i = 0; i < n && len > 0 && len < (int)sizeof r->params - 32; i++)
                 len += snprintf(r->params + len, sizeof r->params - len, "%s[%.0f,%.1f]",
                                 i ? "," : "", inflight[i], bps[i] / 1e9);

@@ -185,16 +185,22 @@ int probes_find_plateaus(const struct probes_point *pts, int n, int64_t l2_bytes
 /*
  * Where DRAM bandwidth stops growing with the bytes in flight (probe
  * lat_dram_loaded). By Little's law a load's latency under load is bytes in flight /
- * bandwidth; at the knee (the fewest bytes in flight that reach `frac` of the best
- * bandwidth) it is the latency a kernel must cover to saturate DRAM, which the
- * unloaded pointer chase underestimates (the queues are empty there).
+ * bandwidth; where the curve crosses `frac` of the best bandwidth it is the latency a
+ * kernel must cover to saturate DRAM, which the unloaded pointer chase underestimates
+ * (the queues are empty there). The knee is the sampled point with the fewest bytes in
+ * flight that reaches frac; the crossing is interpolated between it and the best point
+ * below it (bandwidth linear in log bytes), because points a factor of two apart would
+ * otherwise move the latency by up to 2x.
  */
 struct probes_knee {
     int index;             /* of the knee point in the input */
     double inflight_bytes; /* at the knee, GPU-wide [B] */
     double bandwidth_bps;  /* at the knee [B/s] */
     double peak_bps;       /* the best bandwidth of the curve [B/s] */
-    double latency_s;      /* inflight_bytes / bandwidth_bps at the knee [s] */
+    double crossing_bytes; /* interpolated bytes in flight where bandwidth = frac x peak
+                              (inflight_bytes when no point lies below the knee) [B] */
+    double latency_s;      /* crossing_bytes / (frac x peak_bps); inflight_bytes /
+                              bandwidth_bps when no point lies below the knee [s] */
     double latency_min_s;  /* the smallest inflight / bandwidth of the curve: the
                               least-loaded latency it saw [s] */
 };

@@ -12,8 +12,11 @@
  *   P6  degenerate input: fewer than 2 points, max 0, NULL: nothing found
  *   P7  the ns medians follow the cycles at the clock given
  *   K1  probes_find_knee on a saturating curve bw = peak f / (f + peak L0): the knee is
- *       the first point at >= 95% of the peak, its latency f / bw, the least-loaded
- *       latency the first point's
+ *       the first point at >= 95% of the peak; the crossing lies between it and the point
+ *       below, within 10% of the curve's exact crossing, and the latency is the crossing
+ *       over 95% of the peak; the least-loaded latency is the first point's
+ *   K4  a knee whose neighbour below is just under 95% and one just over give latencies
+ *       within 5% of each other (sampled at factors of two, the knee point alone gives 2x)
  *   K2  the same points shuffled give the same knee
  *   K3  non-finite and non-positive points are ignored; fewer than two usable points,
  *       NULL or a frac outside (0, 1] give RK_EUSAGE and index -1
@@ -214,8 +217,13 @@ static void k1_knee(void **state)
     assert_int_equal(k.index, want);
     assert_true(k.inflight_bytes == f[want] && k.bandwidth_bps == b[want]);
     assert_true(k.peak_bps == b[KNEE_N - 1]);
-    assert_within(k.latency_s, f[want] / b[want], 1e-12);
-    assert_true(k.latency_s > 10 * 0.5e-6); /* loaded: far above the unloaded 0.5 us */
+    /* exact crossing of peak f / (f + peak l0) = 0.95 b_last */
+    const double peak = 3.2e12, l0 = 0.5e-6, target = 0.95 * b[KNEE_N - 1];
+    const double f_exact = target * peak * l0 / (peak - target);
+    assert_true(k.crossing_bytes > f[want - 1] && k.crossing_bytes <= f[want]);
+    assert_true(fabs(k.crossing_bytes / f_exact - 1.0) < 0.10);
+    assert_within(k.latency_s, k.crossing_bytes / target, 1e-15);
+    assert_true(k.latency_s > 10 * l0); /* loaded: far above the unloaded 0.5 us */
     assert_within(k.latency_min_s, f[0] / b[0], 1e-12);
     assert_within(k.latency_min_s, 0.5e-6, 0.01); /* the least-loaded point: ~l0 */
 }
@@ -234,6 +242,21 @@ static void k2_knee_unordered(void **state)
     assert_int_equal(probes_find_knee(fs, bs, KNEE_N, 0.95, &ks), 0);
     assert_true(k.inflight_bytes == ks.inflight_bytes && k.latency_s == ks.latency_s);
     assert_true(fs[ks.index] == k.inflight_bytes);
+}
+
+static void k4_knee_stable(void **state)
+{
+    (void)state;
+    /* 2, 4, 8 MB in flight; the 2 MB point at 94.9% or 95.1% of the 3.1 TB/s peak */
+    double f[3] = {2e6, 4e6, 8e6}, lo[3] = {0.949 * 3.1e12, 3.05e12, 3.1e12},
+           hi[3] = {0.951 * 3.1e12, 3.05e12, 3.1e12};
+    struct probes_knee a, c;
+    assert_int_equal(probes_find_knee(f, lo, 3, 0.95, &a), 0);
+    assert_int_equal(probes_find_knee(f, hi, 3, 0.95, &c), 0);
+    assert_int_equal(a.index, 1);
+    assert_int_equal(c.index, 0);
+    assert_true(fabs(a.latency_s / c.latency_s - 1.0) < 0.05);
+    assert_within(c.latency_s, 2e6 / hi[0], 1e-15); /* no point below the knee */
 }
 
 static void k3_knee_degenerate(void **state)
@@ -267,6 +290,7 @@ int main(void)
         cmocka_unit_test(k1_knee),
         cmocka_unit_test(k2_knee_unordered),
         cmocka_unit_test(k3_knee_degenerate),
+        cmocka_unit_test(k4_knee_stable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
