@@ -732,7 +732,7 @@ int model_ism2_tcf_evaluate(const struct model_ism2_tcf_in *in, long tcf,
                             struct model_ism2_tcf_eval *out /* OUT */);
 
 /* Every tcf in [1, tcf_max] (at most 10^6): the fastest, ties (1e-9 relative) to the
- * larger tcf. RK_OK or RK_EUSAGE. */
+ * smaller tcf (more threads). RK_OK or RK_EUSAGE. */
 int model_ism2_search_tcf(const struct model_ism2_tcf_in *in, long tcf_max,
                           struct model_ism2_tcf_eval *out /* OUT */);
 

@@ -220,8 +220,11 @@ int model_ism2_search_tcf(const struct model_ism2_tcf_in *in, long tcf_max,
     for (long tcf = 1; tcf <= tcf_max; tcf++) {
         if (model_ism2_tcf_evaluate(in, tcf, &e) != RK_OK)
             continue;
-        /* ascending tcf: "<=" within the tolerance moves a tie to the larger tcf */
-        if (!found || e.time_s <= out->time_s * (1 + 1e-9))
+        /* ascending tcf: a tie (within the tolerance) keeps the smaller tcf, i.e. more
+         * threads. The model counts DRAM bytes in flight, not instructions: with few warps
+         * per scheduler the ISM2 kernel is issue-latency-bound (ncu, docs/perf-notes.md
+         * "tune"), so among choices it predicts equal, more warps is the safe side. */
+        if (!found || e.time_s < out->time_s * (1 - 1e-9))
             *out = e;
         found = 1;
     }
