@@ -14,12 +14,13 @@
  *     once, when the session starts, and never again: every line the flush leaves
  *     is clean, and the dirty lines of the kernel before (C, split-k partial sums)
  *     are written back during the flush, not during the timed kernel that follows.
- *     An earlier flush wrote the buffer and then read it back; the read hit many of
- *     the lines just written, which stayed dirty: the counters of tsm2_v3 fp32
- *     10240x16x10240 saw 25 MB of DRAM writes where the kernel writes 9 MB, ~4% of
- *     its traffic charged to it (docs/perf-notes.md). Four sizes rather than two:
- *     with a replacement that is not LRU, a line survives n sizes of new lines with
- *     a probability of about e^-n (2% at four). Nothing of it is timed.
+ *     (An earlier flush wrote the buffer and then read it back, which could leave
+ *     lines it had just written dirty. On the H100 the two give the same times,
+ *     tsm2_v3 fp32 10240x16x10240 156.0 against 156.2 us, and the same DRAM writes in
+ *     the counters, so that risk was not what it cost; this one has no such risk at
+ *     the same cost.) Four sizes: with a replacement that is not LRU, a line survives
+ *     n sizes of new lines with a probability of about e^-n (2% at four). Nothing of
+ *     it is timed.
  */
 #include "common.h"
 #include "internal.h"

@@ -128,6 +128,22 @@ static void g1_all_ran(void **state)
             fail_msg("probe %s returned %d", probes_get(i)->name, RCS[i]);
 }
 
+/* A non-finite number as printf writes it ("nan", "-nan", "inf", "-inf") in the place of
+ * a JSON value (after ':', ',' or '['); a key such as "knee_inflight_bytes" is not one. */
+static int has_nonfinite(const char *json)
+{
+    for (const char *p = json; *p; p++) {
+        if (*p != ':' && *p != ',' && *p != '[')
+            continue;
+        const char *v = p + 1;
+        while (*v == ' ' || *v == '-')
+            v++;
+        if (!strncmp(v, "nan", 3) || !strncmp(v, "inf", 3))
+            return 1;
+    }
+    return 0;
+}
+
 static void g2_well_formed(void **state)
 {
     (void)state;
@@ -146,7 +162,7 @@ static void g2_well_formed(void **state)
         assert_true(r->method[0]);
         if (!(n >= 2 && r->params[0] == '{' && r->params[n - 1] == '}'))
             fail_msg("%s: params not a JSON object: %s", r->name, r->params);
-        if (strstr(r->params, "nan") || strstr(r->params, "inf"))
+        if (has_nonfinite(r->params))
             fail_msg("%s: params hold nan or inf: %s", r->name, r->params);
         if (!isnan(r->theoretical) && !(r->value <= 1.05 * r->theoretical))
             fail_msg("%s: %g above its theoretical %g", r->name, r->value, r->theoretical);
