@@ -162,6 +162,15 @@ void rk_tsm2_gpu(const struct db_device *dev, const struct db_ceiling *c, int nc
 const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, const char *name);
 /* A ceiling's value in SI units (B/s, FLOP/s, cycles, s); NaN for an unknown unit or a value
  * that is not finite and positive. */
+/*
+ * The DRAM curve of ceiling c (lat_dram_loaded: params "points" = [[bytes in flight,
+ * GB/s], ...]) as model_gpu's dram_curve: at most max points, bytes strictly ascending
+ * (the best bandwidth of equal byte counts), utilisation = the best bandwidth at or below
+ * those bytes over the curve's best. Returns the number of points; 0 when c is NULL or
+ * holds fewer than two usable points.
+ */
+enum { RK_DRAM_CURVE_MAX = 64 };
+int rk_dram_curve(const struct db_ceiling *c, double *bytes, double *util, int max);
 double rk_ceiling_si(const struct db_ceiling *c);
 
 int cmd_probe(int argc, char **argv, struct rk_ctx *ctx);

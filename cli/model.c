@@ -396,6 +396,8 @@ struct dev_info {
     int nceil;
     struct db_latency_point *pts;
     int npts;
+    double curve_bytes[RK_DRAM_CURVE_MAX], curve_util[RK_DRAM_CURVE_MAX]; /* lat_dram_loaded */
+    int ncurve;
 };
 
 struct devices {
@@ -452,8 +454,11 @@ static int devices_get(struct db *db, struct devices *ds, int64_t id, struct dev
         rc = db_query_ceilings(db, id, 0, &di->ceil, &di->nceil);
     if (rc == RK_OK)
         rc = db_query_latency_points(db, id, 0, &di->pts, &di->npts);
-    if (rc == RK_OK)
+    if (rc == RK_OK) {
+        di->ncurve = rk_dram_curve(rk_find_ceiling(di->ceil, di->nceil, "lat_dram_loaded"),
+                                   di->curve_bytes, di->curve_util, RK_DRAM_CURVE_MAX);
         *out = di;
+    }
     return rc;
 }
 
@@ -811,17 +816,22 @@ static double bytes_in_flight_per_thread(const struct db_measurement *m)
 }
 
 /*
- * The SM resources, clock, DRAM bandwidth and DRAM latency of device d. The latency is
- * what Little's law needs to decide whether the bytes in flight saturate DRAM: the
- * loaded latency at the bandwidth knee (probe lat_dram_loaded) when it was measured,
- * else the unloaded chase plateau, which understates it (docs/model.md "occupancy").
+ * The SM resources, clock, DRAM bandwidth and DRAM latency of device d, and the DRAM
+ * curve (bandwidth against bytes in flight, probe lat_dram_loaded) when it was measured:
+ * the utilisation a launch's bytes in flight reach is read off that curve, which holds
+ * both the unloaded latency of a few loads in flight and the queueing near full
+ * bandwidth; without it, Little's law at the unloaded chase plateau (docs/model.md
+ * "occupancy"). The chase latency also times the issue model's staging loads.
  */
 static void occupancy_gpu(const struct dev_info *d, struct used *u, struct model_gpu *g)
 {
     memset(g, 0, sizeof *g);
-    u->c[U_MEM_LAT] = find_ceiling(d, "lat_dram_loaded");
-    if (!u->c[U_MEM_LAT] || !(rk_ceiling_si(u->c[U_MEM_LAT]) > 0))
-        u->c[U_MEM_LAT] = find_ceiling(d, "lat_chase_dram");
+    u->c[U_MEM_LAT] = find_ceiling(d, "lat_chase_dram");
+    if (d->ncurve >= 2) {
+        g->dram_curve_bytes = d->curve_bytes;
+        g->dram_curve_util = d->curve_util;
+        g->dram_curve_n = d->ncurve;
+    }
     g->sms = d->dev.sm_count;
     g->regs_per_sm = d->dev.regs_per_sm;
     g->smem_per_sm = d->dev.smem_per_sm_bytes;

@@ -11,6 +11,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -130,6 +131,48 @@ void rk_tsm2_gpu(const struct db_device *dev, const struct db_ceiling *c, int nc
         g->mem_latency_cycles = pts[npts - 1].cycles;
     }
     g->comp_latency_cycles = rk_ceiling_si(used[RK_GPU_COMP_LAT]);
+}
+
+int rk_dram_curve(const struct db_ceiling *c, double *bytes, double *util, int max)
+{
+    const char *p = c && c->params ? strstr(c->params, "\"points\":[") : NULL;
+    int n = 0;
+    if (!p || !bytes || !util || max < 2)
+        return 0;
+    p += strlen("\"points\":[");
+    while (*p == '[' && n < max) { /* [bytes,GB/s] pairs, any order */
+        char *end;
+        const double f = strtod(p + 1, &end);
+        if (*end != ',')
+            return 0;
+        const double gbps = strtod(end + 1, &end);
+        if (*end != ']')
+            return 0;
+        p = end + 1 + (end[1] == ',');
+        if (!(isfinite(f) && f > 0 && isfinite(gbps) && gbps > 0))
+            continue;
+        int j = 0; /* sorted insert; equal byte counts keep the best bandwidth */
+        while (j < n && bytes[j] < f)
+            j++;
+        if (j < n && bytes[j] == f) {
+            util[j] = gbps > util[j] ? gbps : util[j];
+            continue;
+        }
+        memmove(bytes + j + 1, bytes + j, (size_t)(n - j) * sizeof *bytes);
+        memmove(util + j + 1, util + j, (size_t)(n - j) * sizeof *util);
+        bytes[j] = f;
+        util[j] = gbps;
+        n++;
+    }
+    if (n < 2)
+        return 0;
+    for (int i = 1; i < n; i++) /* more bytes in flight never lose bandwidth: running best */
+        util[i] = util[i] > util[i - 1] ? util[i] : util[i - 1];
+    const double best = util[n - 1];
+    for (int i = 0; i < n; i++)
+        util[i] /= best;
+    util[n - 1] = 1.0;
+    return n;
 }
 
 double rk_ceiling_si(const struct db_ceiling *c)

@@ -691,8 +691,12 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
                 if (st->rows[r].params[i_t3] == ch->want[i_t3] && st->rows[r].registers > 0)
                     like = &st->rows[r];
             memset(&in, 0, sizeof in);
-            /* Little's law of the tcf model: the loaded DRAM latency when it was probed
-             * (the chase's unloaded plateau understates it; docs/model.md "tune") */
+            /* Little's law of the tcf model: the loaded DRAM latency (probe
+             * lat_dram_loaded, where bandwidth crosses 95% of its best) when it was probed,
+             * else the chase's unloaded plateau, which understates it. Not the measured
+             * curve that `roofkit model` uses: every tcf the search compares sits near
+             * saturation, where the curve's 1% steps (run-to-run noise) would decide the
+             * choice; a clean saturated / not-saturated step does not (docs/model.md "tune") */
             struct model_gpu gl = *g;
             if (isfinite(x->mem_lat_loaded) && x->mem_lat_loaded > 0)
                 gl.mem_latency_cycles = x->mem_lat_loaded;

@@ -273,6 +273,13 @@ struct model_gpu {
     double regs_fixed;          /* C of §3.6.2: registers for "CUDA initial setup", found by
                                    offline profiling (numRegs of a compiled TSM2 kernel minus
                                    its (3t2+2t3)*elem_bytes/4); 0 when not profiled */
+    /* Optional (n = 0: absent), an extension: DRAM read bandwidth against GPU-wide bytes in
+     * flight as measured (probe lat_dram_loaded's points), n >= 2 strictly ascending byte
+     * counts and the utilisation there (bandwidth / the curve's best, non-decreasing, in
+     * (0, 1], the last 1). With it model_dram_util() reads the utilisation off the curve
+     * instead of Little's law with one latency; the caller keeps the arrays alive. */
+    const double *dram_curve_bytes, *dram_curve_util;
+    int dram_curve_n;
 };
 
 /* NULL if gpu is valid, else a static lowercase reason naming the field. */
@@ -467,6 +474,15 @@ int model_blocks_per_sm(const struct model_gpu *gpu, const struct model_launch *
 /* Little's law: min(1, bytes_in_flight / (bandwidth * latency_s)); NAN unless
  * bytes_in_flight >= 0 and bandwidth, latency_s > 0, all finite. */
 double model_little_util(double bytes_in_flight, double bandwidth, double latency_s);
+
+/*
+ * The fraction of gpu->bandwidth that bytes_in_flight (GPU-wide) sustain. With a measured
+ * curve (dram_curve_n >= 2): linear in log(bytes) between its points, proportional to the
+ * bytes below the first (Little's law at the least-loaded point's latency), 1 from the
+ * last on. Without one: model_little_util at mem_latency_cycles / clock_hz. NAN for
+ * invalid input.
+ */
+double model_dram_util(const struct model_gpu *gpu, double bytes_in_flight);
 
 /*
  * Fills *out for launch l on gpu (gpu->bandwidth, clock_hz, mem_latency_cycles for

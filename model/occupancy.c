@@ -57,6 +57,27 @@ double model_little_util(double bytes_in_flight, double bandwidth, double latenc
     return bytes_in_flight >= need ? 1.0 : bytes_in_flight / need;
 }
 
+double model_dram_util(const struct model_gpu *g, double f)
+{
+    const double *b, *u;
+    int n;
+    if (!g || !(isfinite(f) && f >= 0))
+        return NAN;
+    n = g->dram_curve_n;
+    b = g->dram_curve_bytes;
+    u = g->dram_curve_util;
+    if (n < 2 || !b || !u)
+        return model_little_util(f, g->bandwidth, g->mem_latency_cycles / g->clock_hz);
+    if (f <= b[0])
+        return u[0] * f / b[0];
+    for (int i = 1; i < n; i++)
+        if (f < b[i]) {
+            const double t = log(f / b[i - 1]) / log(b[i] / b[i - 1]);
+            return u[i - 1] + t * (u[i] - u[i - 1]);
+        }
+    return 1.0;
+}
+
 int model_occupancy(const struct model_gpu *gpu, const struct model_launch *l,
                     struct model_occupancy *out)
 {
@@ -80,8 +101,7 @@ int model_occupancy(const struct model_gpu *gpu, const struct model_launch *l,
     bif = l->bytes_in_flight_per_thread;
     if (isfinite(bif) && bif > 0) {
         out->bytes_in_flight = out->resident_threads * bif;
-        out->util = model_little_util(out->bytes_in_flight, gpu->bandwidth,
-                                      gpu->mem_latency_cycles / gpu->clock_hz);
+        out->util = model_dram_util(gpu, out->bytes_in_flight);
     } else {
         out->bytes_in_flight = NAN;
         out->util = 1.0;

@@ -67,6 +67,18 @@ const char *model_check_gpu(const struct model_gpu *g)
         return "compute latency must be positive";
     if (!isfinite(g->regs_fixed) || g->regs_fixed < 0)
         return "fixed registers (C) must not be negative";
+    if (g->dram_curve_n != 0) {
+        const double *b = g->dram_curve_bytes, *u = g->dram_curve_util;
+        const int n = g->dram_curve_n;
+        if (n < 2 || !b || !u)
+            return "the dram curve needs at least two points";
+        for (int i = 0; i < n; i++)
+            if (!(isfinite(b[i]) && b[i] > 0 && (i == 0 || b[i] > b[i - 1]) && u[i] > 0 &&
+                  u[i] <= 1 && (i == 0 || u[i] >= u[i - 1])))
+                return "the dram curve's bytes must ascend and its utilisation rise to 1";
+        if (u[n - 1] != 1.0)
+            return "the dram curve's last utilisation must be 1";
+    }
     return NULL;
 }
 

@@ -130,8 +130,7 @@ static double wave_time(const struct model_ism2_tcf_in *in, double blocks, doubl
 {
     const struct model_gpu *g = in->gpu;
     double active = blocks < g->sms ? blocks : g->sms;
-    double u = model_little_util(blocks * in->t1 * bif_thread, g->bandwidth,
-                                 g->mem_latency_cycles / g->clock_hz);
+    double u = model_dram_util(g, blocks * in->t1 * bif_thread);
     *util = u;
     if (!finite_pos(u))
         return INFINITY;

@@ -21,6 +21,9 @@
  *   T4  TSM2: each of HW_MAX, R_SM/R_thread, S_SM/S_thread binds somewhere  004 §3.6.2
  *   T5  TSM2: the field table names every required key; values match the struct
  *   S1  statistics: relative error, MAPE, median, percentile, geomean; inputs untouched
+ *   D1  measured DRAM curve: utilisation exact at its points, linear in log(bytes) between,
+ *       proportional below the first, 1 beyond the last; without a curve Little's law;
+ *       model_check_gpu refuses a curve that descends, exceeds 1 or ends below 1
  *   G   golden files tests/data/model-NNNN.txt, one case each (list below)
  *
  * Golden files (curl's tests/data style): one case per file, lines of
@@ -71,27 +74,38 @@ static const char *const golden_cases[] = {
 /* The K40c of 004 §4.1 with 000 §1's latencies (400 / 20 cycles). */
 static struct model_gpu gpu_k40c(void)
 {
-    struct model_gpu g = {1430e9, 288e9, 745e6, 15, 65536, 49152, 2048, 400, 20, 10};
+    struct model_gpu g = {1430e9, 288e9, 745e6, 15, 65536, 49152, 2048, 400, 20, 10, NULL, NULL, 0};
     return g;
 }
 
 static struct model_gpu gpu_m40(void)
 {
-    struct model_gpu g = {213e9, 288e9, 1114e6, 24, 65536, 98304, 2048, 400, 20, 0};
+    struct model_gpu g = {213e9, 288e9, 1114e6, 24, 65536, 98304, 2048, 400, 20, 0, NULL, NULL, 0};
     return g;
 }
 
 static struct model_gpu gpu_p100(void)
 {
-    struct model_gpu g = {4600e9, 720e9, 1328e6, 56, 65536, 65536, 2048, 400, 20, 0};
+    struct model_gpu g = {4600e9, 720e9, 1328e6, 56, 65536, 65536, 2048, 400, 20, 0, NULL, NULL, 0};
     return g;
 }
 
 /* H100 per shared/REFERENCE.md; peak for the precision, FMA latency assumed 4 cycles. */
 static struct model_gpu gpu_h100(int elem_bytes)
 {
-    struct model_gpu g = {
-        elem_bytes == 8 ? 33.4e12 : 66.9e12, 3.35e12, 1.98e9, 132, 65536, 233472, 2048, 661, 4, 16};
+    struct model_gpu g = {elem_bytes == 8 ? 33.4e12 : 66.9e12,
+                          3.35e12,
+                          1.98e9,
+                          132,
+                          65536,
+                          233472,
+                          2048,
+                          661,
+                          4,
+                          16,
+                          NULL,
+                          NULL,
+                          0};
     return g;
 }
 
@@ -925,6 +939,9 @@ static void golden_eval_tsm2(struct golden *g)
         in_num(g, "mem_latency", 1, 0),
         in_num(g, "comp_latency", 1, 0),
         in_num(g, "regs_fixed", 1, 0),
+        NULL,
+        NULL,
+        0,
     };
     struct model_tsm2_problem p = {
         (long)in_num(g, "m", 1, 0),         (long)in_num(g, "n", 1, 0), (long)in_num(g, "k", 1, 0),
@@ -1009,6 +1026,40 @@ static void golden_run(void **state)
     free(g);
 }
 
+static void test_d1_dram_curve(void **state)
+{
+    (void)state;
+    static const double b[3] = {1e6, 4e6, 16e6}, u[3] = {0.4, 0.9, 1.0};
+    static const double bad_u[3] = {0.4, 0.3, 1.0}, over[3] = {0.4, 1.2, 1.0},
+                        short_u[3] = {0.4, 0.9, 0.95};
+    struct model_gpu g = gpu_h100(4);
+    assert_null(model_check_gpu(&g));
+    /* no curve: Little's law at mem_latency_cycles */
+    const double need = g.bandwidth * g.mem_latency_cycles / g.clock_hz;
+    assert_true(fabs(model_dram_util(&g, need / 2) - 0.5) < 1e-12);
+    assert_true(model_dram_util(&g, 2 * need) == 1.0);
+    g.dram_curve_bytes = b;
+    g.dram_curve_util = u;
+    g.dram_curve_n = 3;
+    assert_null(model_check_gpu(&g));
+    for (int i = 0; i < 3; i++)
+        assert_true(fabs(model_dram_util(&g, b[i]) - u[i]) < 1e-12);
+    assert_true(fabs(model_dram_util(&g, 2e6) - 0.65) < 1e-12);  /* halfway in log2 */
+    assert_true(fabs(model_dram_util(&g, 0.5e6) - 0.2) < 1e-12); /* proportional below */
+    assert_true(model_dram_util(&g, 0.0) == 0.0);
+    assert_true(model_dram_util(&g, 1e9) == 1.0);
+    assert_true(isnan(model_dram_util(&g, NAN)) && isnan(model_dram_util(&g, -1.0)));
+    g.dram_curve_util = bad_u;
+    assert_non_null(model_check_gpu(&g));
+    g.dram_curve_util = over;
+    assert_non_null(model_check_gpu(&g));
+    g.dram_curve_util = short_u;
+    assert_non_null(model_check_gpu(&g));
+    g.dram_curve_util = u;
+    g.dram_curve_n = 1;
+    assert_non_null(model_check_gpu(&g));
+}
+
 int main(void)
 {
     struct CMUnitTest tests[32 + sizeof golden_cases / sizeof golden_cases[0]];
@@ -1028,6 +1079,7 @@ int main(void)
         cmocka_unit_test(test_t4_occupancy_limiters),
         cmocka_unit_test(test_t5_field_table),
         cmocka_unit_test(test_s1_stats),
+        cmocka_unit_test(test_d1_dram_curve),
     };
     for (size_t i = 0; i < sizeof unit / sizeof unit[0]; i++)
         tests[n++] = unit[i];

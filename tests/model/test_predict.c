@@ -137,7 +137,7 @@ static void test_p3_hierarchical(void **state)
 static void test_p4_tsm2(void **state)
 {
     (void)state;
-    struct model_gpu g = {25e12, 3e12, 1.98e9, 132, 65536, 233472, 2048, 780, 8, 0};
+    struct model_gpu g = {25e12, 3e12, 1.98e9, 132, 65536, 233472, 2048, 780, 8, 0, NULL, NULL, 0};
     struct model_tsm2_problem pr = {20480, 16, 20480, 8, 128, 16, 8};
     struct model_predict_in in;
     struct model_prediction p;
@@ -173,7 +173,7 @@ static void test_p5_missing(void **state)
     struct model_predict_in in = h100_in();
     struct model_prediction p;
     const char *why = NULL;
-    struct model_gpu g = {25e12, 3e12, 1.98e9, 132, 65536, 233472, 2048, 780, 8, 0};
+    struct model_gpu g = {25e12, 3e12, 1.98e9, 132, 65536, 233472, 2048, 780, 8, 0, NULL, NULL, 0};
     struct model_tsm2_problem pr = {20480, 4, 20480, 8, 128, 16, 8};
 
     in.flops = NAN;

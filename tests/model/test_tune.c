@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "model.h"
 
@@ -62,7 +63,8 @@ static void regret(void **state)
 /* An H100-like GPU: 132 SMs at 1.98 GHz, 3.2 TB/s, 800-cycle DRAM latency. */
 static struct model_gpu h100(void)
 {
-    struct model_gpu g = {0};
+    struct model_gpu g;
+    memset(&g, 0, sizeof g);
     g.peak_flops = 67e12;
     g.bandwidth = 3.2e12;
     g.clock_hz = 1.98e9;
