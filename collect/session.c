@@ -179,7 +179,12 @@ const char *collect_counter_advice(void)
 /* ------------------------------------------------------------------ bookkeeping */
 
 /* Launch configuration known from the launch call itself (driver parameters, ptxas's
- * registers). The Activity record, when it comes, confirms grid/block and adds timing. */
+ * registers). The Activity record, when it comes, adds timing and the allocation; it
+ * fills grid, block and dynamic shared memory only for a launch whose call did not give
+ * them: on the H100 with CUDA 13, under the default metric set (kernel replay), cuBLAS's
+ * kernels came back from it as grid 1x1x1, block 1x1x1, no shared memory, where the
+ * driver call said 1x160x33 x 64 threads and 16896 B (2026-11-25, `roofkit run
+ * --kernel cublas_sgemm` with and without `--metrics gpu_time`). */
 static void set_config(struct collect_session *s, long idx, const struct bk_launch *l)
 {
     if (idx < 0 || !l->has_config)
@@ -638,14 +643,16 @@ static void on_kernel(void *arg, const struct bk_kernel *k)
         struct collect_launch *p = &s->rec[idx].pub;
         if (!p->name && k->name)
             p->name = strdup(k->name);
-        memcpy(p->grid, k->grid, sizeof p->grid);
-        memcpy(p->block, k->block, sizeof p->block);
+        if (!s->rec[idx].has_config) {
+            memcpy(p->grid, k->grid, sizeof p->grid);
+            memcpy(p->block, k->block, sizeof p->block);
+            p->dynamic_smem = k->dynamic_smem;
+        }
         memcpy(p->cluster, k->cluster, sizeof p->cluster);
         p->registers_alloc = k->registers;
         if (!s->rec[idx].ptxas_regs)
             p->registers = k->registers;
         p->static_smem = k->static_smem;
-        p->dynamic_smem = k->dynamic_smem;
         p->local_mem = k->local_mem;
         p->start_ns = k->start;
         p->end_ns = k->end;

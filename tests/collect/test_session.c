@@ -10,7 +10,8 @@
  *   M1  Activity records arriving in any order attach to their launch by correlation id
  *   M2  a runtime launch with a nested driver launch is one launch; the driver call's context
  *       enables the profiler; a record with the driver's correlation id matches it; registers
- *       are ptxas's (from the driver call), the record's allocation is kept beside them
+ *       are ptxas's (from the driver call), the record's allocation is kept beside them;
+ *       grid, block and dynamic shared memory stay the driver call's
  *   M3  decode returns a different range count: no launch of the batch gets counters
  *   F1  --kernel regex, --launch-skip, --launch-count select the right launches
  *   F2  a bad regex is a usage error
@@ -321,6 +322,10 @@ static void test_nested_launch(void **state)
     assert_int_equal(r->launch[0].registers, 12);
     assert_int_equal(r->launch[0].registers_alloc, 32);
     assert_int_equal(r->launch[0].dynamic_smem, 2048);
+    /* grid and block: the driver call's (7 x 128), not the record's (grid.x = corr, 256) */
+    assert_int_equal(r->launch[0].grid[0], 7);
+    assert_int_equal(r->launch[0].block[0], 128);
+    assert_int_equal(r->launch[1].grid[0], 7);
     collect_result_free(r);
 }
 
