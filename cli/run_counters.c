@@ -336,6 +336,14 @@ void rk_counters_rows(const struct rk_counters *c, const struct db_metric **rows
     *n = c ? c->nrows : 0;
 }
 
+static double launch_threads(const struct collect_launch *l)
+{
+    return (double)l->grid[0] * l->grid[1] * l->grid[2] * l->block[0] * l->block[1] * l->block[2];
+}
+
+/* The library call's main kernel: the longest launch; when no duration is known (a named
+ * metric set without gpu_time, untimed records), the one with the most threads, so that a
+ * small kernel launched first (an initialisation, a reduction) is not taken for it. */
 int rk_counters_fill_launch(const struct rk_counters *c, struct db_measurement *m)
 {
     const struct collect_launch *best = NULL;
@@ -345,8 +353,10 @@ int rk_counters_fill_launch(const struct rk_counters *c, struct db_measurement *
         const struct collect_launch *l = &c->result->launch[i];
         if (!l->has_record || l->grid[0] == 0)
             continue;
-        if (!best || (isfinite(l->duration_ns) &&
-                      (!isfinite(best->duration_ns) || l->duration_ns > best->duration_ns)))
+        const int timed = isfinite(l->duration_ns),
+                  best_timed = best && isfinite(best->duration_ns);
+        if (!best || (timed && (!best_timed || l->duration_ns > best->duration_ns)) ||
+            (!timed && !best_timed && launch_threads(l) > launch_threads(best)))
             best = l;
     }
     if (!best)

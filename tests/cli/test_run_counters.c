@@ -23,6 +23,8 @@
  *       grid, block, registers and shared memory of the longest recorded launch (fake: grid =
  *       correlation id, the larger id the longer); a kernel with its own grid keeps it; no
  *       recorded launch leaves the measurement untouched
+ *   W6  the same when no duration is known (a named set without gpu_time, untimed records):
+ *       the launch with the most threads, not the first
  *   F1  no counter permission (CUPTI 35), default set: timing row stored without metrics, one
  *       warning, no second session, capture note says why, exit status RK_OK
  *   F2  the same with a named list: rows stored, status RK_ECUPTI
@@ -415,6 +417,28 @@ static void w5_library_launch(void **state)
     rk_counters_free(c);
 }
 
+static void w6_library_launch_untimed(void **state)
+{
+    struct fixture *f = *state;
+    struct rk_counters *c = NULL;
+    const uint32_t corr[] = {2, 5};
+    int n = 0;
+
+    assert_int_equal(rk_counters_new("dram_read_bytes", 0, &c), RK_OK);
+    assert_int_equal(rk_counters_begin(c), RK_OK);
+    for (int i = 0; i < 2; i++) { /* a smaller grid (2) first, then the bigger one (5) */
+        fake_launch(CTX, corr[i], "_Z10sgemm_128x128PfPKfS1_iii");
+        fake_record(corr[i], "_Z10sgemm_128x128PfPKfS1_iii", 0, 0, 0); /* untimed */
+    }
+    assert_int_equal(rk_counters_end(c), RK_OK);
+    assert_int_equal(store_library(f, c), 1);
+    struct db_measurement_row *rows = stored(f, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].m.grid[0], 5); /* the most threads */
+    db_free_measurements(rows, n);
+    rk_counters_free(c);
+}
+
 static void f1_no_permission_default(void **state)
 {
     struct fixture *f = *state;
@@ -532,6 +556,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(w3_two_launches, setup, teardown),
         cmocka_unit_test_setup_teardown(w4_pass_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(w5_library_launch, setup, teardown),
+        cmocka_unit_test_setup_teardown(w6_library_launch_untimed, setup, teardown),
         cmocka_unit_test_setup_teardown(f1_no_permission_default, setup, teardown),
         cmocka_unit_test_setup_teardown(f2_no_permission_named, setup, teardown),
         cmocka_unit_test_setup_teardown(f3_other_profiler, setup, teardown),
