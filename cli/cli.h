@@ -116,8 +116,9 @@ void rk_counters_rows(const struct rk_counters *c, const struct db_metric **rows
  * rk_counters_fill_launch: a library call (cuBLAS) has no launch configuration of its own in
  * the harness (m's grid is 0); the counter launches just recorded it. Fills m's grid, block,
  * registers and shared memory from the recorded launch that ran longest (gpu__time_duration;
- * the GEMM rather than a split-k reduction after it) and returns 1; 0 (m untouched) when m
- * has a grid already or nothing was recorded.
+ * the GEMM rather than a split-k reduction after it), or, when no duration is known, from the
+ * one with the most threads, and returns 1; 0 (m untouched) when m has a grid already or
+ * nothing was recorded.
  */
 struct db_measurement;
 int rk_counters_fill_launch(const struct rk_counters *c, struct db_measurement *m);
@@ -160,8 +161,6 @@ void rk_tsm2_gpu(const struct db_device *dev, const struct db_ceiling *c, int nc
                  const struct db_ceiling *used[RK_GPU_NUSED]);
 /* The ceiling called `name` among c[0..n), or NULL. */
 const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, const char *name);
-/* A ceiling's value in SI units (B/s, FLOP/s, cycles, s); NaN for an unknown unit or a value
- * that is not finite and positive. */
 /*
  * The DRAM curve of ceiling c (lat_dram_loaded: params "points" = [[bytes in flight,
  * GB/s], ...]) as model_gpu's dram_curve: at most max points, bytes strictly ascending
@@ -171,6 +170,8 @@ const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, cons
  */
 enum { RK_DRAM_CURVE_MAX = 64 };
 int rk_dram_curve(const struct db_ceiling *c, double *bytes, double *util, int max);
+/* A ceiling's value in SI units (B/s, FLOP/s, cycles, s); NaN for an unknown unit or a value
+ * that is not finite and positive. */
 double rk_ceiling_si(const struct db_ceiling *c);
 
 int cmd_probe(int argc, char **argv, struct rk_ctx *ctx);

@@ -192,17 +192,18 @@ static const struct db_ceiling *find_ceiling(const struct tune_dev *d, const cha
     return rk_find_ceiling(d->ceil, d->nceil, name);
 }
 
-/*
- * Loads the ceilings of the session's device and fills *g (docs/model.md "Which numbers":
- * the same ceilings `roofkit model` gives the TSM2 model). RK_OK, RK_ENODATA (printed: no
- * database, no device, no probe capture, a ceiling missing) or RK_EDB.
- */
 /* Ceilings the tcf model uses beyond the TSM2 model's GPU (NaN: not measured). */
 struct tune_extra {
     double bw_l2;          /* bw_l2_read [B/s] */
     double mem_lat_loaded; /* lat_dram_loaded [cycles]: Little's law under load */
 };
 
+/*
+ * Loads the ceilings of the session's device and fills *g (docs/model.md "Which numbers":
+ * the same ceilings `roofkit model` gives the TSM2 model). RK_OK, RK_ENODATA (printed: no
+ * database, no device, no probe capture, a ceiling missing) or RK_EDB. *x gets the
+ * ceilings beyond the TSM2 model's GPU that the tcf model uses.
+ */
 static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int prec,
                     struct tune_dev *d, struct model_gpu *g, struct tune_extra *x)
 {

@@ -66,7 +66,6 @@ static long env_long(const char *name)
     return v && *v && rk_parse_long(v, &x) == RK_OK && x > 0 ? x : 0;
 }
 
-/* Splits "a,b,c" into a malloc'd array; "none" gives n = -1. */
 /* Frees a list of split_metrics (n < 0: "none", nothing to free but the array). */
 static void free_names(char ***names, int n)
 {
@@ -76,6 +75,7 @@ static void free_names(char ***names, int n)
     *names = NULL;
 }
 
+/* Splits "a,b,c" into a malloc'd array; "none" gives n = -1. */
 static int split_metrics(const char *list, char ***out, int *n)
 {
     *out = NULL;

@@ -69,6 +69,21 @@ static inline size_t kern_elem(int prec)
     return prec == KERNELS_FP64 ? 8 : 4;
 }
 
+/*
+ * TSM2 V3 / ISM2 opt. 1 (the kernels with apipe and rpt): apipe = 1 runs A through the
+ * cp.async ring in shared memory, and only the ring puts rpt rows on a thread. tsm2.cu
+ * launches by this rule and registry.c gives it to the cost model (model_params a_staged,
+ * rows_per_thread), so that the two cannot drift apart.
+ */
+static inline int kern_tsm2_ring(long apipe)
+{
+    return apipe == 1;
+}
+static inline long kern_tsm2_rows(long apipe, long rpt)
+{
+    return kern_tsm2_ring(apipe) && rpt > 1 ? rpt : 1;
+}
+
 /* Formats a reason into why; returns RK_EUSAGE. */
 int kern_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -281,11 +281,10 @@ static void to_model(const struct kernels_kernel *k, int prec, const long *p,
         mp->t3 = (int)p[2];
         if (k->cost_family == MODEL_FAM_ISM2 || k->cost_family == MODEL_FAM_ISM2_OPT2)
             mp->tcf = (int)p[3];
-        { /* V3 and ISM2 opt. 1 (tsm2.cu): apipe = 1 stages A in shared memory, and only
-             there does rpt put several rows on a thread */
+        { /* V3 and ISM2 opt. 1 have apipe and rpt: tsm2.cu's rule (internal.h) */
             const int ia = kernels_param_index(k, "apipe"), ir = kernels_param_index(k, "rpt");
-            mp->a_staged = ia >= 0 && p[ia] == 1;
-            mp->rows_per_thread = mp->a_staged && ir >= 0 && p[ir] > 1 ? (int)p[ir] : 1;
+            mp->a_staged = ia >= 0 && kern_tsm2_ring(p[ia]);
+            mp->rows_per_thread = ia >= 0 && ir >= 0 ? (int)kern_tsm2_rows(p[ia], p[ir]) : 1;
         }
         break;
     default: /* naive, tsm2_v0, tsm2_v1, cublas: no parameters in the model */

@@ -176,8 +176,8 @@ __global__ void verify_kernel(const T *out, const double *ref, long n, double *s
 
 /*
  * Reads the flush buffer (written once, at session start) so that the L2 ends up
- * holding its clean lines. The store is never taken (`sentinel` is a run-time value the XOR cannot
- * reach in practice); it exists so the compiler cannot drop the loads.
+ * holding its clean lines. The store is never taken (`sentinel` is a run-time value the
+ * XOR cannot reach in practice); it exists so the compiler cannot drop the loads.
  */
 __global__ void flush_read_kernel(const uint4 *buf, long n, unsigned sentinel, unsigned *sink)
 {
@@ -437,8 +437,8 @@ int kernels_session_open(int ordinal, unsigned long long seed, struct kernels_se
     s->flush_bytes =
         round_up(4 * (size_t)(s->dev.l2_bytes > 0 ? s->dev.l2_bytes : 64 << 20), 1 << 20);
     TRY(cudaMalloc(&s->flush, s->flush_bytes));
-    TRY(cudaMemsetAsync(s->flush, 0x5a, s->flush_bytes,
-                        s->stream)); /* written once: see flush_l2 */
+    /* written once, never again: flush_l2 only reads it */
+    TRY(cudaMemsetAsync(s->flush, 0x5a, s->flush_bytes, s->stream));
     TRY(cudaMalloc((void **)&s->flush_sink, sizeof(unsigned)));
     TRY(cudaMalloc((void **)&s->stats, 4 * sizeof(double)));
 #undef TRY

@@ -783,7 +783,7 @@ enum variant { V2, V3, OPT1, OPT2 };
 /* A through the cp.async ring (apipe = 1: V3 and ISM2 opt. 1). */
 bool uses_ring(enum variant v, const long *p)
 {
-    return (v == V3 || v == OPT1) && p[P_APIPE] == 1;
+    return (v == V3 || v == OPT1) && kern_tsm2_ring(p[P_APIPE]);
 }
 
 /* ISM2 opt. 1 with B whole in shared memory (apipe = 2). */
@@ -795,7 +795,7 @@ bool uses_rows(enum variant v, const long *p)
 /* Rows of A per thread: rpt with the ring, else one. */
 long rows_per_thread(enum variant v, const long *p)
 {
-    return uses_ring(v, p) && p[P_RPT] > 1 ? p[P_RPT] : 1;
+    return v == V3 || v == OPT1 ? kern_tsm2_rows(p[P_APIPE], p[P_RPT]) : 1;
 }
 
 /* apipe = 2 (ISM2 opt. 1 only): B whole in shared memory, k rounded up to t3, n to t2. */

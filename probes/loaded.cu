@@ -95,8 +95,10 @@ int pt_lat_loaded(struct probes *s, int arg, struct probes_output *out)
      * 8x apart the crossing moved 8x between runs; it takes fewer repetitions instead. */
     static const int tps[] = {32, 64, 128, 256, 512, 1024, 2048};
     static const int depths[] = {1, 2, 4, 8};
-    const int n_tps = 7, n_depth = 4, reps = s->quick ? 3 : 5;
-    enum { MAXPTS = 28 };
+    const int n_tps = (int)(sizeof tps / sizeof *tps),
+              n_depth = (int)(sizeof depths / sizeof *depths);
+    const int reps = s->quick ? 3 : 5;
+    enum { MAXPTS = 7 * 4 }; /* tps x depths */
     double inflight[MAXPTS], bps[MAXPTS], ms[PT_MAX_REPS], knee_ms[PT_MAX_REPS];
     struct loaded_job cfg[MAXPTS];
     int n = 0, rc = RK_OK;

@@ -117,6 +117,12 @@ int probes_find_plateaus(const struct probes_point *pts, int n, int64_t l2_bytes
     return k;
 }
 
+/* A point of the knee's curve that counts: both coordinates finite and positive. */
+static int usable_point(double f, double b)
+{
+    return isfinite(f) && f > 0.0 && isfinite(b) && b > 0.0;
+}
+
 int probes_find_knee(const double *inflight_bytes, const double *bandwidth_bps, int n, double frac,
                      struct probes_knee *out)
 {
@@ -130,7 +136,7 @@ int probes_find_knee(const double *inflight_bytes, const double *bandwidth_bps, 
     out->latency_min_s = INFINITY;
     for (int i = 0; i < n; i++) {
         const double f = inflight_bytes[i], b = bandwidth_bps[i];
-        if (!(isfinite(f) && f > 0.0 && isfinite(b) && b > 0.0))
+        if (!usable_point(f, b))
             continue;
         usable++;
         if (b > out->peak_bps)
@@ -146,7 +152,7 @@ int probes_find_knee(const double *inflight_bytes, const double *bandwidth_bps, 
     /* the fewest bytes in flight that reach frac of the peak (ties: the faster point) */
     for (int i = 0; i < n; i++) {
         const double f = inflight_bytes[i], b = bandwidth_bps[i];
-        if (!(isfinite(f) && f > 0.0 && isfinite(b) && b > 0.0) || b < frac * out->peak_bps)
+        if (!usable_point(f, b) || b < frac * out->peak_bps)
             continue;
         if (out->index < 0 || f < out->inflight_bytes ||
             (f == out->inflight_bytes && b > out->bandwidth_bps)) {
@@ -167,7 +173,7 @@ int probes_find_knee(const double *inflight_bytes, const double *bandwidth_bps, 
     double f_lo = 0.0, b_lo = 0.0;
     for (int i = 0; i < n; i++) {
         const double f = inflight_bytes[i], b = bandwidth_bps[i];
-        if (!(isfinite(f) && f > 0.0 && isfinite(b) && b > 0.0) || f >= out->inflight_bytes)
+        if (!usable_point(f, b) || f >= out->inflight_bytes)
             continue;
         if (f > f_lo || (f == f_lo && b > b_lo)) {
             f_lo = f;

@@ -93,19 +93,16 @@ static struct model_gpu gpu_p100(void)
 /* H100 per shared/REFERENCE.md; peak for the precision, FMA latency assumed 4 cycles. */
 static struct model_gpu gpu_h100(int elem_bytes)
 {
-    struct model_gpu g = {elem_bytes == 8 ? 33.4e12 : 66.9e12,
-                          3.35e12,
-                          1.98e9,
-                          132,
-                          65536,
-                          233472,
-                          2048,
-                          661,
-                          4,
-                          16,
-                          NULL,
-                          NULL,
-                          0};
+    struct model_gpu g = {.peak_flops = elem_bytes == 8 ? 33.4e12 : 66.9e12,
+                          .bandwidth = 3.35e12,
+                          .clock_hz = 1.98e9,
+                          .sms = 132,
+                          .regs_per_sm = 65536,
+                          .smem_per_sm = 233472,
+                          .max_threads_per_sm = 2048,
+                          .mem_latency_cycles = 661,
+                          .comp_latency_cycles = 4,
+                          .regs_fixed = 16};
     return g;
 }
 
