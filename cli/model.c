@@ -573,6 +573,16 @@ static int elem_bytes_of(const char *precision)
     return 0;
 }
 
+/* The measurement's stored parameters in registry order; RK_ENODATA when one is missing. */
+static int registry_params(const struct kernels_kernel *k, const struct db_measurement *m,
+                           long *p /* OUT: KERNELS_MAX_PARAMS */)
+{
+    for (int i = 0; i < k->n_params; i++)
+        if (!m->params || json_long(m->params, k->params[i].name, &p[i]) != RK_OK)
+            return RK_ENODATA;
+    return RK_OK;
+}
+
 /*
  * The counts of a registry kernel (model_cost), recomputed from its shape and stored
  * parameters, so that a correction in model/cost.c reaches measurements stored before
@@ -586,9 +596,8 @@ static int registry_cost(const struct db_measurement *m, struct model_cost *cost
     int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
     if (!k || prec < 0 || m->m <= 0 || m->n <= 0 || m->k <= 0)
         return RK_ENODATA;
-    for (int i = 0; i < k->n_params; i++)
-        if (!m->params || json_long(m->params, k->params[i].name, &p[i]) != RK_OK)
-            return RK_ENODATA;
+    if (registry_params(k, m, p) != RK_OK)
+        return RK_ENODATA;
     return kernels_cost(k, prec, &sh, p, cost) == RK_OK ? RK_OK : RK_ENODATA;
 }
 
@@ -789,15 +798,21 @@ static double metric_value(const struct db_measurement_row *row, const char *nam
 /*
  * Bytes one thread of a TSM2/ISM2 kernel keeps in flight (docs/model.md
  * "occupancy"): V2, V3 and ISM2 fetch t3 elements of A before they use them (004
- * §3.5, the t3 of §3.6.2's Concurrent_mem), V0 and V1 one element at a time. NaN for
- * every other kernel: not modelled, no derating.
+ * §3.5, the t3 of §3.6.2's Concurrent_mem), V0 and V1 one element at a time. Through
+ * the cp.async ring (a_staged) a thread has KERNELS_TSM2_RING_STAGES groups of t3 x rpt
+ * elements in flight while it waits for the oldest, fewer when its block streams fewer
+ * groups (its k chunk / t3 per row tile, times the row tiles it takes). NaN for every
+ * other kernel: not modelled, no derating.
  */
 static double bytes_in_flight_per_thread(const struct db_measurement *m)
 {
     const struct kernels_kernel *k = registry_kernel(m);
     int e = elem_bytes_of(m->precision);
-    long t3 = 0;
-    if (!k || e <= 0)
+    int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
+    long p[KERNELS_MAX_PARAMS];
+    struct model_params mp;
+    double kchunk, tiles, groups, t3;
+    if (!k || e <= 0 || prec < 0 || m->m <= 0 || m->k <= 0)
         return NAN;
     switch (k->cost_family) {
     case MODEL_FAM_TSM2_V0:
@@ -807,9 +822,19 @@ static double bytes_in_flight_per_thread(const struct db_measurement *m)
     case MODEL_FAM_TSM2_V3:
     case MODEL_FAM_ISM2:
     case MODEL_FAM_ISM2_OPT2:
-        if (!m->params || json_long(m->params, "t3", &t3) != RK_OK || t3 < 1)
+        if (registry_params(k, m, p) != RK_OK)
             return NAN;
-        return (double)(t3 < m->k ? t3 : m->k) * e;
+        kernels_model_params(k, prec, p, &mp);
+        if (mp.t3 < 1)
+            return NAN;
+        kchunk = m->grid[1] > 0 ? ceil((double)m->k / m->grid[1]) : (double)m->k;
+        t3 = mp.t3 < kchunk ? mp.t3 : kchunk;
+        if (!mp.a_staged || mp.t1 < 1 || m->grid[0] < 1)
+            return t3 * e;
+        tiles = ceil(ceil((double)m->m / ((double)mp.t1 * mp.rows_per_thread)) / m->grid[0]);
+        groups = ceil(kchunk / mp.t3) * tiles;
+        return (groups < KERNELS_TSM2_RING_STAGES ? groups : KERNELS_TSM2_RING_STAGES) * t3 *
+               mp.rows_per_thread * e;
     default:
         return NAN;
     }

@@ -708,7 +708,7 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
             in.t2 = (int)resolved[i_t2];
             in.t3 = (int)resolved[i_t3];
             in.rows_per_thread = i_rpt >= 0 && resolved[i_rpt] > 0 ? (int)resolved[i_rpt] : 1;
-            in.stages = i_ap >= 0 && resolved[i_ap] == 1 ? 4 : 1; /* tsm2.cu's ASTAGES */
+            in.stages = i_ap >= 0 && resolved[i_ap] == 1 ? KERNELS_TSM2_RING_STAGES : 1;
             in.regs_per_thread = like ? like->registers : 0;
             in.smem_per_block = like ? (double)like->smem : 0;
             in.bw_l2 = x->bw_l2;

@@ -127,6 +127,21 @@ int kernels_check(const struct kernels_kernel *k, int prec, const long *params, 
                   size_t why_len);
 
 /*
+ * The kernel's parameters (resolved values) as the model's struct model_params: what
+ * kernels_cost() passes to model_cost(). Fields the family does not read stay 0.
+ */
+void kernels_model_params(const struct kernels_kernel *k, int prec, const long *params,
+                          struct model_params *mp /* OUT */);
+
+/*
+ * Depth of the cp.async ring through which TSM2 V3 and ISM2 opt. 1 stream A when
+ * apipe = 1 (kernels/tsm2.cu): a thread's copies of this many groups of t3 x rpt
+ * elements are in flight while it waits for the oldest. The model's Little's law
+ * (cli/model.c, cli/tune.c) takes its bytes in flight from it.
+ */
+#define KERNELS_TSM2_RING_STAGES 4
+
+/*
  * Analytic flops and bytes of one launch, from model_cost() for the kernel's
  * cost_family, with the kernel's parameters (resolved values, as in
  * kernels_result.params) translated to struct model_params. RK_OK or RK_EUSAGE

@@ -8,7 +8,7 @@
  *
  * Adding a kernel: write its kern_ops in a .cu file (internal.h lists them), add
  * an entry here and, when its parameters are not those of an existing family, a
- * case in to_model(); the GPU test (tests/kernels/) picks it up from the table.
+ * case in kernels_model_params(); the GPU test (tests/kernels/) picks it up from the table.
  */
 #include "common.h"
 #include "internal.h"
@@ -238,8 +238,8 @@ void kernels_params_json(const struct kernels_kernel *k, const long *params, cha
 }
 
 /* The kernel's parameters as struct model_params (model.h) for its cost family. */
-static void to_model(const struct kernels_kernel *k, int prec, const long *p,
-                     struct model_params *mp)
+void kernels_model_params(const struct kernels_kernel *k, int prec, const long *p,
+                          struct model_params *mp)
 {
     memset(mp, 0, sizeof *mp);
     switch (k->cost_family) {
@@ -297,7 +297,7 @@ int kernels_cost(const struct kernels_kernel *k, int prec, const struct kernels_
 {
     struct model_params mp;
     struct model_shape ms = {shape->m, shape->n, shape->k, (int)kern_elem(prec)};
-    to_model(k, prec, params, &mp);
+    kernels_model_params(k, prec, params, &mp);
     return model_cost(k->cost_family, &ms, &mp, out);
 }
 

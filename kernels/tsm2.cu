@@ -309,7 +309,7 @@ __global__ void __maxnreg__((tsm2_regs<T, T2, T3>()))
  * stream of groups runs across row tiles (ISM2 Alg. 6), so with k = 8 or 16 the
  * pipeline stays full from one row to the next.
  */
-constexpr int ASTAGES = 4;
+constexpr int ASTAGES = KERNELS_TSM2_RING_STAGES;
 
 template <int BYTES>
 __device__ __forceinline__ void cp_async_elem(void *smem, const void *gmem, bool valid)
