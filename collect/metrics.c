@@ -72,6 +72,8 @@ static const struct collect_metric aliases[] = {
         "tensor operations with fp8 inputs"),
     ONE("tensor_ops_fp64", "flop", 1, "sm__ops_path_tensor_src_fp64.sum",
         "tensor operations with fp64 inputs"),
+    ONE("inst_executed", "instruction", 1, "smsp__sass_inst_executed.sum",
+        "warp instructions executed (SASS-patched count: exact, clock-independent)"),
     ONE("gpu_time", "nanosecond", 1, "gpu__time_duration.sum",
         "kernel duration under the profiler (clocks not locked)"),
     ONE("sm_clock", "cycle/second", 1, "sm__cycles_elapsed.avg.per_second",
@@ -152,7 +154,6 @@ static const struct collect_metric aliases[] = {
         "FP64 rate / peak"),
     ONE("ipc", "instruction/cycle", 0, "smsp__inst_executed.avg.per_cycle_active",
         "warp instructions per active cycle, per SM sub-partition"),
-    ONE("inst_executed", "instruction", 0, "smsp__inst_executed.sum", "warp instructions executed"),
     ONE("sm_efficiency", "percent", 0, "smsp__cycles_active.avg.pct_of_peak_sustained_elapsed",
         "cycles with at least one warp active / elapsed"),
 };
@@ -191,6 +192,7 @@ static const struct {
     {"tensor_ops_fp64", "exact: 2mnk of a cuBLASLt fp64 GEMM (K7)"},
     {"tensor_ops_int8", "exact: 2mnk of a cuBLASLt int8 GEMM (K7)"},
     {"tensor_ops_fp8", "exact: 2mnk of a cuBLASLt fp8 (e4m3) GEMM (K7)"},
+    {"inst_executed", "FMA loop: FFMA warp instructions + loop control (K2)"},
     {"gpu_time", "ncu +-1.8% (clocks unlocked in both)"},
     {"sm_clock", "ncu +-1.0%"},
 };

@@ -6,7 +6,10 @@
  *   K1  a copy kernel of 4 GiB: dram_read_bytes + dram_write_bytes = 2 x size within 1 %
  *       (the size is 80x L2, so what stays dirty in L2 at the end is under 1 %)
  *   K2  an FP32 FMA loop: FFMA count and flop_count_sp exact (2 x iterations x threads), no
- *       FADD/FMUL; the kernel's side effects are the same as without replay
+ *       FADD/FMUL; the kernel's side effects are the same as without replay; inst_executed
+ *       (warp instructions) between the warp FFMAs and 1.25 x them plus 64 a warp (the loop is
+ *       unrolled 16 times: at most 4 loop-control instructions per 16 FFMAs, then the
+ *       prologue and the store)
  *   K3  cuBLAS bf16 GEMM 4096^3: tensor operations summed over its launches = 2 m n k (wgmma
  *       path in the default set, and the all-path counter by name)
  *   K4  launch configuration: registers = ptxas's (cudaFuncGetAttributes; read from the module's
@@ -179,6 +182,13 @@ static void test_fma_flops(void **state)
     assert_true(value(l, "flop_count_sp_add") == 0.0);
     assert_true(value(l, "flop_count_sp_mul") == 0.0);
     assert_true(flops == 2.0 * FMA_ITERS * n);
+    {
+        const double warps = (double)n / 32, warp_ffma = (double)FMA_ITERS * warps;
+        const double inst = value(l, "inst_executed");
+        print_message("fma: inst_executed %.17g (warp FFMAs %.17g)\n", inst, warp_ffma);
+        assert_true(inst >= warp_ffma);
+        assert_true(inst <= 1.25 * warp_ffma + 64 * warps);
+    }
     /* each replay pass restored x: one pass's worth of increments */
     CHECK(cudaMemcpy(host, x, sizeof host, cudaMemcpyDeviceToHost));
     assert_true(host[0] == (float)FMA_ITERS);
