@@ -1010,6 +1010,35 @@ static int issue_counts(const struct db_measurement *m, struct model_issue_count
     return model_issue_counts(k->cost_family, &ms, &mp, cols, c) == RK_OK ? RK_OK : RK_ENODATA;
 }
 
+/*
+ * The issue_counters model's counts: the warp instructions the counters measured
+ * (inst_executed) in place of the counted ones; a kernel without analytic counts
+ * (counted = 0: TSM2 V1-V3, ISM2, cuBLAS) gets counts holding only those, its FMAs
+ * from the measured flop count of its precision (0 when that pipe is unused: cuBLAS
+ * DGEMM runs on the tensor cores) with no chain limit (its independent chains are not
+ * known). RK_ENODATA when instructions were not measured.
+ */
+static int measured_issue_counts(const struct db_measurement_row *row,
+                                 const struct db_measurement *m, int counted,
+                                 struct model_issue_counts *c)
+{
+    double inst = metric_value(row, "inst_executed");
+    if (!(isfinite(inst) && inst > 0))
+        return RK_ENODATA;
+    if (!counted) {
+        int e = elem_bytes_of(m->precision);
+        double fl = metric_value(row, e == 8   ? "flop_count_dp"
+                                      : e == 2 ? "flop_count_hp"
+                                               : "flop_count_sp");
+        memset(c, 0, sizeof *c);
+        c->fma_warp = isfinite(fl) && fl > 0 ? fl / (2.0 * 32.0) : 0;
+        c->acc_per_thread = 0; /* unknown: no chain limit */
+        c->bytes_dram = c->bytes_in_flight_per_thread = c->bytes_l2 = NAN;
+    }
+    c->instr_warp = inst;
+    return RK_OK;
+}
+
 static int predict_one(const struct dev_info *d, const struct db_measurement_row *row,
                        enum model_kind kind, struct pred *out, const char **why)
 {
@@ -1024,6 +1053,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
     struct sbuf b = {NULL, 0, 0, 0};
     const char *dram_source = "analytic bytes_dram (no reuse)";
     long t2k = 0, t3k = 0;
+    const int issue_like = kind == MODEL_KIND_ISSUE || kind == MODEL_KIND_ISSUE_COUNTERS;
 
     memset(&in, 0, sizeof in);
     memset(&u, 0, sizeof u);
@@ -1057,8 +1087,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                 if (!(in.level_bytes[i] > 0))
                     u.c[U_DRAM + i] = NULL;
         }
-        if (kind == MODEL_KIND_HIERARCHICAL || kind == MODEL_KIND_OCCUPANCY ||
-            kind == MODEL_KIND_ISSUE) {
+        if (kind == MODEL_KIND_HIERARCHICAL || kind == MODEL_KIND_OCCUPANCY || issue_like) {
             struct model_cost rc;
             if (registry_cost(m, &rc) == RK_OK) {
                 in.level_bytes[MODEL_LEVEL_DRAM] = rc.bytes_dram_min;
@@ -1082,7 +1111,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                 if (!(in.level_bytes[i] > 0))
                     u.c[U_DRAM + i] = NULL; /* no term: the ceiling was not used */
         }
-        if (kind == MODEL_KIND_OCCUPANCY || kind == MODEL_KIND_ISSUE) {
+        if (kind == MODEL_KIND_OCCUPANCY || issue_like) {
             long blocks = (long)m->grid[0] * m->grid[1] * m->grid[2];
             int threads = m->block[0] * m->block[1] * m->block[2];
             u.c[U_LAUNCH] = find_ceiling(d, "launch_async");
@@ -1099,7 +1128,15 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                                                bytes_in_flight_per_thread(m)};
                 in.gpu = &g;
                 in.launch = &launch;
-                if (kind == MODEL_KIND_ISSUE && issue_counts(m, &ic) == RK_OK) {
+                int counted = issue_like && issue_counts(m, &ic) == RK_OK;
+                if (kind == MODEL_KIND_ISSUE_COUNTERS &&
+                    measured_issue_counts(row, m, counted, &ic) != RK_OK) {
+                    *why = "inst_executed not measured";
+                    return RK_ENODATA;
+                }
+                if (kind == MODEL_KIND_ISSUE_COUNTERS)
+                    counted = 1;
+                if (counted) {
                     /* sector-counted DRAM bytes and the sector in flight (TSM2 V0) */
                     if (isfinite(ic.bytes_dram)) {
                         in.level_bytes[MODEL_LEVEL_DRAM] = ic.bytes_dram;
@@ -1133,9 +1170,9 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
         details_tsm2(&b, &in, &p, t2k, t3k);
     else
         details_terms(&b, &in, &p, kind != MODEL_KIND_ROOFLINE, dram_source);
-    if (kind == MODEL_KIND_OCCUPANCY || kind == MODEL_KIND_ISSUE)
+    if (kind == MODEL_KIND_OCCUPANCY || issue_like)
         details_occupancy(&b, &in, &p);
-    if (kind == MODEL_KIND_ISSUE && in.issue)
+    if (issue_like && in.issue)
         details_pipes(&b, &p.pipes);
     details_ceilings(&b, &u);
     sb_printf(&b, "}");
@@ -1591,7 +1628,7 @@ static int parse_models(const char *arg, unsigned *models)
         if (model_kind_from_name(names[i], &k) != RK_OK)
             rc = rk_error(RK_EUSAGE,
                           "unknown model '%s'; say roofline, hierarchical or tsm2 (the seeds'), "
-                          "roofline_counters, occupancy or issue (extensions)",
+                          "roofline_counters, occupancy, issue or issue_counters (extensions)",
                           names[i]);
         else
             *models |= 1u << k;

@@ -504,7 +504,8 @@ struct model_issue_counts {
     double smem_wavefronts;            /* shared-memory wavefronts (128 B each, bank conflicts
                                           serialise into extra wavefronts) [1] */
     double l1_wavefronts;              /* L1TEX wavefronts of global loads and stores [1] */
-    double acc_per_thread;             /* independent FMA accumulator chains per thread [1] */
+    double acc_per_thread;             /* independent FMA accumulator chains per thread; 0:
+                                          unknown (no chain limit: the pipe's peak) [1] */
     double bytes_dram;                 /* DRAM bytes the access pattern moves (sector-counted, TSM2
                                           V0); NaN: the caller's compulsory count stands [B] */
     double bytes_in_flight_per_thread; /* bytes one thread's outstanding miss brings (a 32 B
@@ -573,17 +574,18 @@ int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
 
 /* The models `roofkit model` applies; stored as text in prediction.model. */
 enum model_kind {
-    MODEL_KIND_ROOFLINE = 0, /* max(flops / peak, seed DRAM bytes / DRAM bandwidth) */
-    MODEL_KIND_HIERARCHICAL, /* one term per level (model_hierarchical_time) */
-    MODEL_KIND_TSM2,         /* 004 §3.6 for one (t2, t3) (model_tsm2_evaluate) */
-    MODEL_KIND_COUNTERS,     /* extension: the hierarchical roofline on measured bytes */
-    MODEL_KIND_OCCUPANCY,    /* extension: hierarchical + Little's law + launch cost */
-    MODEL_KIND_ISSUE,        /* extension: occupancy + the busiest SM's pipes (issue.c) */
+    MODEL_KIND_ROOFLINE = 0,   /* max(flops / peak, seed DRAM bytes / DRAM bandwidth) */
+    MODEL_KIND_HIERARCHICAL,   /* one term per level (model_hierarchical_time) */
+    MODEL_KIND_TSM2,           /* 004 §3.6 for one (t2, t3) (model_tsm2_evaluate) */
+    MODEL_KIND_COUNTERS,       /* extension: the hierarchical roofline on measured bytes */
+    MODEL_KIND_OCCUPANCY,      /* extension: hierarchical + Little's law + launch cost */
+    MODEL_KIND_ISSUE,          /* extension: occupancy + the busiest SM's pipes (issue.c) */
+    MODEL_KIND_ISSUE_COUNTERS, /* extension: issue on the measured warp instructions */
     MODEL_KIND_COUNT
 };
 
-/* "roofline", "hierarchical", "tsm2", "roofline_counters", "occupancy", "issue"; "?"
- * for an invalid value. */
+/* "roofline", "hierarchical", "tsm2", "roofline_counters", "occupancy", "issue",
+ * "issue_counters"; "?" for an invalid value. */
 const char *model_kind_name(enum model_kind kind);
 /* Inverse of model_kind_name(). Returns RK_OK or RK_EUSAGE for an unknown name. */
 int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
@@ -613,6 +615,11 @@ int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
  *                 issue counts' bytes_l2 (when finite) replaces level_bytes[L2]; the
  *                 staging latency is f * mem latency + (1 - f) * l2_latency_cycles with f =
  *                 min(1, DRAM bytes / L2 bytes), the share of L2 requests that miss
+ *   issue_counters  as issue, with issue and launch required: the caller puts the warp
+ *                 instructions the counters measured (CUPTI smsp__sass_inst_executed) in
+ *                 issue->instr_warp, and for a kernel without analytic counts (TSM2 V1-V3,
+ *                 ISM2, cuBLAS) gives counts holding only those instructions. Like
+ *                 roofline_counters, a cause the counters measured, never the time
  */
 struct model_predict_in {
     double flops;                           /* useful work [FLOP] */
@@ -724,6 +731,10 @@ struct model_ism2_tcf_in {
     double bw_l2;                 /* L2 bandwidth [B/s] for the bytes_l2 term; 0 or NaN: none */
 };
 
+/* Dependent DRAM round trips before a wave of ISM2 blocks streams A: B is staged, then
+ * the first group of A arrives (model/tune.c). A count of the kernel's steps, not fitted. */
+#define MODEL_TCF_START_LATENCIES 2.0
+
 /* What the tcf model says about one tcf (model/tune.c states the equations). */
 struct model_ism2_tcf_eval {
     long tcf;
@@ -733,9 +744,10 @@ struct model_ism2_tcf_eval {
     double bytes_in_flight_per_thread; /* min(stages, groups) t3 e [B] */
     double util_full, util_tail;       /* Little's law of a full wave, of the last one [1] */
     double time_dram_s;                /* sum over waves of bytes / usable bandwidth [s] */
+    double time_start_s;               /* waves * MODEL_TCF_START_LATENCIES DRAM latencies [s] */
     double time_l2_s;                  /* bytes_l2 / bw_l2 (0 without bw_l2) [s] */
     double time_compute_s;             /* flops / peak_flops [s] */
-    double time_s;                     /* the largest of the three [s] */
+    double time_s;                     /* max(dram + start, l2, compute) [s] */
     enum model_bound bound;            /* dram, latency (util < 1), l2 or compute */
 };
 

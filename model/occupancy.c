@@ -121,7 +121,8 @@ int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
     if (!gpu || !l || !occ || !c || gpu->sms <= 0 || !finite_pos(gpu->clock_hz) ||
         !finite_pos(gpu->comp_latency_cycles) || !finite_pos(l->blocks) ||
         l->threads_per_block <= 0 || occ->blocks_per_sm <= 0 || !finite_pos(peak_flops) ||
-        !finite_pos(bw_shared) || !finite_pos(bw_l1) || !finite_pos(c->acc_per_thread) ||
+        !finite_pos(bw_shared) || !finite_pos(bw_l1) ||
+        !(isfinite(c->acc_per_thread) && c->acc_per_thread >= 0) ||
         !(isfinite(stage_latency_cycles) && stage_latency_cycles >= 0) ||
         !(isfinite(c->tiles) && c->tiles >= 0 && isfinite(c->stage_rounds) &&
           c->stage_rounds >= 0) ||
@@ -135,7 +136,9 @@ int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
     resident_blocks = busiest < occ->blocks_per_sm ? busiest : occ->blocks_per_sm;
     out->warps_per_sp = resident_blocks * ceil(l->threads_per_block / 32.0) / 4.0;
     fma_peak = peak_flops / (2.0 * 32.0 * per_sm_cycle);
-    fma_chains = 4.0 * out->warps_per_sp * c->acc_per_thread / gpu->comp_latency_cycles;
+    fma_chains = c->acc_per_thread > 0 /* 0: chains unknown, the pipe's peak */
+                     ? 4.0 * out->warps_per_sp * c->acc_per_thread / gpu->comp_latency_cycles
+                     : fma_peak;
     out->fma_rate = fma_chains < fma_peak ? fma_chains : fma_peak;
     out->cycles_fma = c->fma_warp * out->busiest_share / out->fma_rate;
     out->cycles_issue = c->instr_warp * out->busiest_share / 4.0;

@@ -18,6 +18,8 @@
  *   issue         extension: occupancy, and the busiest SM's pipes (instruction
  *                 issue, FMA chains, shared and L1 wavefronts; model_pipe_time())
  *                 when they take longer than occupancy's body
+ *   issue_counters  extension: issue with the warp instructions the counters measured
+ *                 in place of the counted ones (in->issue required)
  *
  * Assumes: SI units; NaN means unknown. Pure: no allocation, no I/O.
  */
@@ -27,9 +29,13 @@
 #include "model.h"
 
 static const char *const kind_names[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_ROOFLINE] = "roofline",   [MODEL_KIND_HIERARCHICAL] = "hierarchical",
-    [MODEL_KIND_TSM2] = "tsm2",           [MODEL_KIND_COUNTERS] = "roofline_counters",
-    [MODEL_KIND_OCCUPANCY] = "occupancy", [MODEL_KIND_ISSUE] = "issue",
+    [MODEL_KIND_ROOFLINE] = "roofline",
+    [MODEL_KIND_HIERARCHICAL] = "hierarchical",
+    [MODEL_KIND_TSM2] = "tsm2",
+    [MODEL_KIND_COUNTERS] = "roofline_counters",
+    [MODEL_KIND_OCCUPANCY] = "occupancy",
+    [MODEL_KIND_ISSUE] = "issue",
+    [MODEL_KIND_ISSUE_COUNTERS] = "issue_counters",
 };
 
 const char *model_kind_name(enum model_kind kind)
@@ -243,6 +249,10 @@ int model_predict(enum model_kind kind, const struct model_predict_in *in,
             break;
         case MODEL_KIND_ISSUE:
             reason = predict_issue(in, out);
+            break;
+        case MODEL_KIND_ISSUE_COUNTERS:
+            reason =
+                in->issue && in->launch ? predict_issue(in, out) : "instructions or launch unknown";
             break;
         default:
             reason = "unknown model";

@@ -17,10 +17,16 @@
  *   a wave of b blocks moves its share of the DRAM bytes at
  *                             bw * min(1, active SMs / #SM) * util(b blocks)
  *                             (util: model_little_util of the bytes in flight)
- *   time = max(flops / peak, sum over waves, bytes_l2 / bw_l2)
+ *   each wave starts with      2 DRAM latencies: a block stages B, then waits for its
+ *                             first group of A before anything streams. The blocks of a
+ *                             wave start together and, with equal work, end together, so
+ *                             the next wave's start is not hidden (ncu: the second wave of
+ *                             ISM2 fp64 1e5 x 16 x 16 at tcf = 1 costs ~3,000 cycles more
+ *                             than its bytes, 1.6 loaded latencies; docs/perf-notes.md)
+ *   time = max(flops / peak, sum over waves of (start + bytes), bytes_l2 / bw_l2)
  *
- * Ties (within 1e-9 relative) go to the larger tcf: fewer threads, fewer loads of the
- * B tile (ISM2's motivation in §5.2). Pure: no allocation, no I/O.
+ * Ties (within 1e-9 relative) go to the smaller tcf: more threads (model_ism2_search_tcf
+ * says why). Pure: no allocation, no I/O.
  */
 #include <math.h>
 #include <string.h>
@@ -187,11 +193,13 @@ int model_ism2_tcf_evaluate(const struct model_ism2_tcf_in *in, long tcf,
             full * wave_time(in, per_wave, bif, per_wave * bytes_block, &out->util_full);
     if (rem > 0)
         out->time_dram_s += wave_time(in, rem, bif, rem * bytes_block, &out->util_tail);
+    out->time_start_s = (full + (rem > 0 ? 1 : 0)) * MODEL_TCF_START_LATENCIES *
+                        in->gpu->mem_latency_cycles / in->gpu->clock_hz;
     out->time_compute_s = cost.flops / in->gpu->peak_flops;
     if (finite_pos(in->bw_l2))
         t_l2 = cost.bytes_l2 / in->bw_l2;
     out->time_l2_s = t_l2;
-    out->time_s = out->time_dram_s;
+    out->time_s = out->time_dram_s + out->time_start_s;
     out->bound = MODEL_BOUND_DRAM;
     if ((full > 0 && out->util_full < 1) || (full == 0 && out->util_tail < 1))
         out->bound = MODEL_BOUND_LATENCY;

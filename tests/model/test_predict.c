@@ -26,6 +26,9 @@
  *       of stso, tiled (runtime loops), regtile (prefetched), blocktile_1d; the
  *       staging term of model_pipe_time by hand; model_predict mixing the DRAM
  *       and L2 latencies by the miss share and using the counts' L2 bytes
+ *   P14 issue_counters: chains unknown (acc_per_thread 0) leave the FMA pipe at its
+ *       peak; measured instructions bind the issue pipe; it equals issue on the same
+ *       counts and refuses a row without counts or launch
  */
 #include <math.h>
 #include <setjmp.h>
@@ -583,6 +586,55 @@ static void test_p13_staging(void **state)
     assert_rel(r.time_s, 1e-6 + 0.5e-6, 1e-12); /* the L2 term of the counts' bytes */
 }
 
+static void test_p14_issue_counters(void **state)
+{
+    (void)state;
+    struct model_gpu g;
+    struct model_launch l;
+    struct model_occupancy o;
+    pipe_fixture(&g, &l, &o);
+    /* P12's launch: 1 warp per sub-partition, which with 1 chain a thread held the FMA rate
+     * to 1 warp FMA a cycle; chains unknown: the pipe's 4 */
+    struct model_issue_counts c = {1000, 3000, 0, 0, 0, NAN, NAN, NAN, 0, 0};
+    struct model_pipes q;
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
+    assert_rel(q.fma_rate, 4, 1e-12);
+    assert_rel(q.cycles_fma, 150, 1e-12);   /* 1000 x 0.6 / 4 */
+    assert_rel(q.cycles_issue, 450, 1e-12); /* 3000 x 0.6 / 4 sub-partitions */
+    assert_int_equal(q.bound, MODEL_BOUND_COMPUTE);
+    c.acc_per_thread = -1;
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_EUSAGE);
+    c.acc_per_thread = 0;
+
+    /* through model_predict: 3e5 measured instructions x 0.6 / 4 = 45000 cycles = 45 us at
+     * 1 GHz, beyond the DRAM body (1e6 B / 3e12 B/s); the same counts under issue agree */
+    struct model_predict_in in = h100_in();
+    struct model_prediction a, b;
+    g.regs_per_sm = 65536;
+    g.smem_per_sm = 1e5;
+    g.max_threads_per_sm = 2048;
+    g.bandwidth = 3e12;
+    g.mem_latency_cycles = 600;
+    c.instr_warp = 3e5;
+    in.gpu = &g;
+    in.launch = &l;
+    in.issue = &c;
+    in.flops = 1e3;
+    in.level_bytes[MODEL_LEVEL_DRAM] = 1e6;
+    in.launch_s = 1e-6;
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &a, NULL), RK_OK);
+    assert_rel(a.pipes.cycles_issue, 45000, 1e-12);
+    assert_rel(a.time_s, 1e-6 + 45e-6, 1e-12);
+    assert_int_equal(a.bound, MODEL_BOUND_COMPUTE);
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE, &in, &b, NULL), RK_OK);
+    assert_memory_equal(&a.time_s, &b.time_s, sizeof a.time_s);
+    assert_string_equal(model_kind_name(MODEL_KIND_ISSUE_COUNTERS), "issue_counters");
+    const char *why = NULL;
+    in.issue = NULL;
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &a, &why), RK_EUSAGE);
+    assert_non_null(why);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -592,7 +644,7 @@ int main(void)
         cmocka_unit_test(test_p7_blocks_per_sm), cmocka_unit_test(test_p8_little),
         cmocka_unit_test(test_p9_counters),      cmocka_unit_test(test_p10_occupancy),
         cmocka_unit_test(test_p11_issue_counts), cmocka_unit_test(test_p12_pipes),
-        cmocka_unit_test(test_p13_staging),
+        cmocka_unit_test(test_p13_staging),      cmocka_unit_test(test_p14_issue_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
