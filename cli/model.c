@@ -798,7 +798,8 @@ static double metric_value(const struct db_measurement_row *row, const char *nam
 /*
  * Bytes one thread of a TSM2/ISM2 kernel keeps in flight (docs/model.md
  * "occupancy"): V2, V3 and ISM2 fetch t3 elements of A before they use them (004
- * §3.5, the t3 of §3.6.2's Concurrent_mem), V0 and V1 one element at a time. Through
+ * §3.5, the t3 of §3.6.2's Concurrent_mem), V0 and V1 the elements of one unrolled step of
+ * their loop over k (KERNELS_TSM2_V0_UNROLL, KERNELS_TSM2_V1_UNROLL). Through
  * the cp.async ring (a_staged) a thread has KERNELS_TSM2_RING_STAGES groups of t3 x rpt
  * elements in flight while it waits for the oldest, fewer when its block streams fewer
  * groups (its k chunk / t3 per row tile, times the row tiles it takes). NaN for every
@@ -816,8 +817,9 @@ static double bytes_in_flight_per_thread(const struct db_measurement *m)
         return NAN;
     switch (k->cost_family) {
     case MODEL_FAM_TSM2_V0:
+        return (double)KERNELS_TSM2_V0_UNROLL * e;
     case MODEL_FAM_TSM2_V1:
-        return e;
+        return (double)KERNELS_TSM2_V1_UNROLL(kernels_tsm2_v1_cols(m->n)) * e;
     case MODEL_FAM_TSM2_V2:
     case MODEL_FAM_TSM2_V3:
     case MODEL_FAM_ISM2:
@@ -916,6 +918,10 @@ static void details_pipes(struct sbuf *b, const struct model_pipes *q)
     sb_printf(b, ",");
     sb_num(b, "cycles_stage", q->cycles_stage);
     sb_printf(b, ",");
+    if (q->time_chain_s > 0) {
+        sb_num(b, "time_chain_s", q->time_chain_s);
+        sb_printf(b, ",");
+    }
     sb_num(b, "time_s", q->time_s);
     sb_printf(b, ",\"bound\":\"%s\"}", model_bound_name(q->bound));
 }
@@ -1033,6 +1039,10 @@ static int measured_issue_counts(const struct db_measurement_row *row,
         memset(c, 0, sizeof *c);
         c->fma_warp = isfinite(fl) && fl > 0 ? fl / (2.0 * 32.0) : 0;
         c->acc_per_thread = 0; /* unknown: no chain limit */
+        {
+            const struct kernels_kernel *k = registry_kernel(m);
+            c->serial_loop = k && k->cost_family == MODEL_FAM_TSM2_V1;
+        }
         c->bytes_dram = c->bytes_in_flight_per_thread = c->bytes_l2 = NAN;
     }
     c->instr_warp = inst;

@@ -142,6 +142,28 @@ void kernels_model_params(const struct kernels_kernel *k, int prec, const long *
 #define KERNELS_TSM2_RING_STAGES 4
 
 /*
+ * TSM2 V0 and V1 (kernels/tsm2.cu) unroll their loop over k this many times, and the loads
+ * of A of one unrolled step are issued together before the FMAs that use them, so a thread
+ * has this many elements of A in flight (what the model's Little's law takes). V1 keeps
+ * nc = kernels_tsm2_v1_cols(n) columns of C per thread: 4 steps up to 4 columns, 2 at 8, 1 at
+ * 16. These are the unrolls nvcc 13.0 chose by itself for sm_90 (cuobjdump, 2026-11-25),
+ * written into the kernels so that they are the source's, not the compiler's;
+ * tests/kernels/sass-check.sh checks the loads per step in the machine code.
+ */
+#define KERNELS_TSM2_V0_UNROLL     4
+#define KERNELS_TSM2_V1_UNROLL(nc) ((nc) <= 4 ? 4 : (nc) <= 8 ? 2 : 1)
+
+/* Columns of C one V1 thread keeps (a compile-time count): the smallest power of two >= n,
+ * at most 16; wider n takes several passes. */
+static inline long kernels_tsm2_v1_cols(long n)
+{
+    long nc = 1;
+    while (nc < n && nc < 16)
+        nc *= 2;
+    return nc;
+}
+
+/*
  * Analytic flops and bytes of one launch, from model_cost() for the kernel's
  * cost_family, with the kernel's parameters (resolved values, as in
  * kernels_result.params) translated to struct model_params. RK_OK or RK_EUSAGE

@@ -131,6 +131,8 @@ __global__ void tsm2_v0_kernel(const T *__restrict__ A, const T *__restrict__ B,
         return;
     for (long p = 0; p < n; p++) {
         T acc = T(0);
+        constexpr int U = KERNELS_TSM2_V0_UNROLL; /* a macro is not expanded in a pragma */
+#pragma unroll U
         for (long j = 0; j < k; j++)
             acc = fma(A[row + j * m], B[j + p * k], acc);
         C[row + p * m] = acc;
@@ -150,6 +152,8 @@ __global__ void tsm2_v1_kernel(const T *__restrict__ A, const T *__restrict__ B,
 #pragma unroll
         for (int q = 0; q < NC; q++)
             acc[q] = T(0);
+        constexpr int U = KERNELS_TSM2_V1_UNROLL(NC);
+#pragma unroll U
         for (long j = 0; j < k; j++) {
             const T a = A[row + j * m];
 #pragma unroll
@@ -1132,7 +1136,7 @@ int resolve_t1(const struct kern_args *a, long *p, char *why, size_t len)
 
 template <typename T> const void *v1_func(long n)
 {
-    long nc = auto_t2(n);
+    long nc = kernels_tsm2_v1_cols(n);
     switch (nc) {
     case 1:
         return (const void *)tsm2_v1_kernel<T, 1>;

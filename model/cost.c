@@ -534,12 +534,14 @@ int model_issue_counts(enum model_kernel_family fam, const struct model_shape *s
     if (fam == MODEL_FAM_TSM2_V0) {
         double warps_k = ceil(m / 32.0) * k * n; /* warp iterations of Alg. 1's two loops */
         out->fma_warp = warps_k;
-        out->instr_warp = 3.0 * warps_k;                /* load A, load B, FMA */
-        out->l1_wavefronts = warps_k * (32.0 + 1.0);    /* A uncoalesced, B broadcast */
+        out->instr_warp = 3.0 * warps_k; /* load A, load B, FMA */
+        /* A[row + j m]: a warp's 32 rows of column j are contiguous (one line in fp32, two
+         * in fp64); B[j + p k] is one broadcast */
+        out->l1_wavefronts = warps_k * (ceil(32.0 * e / MODEL_WAVEFRONT_BYTES) + 1.0);
         out->l1_wavefronts += 2.0 * ceil(m / 32.0) * n; /* C read and written per warp */
         out->acc_per_thread = 1.0;
         out->bytes_dram = (m * k * n + k * n + 2.0 * m * n) * e;
-        out->bytes_in_flight_per_thread = MODEL_SECTOR_BYTES;
+        out->serial_loop = 1; /* no prefetch: each step's loads, then its FMA */
         return RK_OK;
     }
     if (!family_tiling(fam, p, &t))

@@ -508,13 +508,16 @@ struct model_issue_counts {
                                           unknown (no chain limit: the pipe's peak) [1] */
     double bytes_dram;                 /* DRAM bytes the access pattern moves (sector-counted, TSM2
                                           V0); NaN: the caller's compulsory count stands [B] */
-    double bytes_in_flight_per_thread; /* bytes one thread's outstanding miss brings (a 32 B
-                                 sector for V0); NaN: the caller's value stands [B] */
+    double bytes_in_flight_per_thread; /* bytes one thread keeps in flight, when the counts
+                                 know it; NaN: the caller's value stands [B] */
     double bytes_l2;     /* L2 traffic behind L1 (naive: a sector is fetched once per warp
                             while it serves consecutive k); NaN: the caller's count stands [B] */
     double tiles;        /* k tiles each block stages through shared memory; 0: none [1] */
     double stage_rounds; /* dependent global-load rounds per tile and thread before the
                             barrier (loads of one round are independent; 0: prefetched) [1] */
+    double serial_loop;  /* 1: a warp waits for each round of its own DRAM loads and then
+                            issues the instructions that use them (no prefetch: TSM2 V0, V1),
+                            so its instructions add to its latency; 0: they overlap [1] */
 };
 
 /* The sector (32 B) and wavefront (128 B) sizes of sm_90's L1TEX and L2; the 32 banks
@@ -549,6 +552,8 @@ struct model_pipes {
                                resident blocks) * tiles * (stage_rounds * stage_latency +
                                throughput cycles of one block's tile); 0 without tiles */
     double time_s;          /* max of the five / clock [s] */
+    double time_chain_s;    /* serial_loop counts: one warp's DRAM rounds + its instructions
+                               (set by model_predict's issue models; 0 otherwise) [s] */
     enum model_bound bound; /* compute (fma, issue), latency (fma chain-limited or staging),
                                shared, l1 */
 };

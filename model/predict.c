@@ -197,6 +197,19 @@ static const char *predict_issue(const struct model_predict_in *in, struct model
         out->time_s = in->launch_s + out->pipes.time_s;
         out->bound = in->launch_s > out->pipes.time_s ? MODEL_BOUND_LATENCY : out->pipes.bound;
     }
+    if (in->issue->serial_loop > 0) {
+        /* one warp's chain: its load rounds (the latency-bound DRAM term: rounds x the
+         * round's latency at the launch's bytes in flight) and, serial with them, its own
+         * instructions at one per cycle */
+        double warps = in->launch->blocks * ceil(in->launch->threads_per_block / 32.0);
+        double chain = out->terms.time_level_s[MODEL_LEVEL_DRAM] +
+                       in->issue->instr_warp / warps / in->gpu->clock_hz;
+        out->pipes.time_chain_s = chain;
+        if (chain > out->time_s - in->launch_s) {
+            out->time_s = in->launch_s + chain;
+            out->bound = MODEL_BOUND_LATENCY;
+        }
+    }
     return NULL;
 }
 

@@ -19,7 +19,7 @@
  *   P10 occupancy: launch + hierarchical at bw * util; no launch: util 1; a tiny
  *       kernel is latency-bound; no launch cost refused
  *   P11 model_issue_counts: stso fp32/fp64, naive, a 2-way bank conflict (row
- *       stride of 32 words) against stride 16, TSM2 V0's sectors; refusals
+ *       stride of 32 words) against stride 16, TSM2 V0's coalesced A; refusals
  *   P12 model_pipe_time: busiest SM share, FMA chains limiting the FMA rate,
  *       shared, issue and compute bounds by hand; issue with no counts = occupancy
  *   P13 staging and L1 reuse: naive's L2 bytes behind L1, tiles and load rounds
@@ -28,7 +28,8 @@
  *       and L2 latencies by the miss share and using the counts' L2 bytes
  *   P14 issue_counters: chains unknown (acc_per_thread 0) leave the FMA pipe at its
  *       peak; measured instructions bind the issue pipe; it equals issue on the same
- *       counts and refuses a row without counts or launch
+ *       counts and refuses a row without counts or launch; a serial loop's chain (DRAM
+ *       rounds, then the warp's own instructions) by hand
  */
 #include <math.h>
 #include <setjmp.h>
@@ -413,15 +414,22 @@ static void test_p11_issue_counts(void **state)
     p.tile_k = 16;
     assert_int_equal(model_issue_counts(MODEL_FAM_TILED, &t, &p, 1, &c), RK_OK);
     assert_rel(c.smem_wavefronts, 512 * (1 + 1) + 48, 1e-12);
-    /* TSM2 V0: 40 warp iterations, 32 + 1 wavefronts each, A once per column */
+    /* TSM2 V0: 40 warp iterations, 1 + 1 wavefronts each in fp32 (a warp's rows of A are
+     * contiguous, B is a broadcast), 2 + 1 in fp64; A once per column; a serial loop, its
+     * loads in flight left to the caller (the kernel's unroll) */
     struct model_shape v = {64, 2, 10, 4};
     memset(&p, 0, sizeof p);
     assert_int_equal(model_issue_counts(MODEL_FAM_TSM2_V0, &v, &p, 1, &c), RK_OK);
     assert_rel(c.fma_warp, 40, 1e-12);
     assert_rel(c.instr_warp, 120, 1e-12);
-    assert_rel(c.l1_wavefronts, 40 * 33 + 8, 1e-12);
+    assert_rel(c.l1_wavefronts, 40 * 2 + 8, 1e-12);
     assert_rel(c.bytes_dram, (1280 + 20 + 256) * 4.0, 1e-12);
-    assert_rel(c.bytes_in_flight_per_thread, 32, 1e-12);
+    assert_true(isnan(c.bytes_in_flight_per_thread));
+    assert_rel(c.serial_loop, 1, 0);
+    v.elem_bytes = 8;
+    assert_int_equal(model_issue_counts(MODEL_FAM_TSM2_V0, &v, &p, 1, &c), RK_OK);
+    assert_rel(c.l1_wavefronts, 40 * 3 + 8, 1e-12);
+    v.elem_bytes = 4;
     /* refusals */
     assert_int_equal(model_issue_counts(MODEL_FAM_CUBLAS, &s, &p, 1, &c), RK_EUSAGE);
     assert_rel(c.fma_warp + c.l1_wavefronts, 0, 1e-12);
@@ -449,7 +457,7 @@ static void test_p12_pipes(void **state)
     struct model_launch l;
     struct model_occupancy o;
     pipe_fixture(&g, &l, &o);
-    struct model_issue_counts c = {1000, 3000, 2500, 100, 1, NAN, NAN, NAN, 0, 0};
+    struct model_issue_counts c = {1000, 3000, 2500, 100, 1, NAN, NAN, NAN, 0, 0, 0};
     struct model_pipes q;
     /* 512 GFLOP/s on 2 SMs at 1 GHz: 4 warp FMAs/cycle; 256 GB/s: 1 wavefront/cycle */
     assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
@@ -537,7 +545,7 @@ static void test_p13_staging(void **state)
     struct model_launch l;
     struct model_occupancy o;
     pipe_fixture(&g, &l, &o);
-    struct model_issue_counts k = {1000, 3000, 2500, 100, 8, NAN, NAN, NAN, 10, 2};
+    struct model_issue_counts k = {1000, 3000, 2500, 100, 8, NAN, NAN, NAN, 10, 2, 0};
     struct model_pipes q;
     /* 2 waves x 10 tiles x (2 x 100 + 50) = 5000 cycles */
     assert_int_equal(model_pipe_time(&g, &l, &o, &k, 512e9, 256e9, 256e9, 100.0, &q), RK_OK);
@@ -595,7 +603,7 @@ static void test_p14_issue_counters(void **state)
     pipe_fixture(&g, &l, &o);
     /* P12's launch: 1 warp per sub-partition, which with 1 chain a thread held the FMA rate
      * to 1 warp FMA a cycle; chains unknown: the pipe's 4 */
-    struct model_issue_counts c = {1000, 3000, 0, 0, 0, NAN, NAN, NAN, 0, 0};
+    struct model_issue_counts c = {1000, 3000, 0, 0, 0, NAN, NAN, NAN, 0, 0, 0};
     struct model_pipes q;
     assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
     assert_rel(q.fma_rate, 4, 1e-12);
@@ -629,6 +637,20 @@ static void test_p14_issue_counters(void **state)
     assert_int_equal(model_predict(MODEL_KIND_ISSUE, &in, &b, NULL), RK_OK);
     assert_memory_equal(&a.time_s, &b.time_s, sizeof a.time_s);
     assert_string_equal(model_kind_name(MODEL_KIND_ISSUE_COUNTERS), "issue_counters");
+
+    /* a serial loop (TSM2 V0/V1): one warp's chain is its DRAM rounds (1e8 B / 3e12 B/s =
+     * 33.3 us, util 1: bytes in flight unknown) and then its own 3e5 / 10 warps = 3e4
+     * instructions at one a cycle (30 us): 63.3 us, beyond the pipes' 45 us */
+    c.serial_loop = 1;
+    in.level_bytes[MODEL_LEVEL_DRAM] = 1e8;
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &a, NULL), RK_OK);
+    assert_rel(a.pipes.time_chain_s, 1e8 / 3e12 + 30e-6, 1e-12);
+    assert_rel(a.time_s, 1e-6 + 1e8 / 3e12 + 30e-6, 1e-12);
+    assert_int_equal(a.bound, MODEL_BOUND_LATENCY);
+    c.serial_loop = 0;
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &a, NULL), RK_OK);
+    assert_rel(a.time_s, 1e-6 + 45e-6, 1e-12);
+
     const char *why = NULL;
     in.issue = NULL;
     assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &a, &why), RK_EUSAGE);
