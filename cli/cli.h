@@ -51,8 +51,6 @@ void rk_print_usage(const struct rk_cmd *cmd, FILE *to);
 
 /* Parses a comma-separated list of numbers ("1024,2048,1e4"); malloc'd array. */
 int rk_parse_long_list(const char *s, long **out /* OUT */, int *n /* OUT */);
-int rk_parse_name_list(const char *s, char ***out /* OUT */, int *n /* OUT */);
-void rk_free_name_list(char **names, int n);
 
 /*
  * Opens ctx->db if it is not open yet: rw != 0 creates the file if missing and may

@@ -90,46 +90,6 @@ int rk_opt_long(const char *name, const char *val, long min, long max, long *out
     return RK_OK;
 }
 
-int rk_parse_name_list(const char *s, char ***out, int *n)
-{
-    char **names = NULL;
-    int count = 0;
-    const char *p = s;
-    if (!s || !*s)
-        return RK_EUSAGE;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        char **grown;
-        if (len == 0)
-            goto bad;
-        grown = realloc(names, sizeof *names * (size_t)(count + 1));
-        if (!grown)
-            goto bad;
-        names = grown;
-        names[count] = strndup(p, len);
-        if (!names[count])
-            goto bad;
-        count++;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    *out = names;
-    *n = count;
-    return RK_OK;
-bad:
-    rk_free_name_list(names, count);
-    return RK_EUSAGE;
-}
-
-void rk_free_name_list(char **names, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
 int rk_parse_long_list(const char *s, long **out, int *n)
 {
     char **names = NULL;

@@ -66,16 +66,15 @@ static long env_long(const char *name)
     return v && *v && rk_parse_long(v, &x) == RK_OK && x > 0 ? x : 0;
 }
 
-/* Frees a list of split_metrics (n < 0: "none", nothing to free but the array). */
+/* Frees a list of split_metrics (n < 0: "none": nothing to free). */
 static void free_names(char ***names, int n)
 {
-    for (int i = 0; i < n; i++)
-        free((*names)[i]);
-    free(*names);
+    if (n > 0)
+        rk_free_name_list(*names, n);
     *names = NULL;
 }
 
-/* Splits "a,b,c" into a malloc'd array; "none" gives n = -1. */
+/* Splits "a,b,c" (common's rk_parse_name_list); unset or empty gives n = 0, "none" n = -1. */
 static int split_metrics(const char *list, char ***out, int *n)
 {
     *out = NULL;
@@ -86,31 +85,7 @@ static int split_metrics(const char *list, char ***out, int *n)
         *n = -1;
         return RK_OK;
     }
-    char *copy = strdup(list);
-    if (!copy)
-        return RK_ENOMEM;
-    int cap = 1;
-    for (const char *p = list; *p; p++)
-        cap += *p == ',';
-    char **names = calloc((size_t)cap, sizeof *names);
-    if (!names) {
-        free(copy);
-        return RK_ENOMEM;
-    }
-    int k = 0;
-    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save))
-        if (*tok && !(names[k++] = strdup(tok))) {
-            for (int i = 0; i < k; i++)
-                free(names[i]);
-            free(names);
-            free(copy);
-            return RK_ENOMEM;
-        }
-    free(copy);
-    *out = names;
-    *n = k;
-    return RK_OK;
+    return rk_parse_name_list(list, out, n);
 }
 
 /* Appends s to buf as a JSON string body (quotes and control characters escaped). */

@@ -1,10 +1,9 @@
 /*
- * common.c - error printing, progress, number parsing and a monotonic clock shared by all
- * modules.
- * Assumes one thread prints at a time (roofkit's host code is single-threaded
- * apart from CUPTI callbacks, which never print progress).
+ * common.c - error printing, progress, number and name-list parsing and a monotonic clock shared by
+ * all modules. Assumes one thread prints at a time (roofkit's host code is single-threaded apart
+ * from CUPTI callbacks, which never print progress).
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, strndup */
 #include "common.h"
 
 #include <errno.h>
@@ -181,4 +180,47 @@ void rk_bug(const char *file, int line, const char *msg)
 {
     fprintf(stderr, "roofkit: BUG at %s:%d: %s; please report it\n", file, line, msg);
     abort();
+}
+
+int rk_parse_name_list(const char *s, char ***out, int *n)
+{
+    char **names = NULL;
+    int count = 0;
+    const char *p = s;
+    if (!s || !*s)
+        return RK_EUSAGE;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char **grown;
+        if (len == 0)
+            goto bad;
+        grown = realloc(names, sizeof *names * (size_t)(count + 1));
+        if (!grown)
+            goto oom;
+        names = grown;
+        names[count] = strndup(p, len);
+        if (!names[count])
+            goto oom;
+        count++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *out = names;
+    *n = count;
+    return RK_OK;
+bad:
+    rk_free_name_list(names, count);
+    return RK_EUSAGE;
+oom:
+    rk_free_name_list(names, count);
+    return RK_ENOMEM;
+}
+
+void rk_free_name_list(char **names, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
 }

@@ -80,6 +80,16 @@ extern volatile int rk_interrupted;
 int rk_parse_double(const char *s, double *out /* OUT */);
 int rk_parse_long(const char *s, long *out /* OUT */);
 
+/*
+ * Splits a comma-separated list of names ("dram_read_bytes,gpu_time") into a malloc'd
+ * array of malloc'd strings; free it with rk_free_name_list(names, n). RK_OK, RK_EUSAGE
+ * (NULL or empty list, an empty name) or RK_ENOMEM, nothing printed. Used by cli/ for
+ * --metrics, --model and the like, and by collect/'s injection library for the lists
+ * roofkit passes in the environment.
+ */
+int rk_parse_name_list(const char *s, char ***out /* OUT */, int *n /* OUT */);
+void rk_free_name_list(char **names, int n);
+
 /* Programmer errors only (never bad input): prints file:line and aborts. */
 #define RK_BUG(msg) rk_bug(__FILE__, __LINE__, (msg))
 void rk_bug(const char *file, int line, const char *msg) __attribute__((noreturn));

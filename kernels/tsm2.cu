@@ -894,18 +894,14 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 8 : 16;
     }
     if (v == V3 || v == OPT1) {
-        if (uses_rows(v, p)) {
-            if (p[P_RPT] > 1)
-                return kern_why(why, len, "rpt = %ld needs apipe = 1", p[P_RPT]);
-        } else if (p[P_APIPE] != 0 && p[P_APIPE] != 1) {
+        if (!uses_rows(v, p) && p[P_APIPE] != 0 && p[P_APIPE] != 1)
             return kern_why(why, len,
                             v == OPT1 ? "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring) or "
                                         "2 (B whole in shared memory)"
                                       : "apipe must be 0 (registers, Alg. 4) or 1 (cp.async ring)");
-        }
         if (p[P_RPT] != 0 && p[P_RPT] != 1 && p[P_RPT] != 2 && p[P_RPT] != 4)
             return kern_why(why, len, "rpt must be 1, 2 or 4, not %ld", p[P_RPT]);
-        if (p[P_RPT] > 1 && p[P_APIPE] == 0)
+        if (p[P_RPT] > 1 && !kern_tsm2_ring(p[P_APIPE])) /* rows per thread: the ring only */
             return kern_why(why, len, "rpt = %ld needs apipe = 1", p[P_RPT]);
         if (p[P_RPT] == 0 && a->m > 0) /* TSM2: two rows per thread, four for fp32 at n > 8
                                            (sweep of 2026-11-25: 87.9 -> 96.2% of the copy
