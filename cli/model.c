@@ -1152,6 +1152,15 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                         in.level_bytes[MODEL_LEVEL_DRAM] = ic.bytes_dram;
                         dram_source = "sectors the access pattern moves (issue counts)";
                     }
+                    if (kind == MODEL_KIND_ISSUE_COUNTERS) {
+                        /* the DRAM traffic the counters saw, as roofline_counters takes it */
+                        double r = metric_value(row, "dram_read_bytes");
+                        double w = metric_value(row, "dram_write_bytes");
+                        if (isfinite(r) && isfinite(w) && r + w > 0) {
+                            in.level_bytes[MODEL_LEVEL_DRAM] = r + w;
+                            dram_source = "counters dram_read_bytes + dram_write_bytes";
+                        }
+                    }
                     if (isfinite(ic.bytes_in_flight_per_thread))
                         launch.bytes_in_flight_per_thread = ic.bytes_in_flight_per_thread;
                     if (isfinite(ic.bytes_l2)) /* sectors behind L1 (naive) */

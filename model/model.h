@@ -623,8 +623,9 @@ int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
  *   issue_counters  as issue, with issue and launch required: the caller puts the warp
  *                 instructions the counters measured (CUPTI smsp__sass_inst_executed) in
  *                 issue->instr_warp, and for a kernel without analytic counts (TSM2 V1-V3,
- *                 ISM2, cuBLAS) gives counts holding only those instructions. Like
- *                 roofline_counters, a cause the counters measured, never the time
+ *                 ISM2, cuBLAS) gives counts holding only those instructions; cli/model.c
+ *                 also puts the DRAM bytes the counters measured in level_bytes[DRAM]. Like
+ *                 roofline_counters, causes the counters measured, never the time
  */
 struct model_predict_in {
     double flops;                           /* useful work [FLOP] */
