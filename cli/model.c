@@ -552,6 +552,20 @@ static const struct db_ceiling *compute_ceiling(const struct dev_info *d,
     return NULL;
 }
 
+/* Shared-memory bandwidth: the ceiling of the load width the kernel uses (kernels_smem_load_bytes):
+ * bw_shared_read_32 for one 4-byte element a load (the H100 issues ~0.8 of those a clock per SM),
+ * else bw_shared_read (16-byte loads; 8-byte loads reach the same). */
+static const struct db_ceiling *shared_ceiling(const struct dev_info *d,
+                                               const struct db_measurement *m)
+{
+    const struct kernels_kernel *k = m->kernel ? kernels_find(m->kernel) : NULL;
+    int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
+    const struct db_ceiling *c = NULL;
+    if (k && prec >= 0 && kernels_smem_load_bytes(k, prec) == 4)
+        c = find_ceiling(d, "bw_shared_read_32");
+    return c ? c : find_ceiling(d, "bw_shared_read");
+}
+
 /* DRAM bandwidth: the read ceiling (the kernels' traffic is nearly all reads), else
  * the copy ceiling. */
 static const struct db_ceiling *dram_ceiling(const struct dev_info *d)
@@ -1090,7 +1104,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
             in.level_bytes[MODEL_LEVEL_SHARED] = isfinite(sh) ? sh : 0;
             dram_source = "counters dram_read_bytes + dram_write_bytes";
             u.c[U_L2] = find_ceiling(d, "bw_l2_read");
-            u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");
+            u.c[U_SHARED] = shared_ceiling(d, m);
             in.bandwidth[MODEL_LEVEL_L2] = rk_ceiling_si(u.c[U_L2]);
             in.bandwidth[MODEL_LEVEL_SHARED] = rk_ceiling_si(u.c[U_SHARED]);
             for (int i = MODEL_LEVEL_L2; i < MODEL_LEVEL_COUNT; i++)
@@ -1113,7 +1127,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
             }
             u.c[U_L2] = find_ceiling(d, "bw_l2_read");
             u.c[U_L1] = find_ceiling(d, "bw_l1_read");
-            u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");
+            u.c[U_SHARED] = shared_ceiling(d, m);
             in.bandwidth[MODEL_LEVEL_L2] = rk_ceiling_si(u.c[U_L2]);
             in.bandwidth[MODEL_LEVEL_L1] = rk_ceiling_si(u.c[U_L1]);
             in.bandwidth[MODEL_LEVEL_SHARED] = rk_ceiling_si(u.c[U_SHARED]);
@@ -1171,7 +1185,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                         d, elem_bytes_of(m->precision) == 8 ? "lat_fma_fp64" : "lat_fma_fp32");
                     g.comp_latency_cycles = rk_ceiling_si(u.c[U_COMP_LAT]);
                     u.c[U_L1] = find_ceiling(d, "bw_l1_read");
-                    u.c[U_SHARED] = find_ceiling(d, "bw_shared_read");
+                    u.c[U_SHARED] = shared_ceiling(d, m);
                     in.bandwidth[MODEL_LEVEL_L1] = rk_ceiling_si(u.c[U_L1]);
                     in.bandwidth[MODEL_LEVEL_SHARED] = rk_ceiling_si(u.c[U_SHARED]);
                     in.issue = &ic;

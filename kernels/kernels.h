@@ -127,6 +127,16 @@ int kernels_check(const struct kernels_kernel *k, int prec, const long *params, 
                   size_t why_len);
 
 /*
+ * Bytes one thread reads from shared memory with one load instruction, for the ceiling that
+ * fits it (the H100 reads 126 B/clk/SM with 8- and 16-byte loads, ~100 with 4-byte ones): the
+ * element size for the seeds' kernels, which index shared arrays one element at a time (stso,
+ * stmo, stmvb, smem_001, tiled_003, rect_*: LDS in fp32, LDS.64 in fp64), 16 for the ones that
+ * load vectors (regtile, blocktile1d_001, the TSM2/ISM2 kernels: mostly LDS.128), 0 for a kernel
+ * without shared memory or unknown (cuBLAS). tests/kernels/sass-check.sh checks the seeds'.
+ */
+int kernels_smem_load_bytes(const struct kernels_kernel *k, int prec);
+
+/*
  * The kernel's parameters (resolved values) as the model's struct model_params: what
  * kernels_cost() passes to model_cost(). Fields the family does not read stay 0.
  */

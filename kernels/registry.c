@@ -292,6 +292,31 @@ void kernels_model_params(const struct kernels_kernel *k, int prec, const long *
     }
 }
 
+int kernels_smem_load_bytes(const struct kernels_kernel *k, int prec)
+{
+    if (!k)
+        return 0;
+    switch (k->cost_family) {
+    case MODEL_FAM_STSO:
+    case MODEL_FAM_STMO:
+    case MODEL_FAM_STMVB:
+    case MODEL_FAM_SMEM_TILED:
+    case MODEL_FAM_TILED:
+    case MODEL_FAM_RECT_PADDED:
+    case MODEL_FAM_RECT_BORDER:
+        return (int)kern_elem(prec);
+    case MODEL_FAM_BLOCKTILE_1D:
+    case MODEL_FAM_REGTILE:
+    case MODEL_FAM_TSM2_V2:
+    case MODEL_FAM_TSM2_V3:
+    case MODEL_FAM_ISM2:
+    case MODEL_FAM_ISM2_OPT2:
+        return 16;
+    default: /* naive, TSM2 V0/V1 (no shared memory), cuBLAS (not known) */
+        return 0;
+    }
+}
+
 int kernels_cost(const struct kernels_kernel *k, int prec, const struct kernels_shape *shape,
                  const long *params, struct model_cost *out)
 {

@@ -436,6 +436,41 @@ __global__ void __launch_bounds__(BLOCK)
         sink[1] = acc;
 }
 
+/*
+ * The same with 4-byte loads (LDS.32), 4K per thread and pass (the same bytes as K 16-byte
+ * loads). Each warp load is one 128-byte wavefront, as a 16-byte load's quarter is, but the
+ * H100 issues at most ~0.8 of them a clock per SM (LDS.64 and LDS.128 reach 126 B/clk, LDS.32
+ * ~101-105: a throwaway benchmark, 2026-11-25): a kernel that reads shared memory one float at
+ * a time has this ceiling, not bw_shared_read's.
+ */
+template <int BLOCK, int K>
+__global__ void __launch_bounds__(BLOCK)
+    k_shared_read32(int passes, uint32_t zmask, uint32_t *sink, int verify)
+{
+    __shared__ uint4 sm[K * BLOCK];
+    const uint32_t words = K * BLOCK * 4;
+    uint32_t *w = (uint32_t *)sm;
+    for (uint32_t i = threadIdx.x; i < words; i += BLOCK)
+        w[i] = (uint32_t)(blockIdx.x * words + i) ^ PT_PATTERN_KEY;
+    __syncthreads();
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(w + threadIdx.x);
+    uint32_t acc = 0;
+    for (int pass = 0; pass < passes; pass++) {
+        const uint32_t addr = base + ((pass & zmask) << 2); /* see k_l1_read */
+        uint32_t v[4 * K];
+#pragma unroll
+        for (int u = 0; u < 4 * K; u++)
+            v[u] = pt_ld_shared32(addr + u * BLOCK * 4);
+#pragma unroll
+        for (int u = 0; u < 4 * K; u++)
+            acc ^= v[u];
+    }
+    if (verify)
+        atomicXor(sink, acc);
+    else if (acc == NEVER) /* never taken in timed runs: keeps the loads alive */
+        sink[1] = acc;
+}
+
 struct cache_job {
     int level, variant; /* PT_CACHE_*, index into the variant table (L2: 1 = nc) */
     int stagger;        /* L2: blocks sharing a chunk start at different offsets */
@@ -448,16 +483,17 @@ struct cache_job {
 
 typedef void (*l1_kernel)(const uint4 *, int, uint32_t, uint32_t *, int);
 typedef void (*sh_kernel)(int, uint32_t, uint32_t *, int);
-/* Block size, loads per pass (L1 kernel, shared kernel), and the two kernels. */
+/* Block size, loads per pass (L1 kernel, shared kernel), and the kernels (shared memory with
+ * 16-byte and with 4-byte loads). */
 static const struct {
     int block, k, sk;
     l1_kernel l1;
-    sh_kernel sh;
+    sh_kernel sh, sh32;
 } variants[] = {
-    {1024, 4, 2, k_l1_read<1024, 4>, k_shared_read<1024, 2>},
-    {512, 8, 4, k_l1_read<512, 8>, k_shared_read<512, 4>},
-    {256, 16, 8, k_l1_read<256, 16>, k_shared_read<256, 8>},
-    {1024, 2, 1, k_l1_read<1024, 2>, k_shared_read<1024, 1>},
+    {1024, 4, 2, k_l1_read<1024, 4>, k_shared_read<1024, 2>, k_shared_read32<1024, 2>},
+    {512, 8, 4, k_l1_read<512, 8>, k_shared_read<512, 4>, k_shared_read32<512, 4>},
+    {256, 16, 8, k_l1_read<256, 16>, k_shared_read<256, 8>, k_shared_read32<256, 8>},
+    {1024, 2, 1, k_l1_read<1024, 2>, k_shared_read<1024, 1>, k_shared_read32<1024, 1>},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -471,7 +507,9 @@ static int enqueue_cache(void *arg, cudaStream_t st)
         variants[j->variant].l1<<<j->grid, j->block, 0, st>>>(j->buf, j->passes, 0, j->sink,
                                                               j->verify);
     else
-        variants[j->variant].sh<<<j->grid, j->block, 0, st>>>(j->passes, 0, j->sink, j->verify);
+        (j->level == PT_CACHE_SHARED32 ? variants[j->variant].sh32
+                                       : variants[j->variant].sh)<<<j->grid, j->block, 0, st>>>(
+            j->passes, 0, j->sink, j->verify);
     RK_CUDA(cudaGetLastError());
     return RK_OK;
 }
@@ -522,7 +560,8 @@ static int check_cache(struct probes *s, const struct cache_job *j)
 
 int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
 {
-    static const char *names[] = {"bw_l2_read", "bw_l1_read", "bw_shared_read"};
+    static const char *names[] = {"bw_l2_read", "bw_l1_read", "bw_shared_read",
+                                  "bw_shared_read_32"};
     int reps = s->quick ? 5 : 10, rc = RK_OK, n_cfg = 0, best_cfg = -1;
     double ms[PT_MAX_REPS], best_ms[PT_MAX_REPS], best_med = INFINITY, best_bytes = 0;
     struct cache_job cfg[24], *b;
@@ -582,8 +621,9 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
                 PT_CUDA(cudaFuncSetAttribute((const void *)variants[v].l1,
                                              cudaFuncAttributePreferredSharedMemoryCarveout, 0));
             rc = resident_grid(s,
-                               level == PT_CACHE_L1 ? (const void *)variants[v].l1
-                                                    : (const void *)variants[v].sh,
+                               level == PT_CACHE_L1         ? (const void *)variants[v].l1
+                               : level == PT_CACHE_SHARED32 ? (const void *)variants[v].sh32
+                                                            : (const void *)variants[v].sh,
                                j->block, &j->grid);
             if (rc != RK_OK)
                 goto out;
@@ -638,20 +678,23 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
                  b->variant ? "nc.L1::no_allocate" : "cg", b->stagger ? "true" : "false", clk);
     } else {
         int k = level == PT_CACHE_L1 ? variants[b->variant].k : variants[b->variant].sk;
+        const int word = level == PT_CACHE_SHARED32 ? 4 : 16; /* bytes a thread loads at once */
         size_t fp = (size_t)k * b->block * 16;
         /* Both paths move 128 bytes per clock per SM on sm_70 and later (32 banks x 4 B). */
         r->theoretical = 128.0 * s->dev.sm_count * clk * 1e6 / 1e9;
         snprintf(r->method, sizeof r->method,
-                 "%s: every block reads %zu KiB %d times with 16-byte %s at constant offsets; "
+                 "%s: every block reads %zu KiB %d times with %d-byte %s at constant offsets; "
                  "rate summed over %d SMs; best median of %d configurations",
-                 level == PT_CACHE_L1 ? "L1" : "shared memory", fp / 1024, b->passes,
-                 level == PT_CACHE_L1 ? "ld.global.ca (L1 carve-out maximal)"
-                                      : "ld.shared (LDS.128)",
+                 level == PT_CACHE_L1 ? "L1" : "shared memory", fp / 1024, b->passes, word,
+                 level == PT_CACHE_L1         ? "ld.global.ca (L1 carve-out maximal)"
+                 : level == PT_CACHE_SHARED32 ? "ld.shared.u32 (LDS.32)"
+                                              : "ld.shared (LDS.128)",
                  s->dev.sm_count, n_cfg);
         snprintf(r->params, sizeof r->params,
                  "{\"footprint_bytes\":%zu,\"block\":%d,\"grid\":%d,\"passes\":%d,"
-                 "\"loads_per_pass\":%d,\"clock_mhz\":%.0f,\"bytes_per_clk_per_sm\":%.1f}",
-                 fp, b->block, b->grid, b->passes, k, clk, per_sm);
+                 "\"loads_per_pass\":%d,\"load_bytes\":%d,\"clock_mhz\":%.0f,"
+                 "\"bytes_per_clk_per_sm\":%.1f}",
+                 fp, b->block, b->grid, b->passes, k * 16 / word, word, clk, per_sm);
     }
 out:
     cudaFree(d_sink);

@@ -97,6 +97,14 @@ static __device__ __forceinline__ uint4 pt_ld_shared(uint32_t addr)
     return v;
 }
 
+/* One 4-byte shared-memory load (LDS.32): the width of the seeds' fp32 kernels' loads. */
+static __device__ __forceinline__ uint32_t pt_ld_shared32(uint32_t addr)
+{
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr));
+    return v;
+}
+
 static __device__ __forceinline__ uint32_t pt_xor4(uint4 v)
 {
     return v.x ^ v.y ^ v.z ^ v.w;

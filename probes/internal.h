@@ -150,7 +150,7 @@ int pt_measure_clock(struct probes *s, double ms, double *mhz /* OUT */);
 void pt_tensor_release(struct probes *s);
 
 enum { PT_DRAM_READ, PT_DRAM_WRITE, PT_DRAM_COPY, PT_DRAM_TRIAD };
-enum { PT_CACHE_L2, PT_CACHE_L1, PT_CACHE_SHARED };
+enum { PT_CACHE_L2, PT_CACHE_L1, PT_CACHE_SHARED, PT_CACHE_SHARED32 };
 enum { PT_HOST_H2D, PT_HOST_D2H };
 enum { PT_FP64, PT_FP32, PT_FP16X2, PT_BF16X2, PT_FP16 };
 enum { PT_TC_BF16, PT_TC_FP16, PT_TC_TF32, PT_TC_FP64, PT_TC_INT8, PT_TC_FP8 };

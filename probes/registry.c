@@ -53,6 +53,7 @@ static const struct pt_probe registry[] = {
     {{"bw_l2_read", PROBES_BANDWIDTH, "L2 read by all SMs, footprint well inside the L2"}, NULL, pt_bw_cache, PT_CACHE_L2},
     {{"bw_l1_read", PROBES_BANDWIDTH, "L1 read, per-SM rate summed over the SMs"}, NULL, pt_bw_cache, PT_CACHE_L1},
     {{"bw_shared_read", PROBES_BANDWIDTH, "shared-memory read (LDS.128), summed over the SMs"}, NULL, pt_bw_cache, PT_CACHE_SHARED},
+    {{"bw_shared_read_32", PROBES_BANDWIDTH, "shared-memory read with 4-byte loads (LDS.32), summed over the SMs"}, NULL, pt_bw_cache, PT_CACHE_SHARED32},
     {{"bw_h2d", PROBES_BANDWIDTH, "host to device copy, pinned memory"}, NULL, pt_bw_host, PT_HOST_H2D},
     {{"bw_d2h", PROBES_BANDWIDTH, "device to host copy, pinned memory"}, NULL, pt_bw_host, PT_HOST_D2H},
     {{"lat_chase", PROBES_LATENCY, "pointer chase 4 KB..2 GB: curve and L1/L2/DRAM plateaus"}, NULL, pt_lat_chase, 0},

@@ -1,9 +1,11 @@
 #!/bin/sh
-# sass-check.sh LIB - checks in the machine code of the kernels (no GPU needed) the loads the
-# model counts in flight: TSM2 V0 and V1 unroll their loop over k (KERNELS_TSM2_V0_UNROLL,
+# sass-check.sh LIB - checks in the machine code of the kernels (no GPU needed) what the model
+# takes from the source: TSM2 V0 and V1 unroll their loop over k (KERNELS_TSM2_V0_UNROLL,
 # KERNELS_TSM2_V1_UNROLL in kernels/kernels.h), so a kernel holds at least one unrolled step's
 # global loads, U of A and U x nc of B (nc columns of C per thread), where the loop not
-# unrolled holds 1 + nc. Needs cuobjdump (CUDA toolkit); exits 77 (ctest: skipped) without it.
+# unrolled holds 1 + nc; the seeds' shared-memory kernels load one element at a time
+# (kernels_smem_load_bytes: LDS in fp32, LDS.64 in fp64, no LDS.128). Needs cuobjdump (CUDA
+# toolkit); exits 77 (ctest: skipped) without it.
 set -u
 lib=${1:?usage: sass-check.sh librk_kernels.a}
 command -v cuobjdump >/dev/null 2>&1 || { echo "cuobjdump not found: skipped"; exit 77; }
@@ -36,5 +38,22 @@ for t in f d; do
     check "tsm2_v1 $t nc 4" "tsm2_v1_kernelI${t}Li4EE" 4 4
     check "tsm2_v1 $t nc 8" "tsm2_v1_kernelI${t}Li8EE" 2 8
     check "tsm2_v1 $t nc 16" "tsm2_v1_kernelI${t}Li16EE" 1 16
+done
+# width KERNEL_REGEX OPCODE_REGEX MIN MAX: shared loads of one width
+width() {
+    n=$(count "$2" "$3")
+    if [ "$n" -ge "$4" ] && [ "$n" -le "$5" ]; then
+        echo "ok   $1: $n x$3"
+    else
+        echo "FAIL $1: $n x$3, expected $4..$5"
+        fail=1
+    fi
+}
+for k in stso_kernel stmo_kernel stmvb_kernel smem001_kernel tiled_kernel border_kernel \
+    padded_kernel; do
+    width "$k fp32 4-byte" "${k}If" ' LDS R' 1 1000000
+    width "$k fp32 no 8/16-byte" "${k}If" ' LDS\.(64|128) ' 0 0
+    width "$k fp64 8-byte" "${k}Id" ' LDS\.64 ' 1 1000000
+    width "$k fp64 no 16-byte" "${k}Id" ' LDS\.128 ' 0 0
 done
 exit $fail

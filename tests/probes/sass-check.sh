@@ -37,6 +37,7 @@ check peak_bf16x2_fma 'k_peakI14__nv_bfloat162E' ' HFMA2(\.MMA)?\.BF16_V2 ' 512
 check bw_l1_read 'k_l1_read' 'LDG\.E\.128' 4
 check bw_l2_read_cg 'k_l2_readILi0' 'LDG\.E\.128\.STRONG\.GPU' 4
 check bw_l2_read_nc 'k_l2_readILi1' 'LDG\.E\.NA\.128\.CONSTANT' 4
-check bw_shared_read 'k_shared_read' 'LDS\.128' 4
+check bw_shared_read 'k_shared_readI' 'LDS\.128' 4
+check bw_shared_read_32 'k_shared_read32' ' LDS R' 16
 check lat_chase 'k_chase' 'LDG\.E\.64' 16
 exit $fail

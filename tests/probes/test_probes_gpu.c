@@ -180,6 +180,9 @@ static void g3_bandwidth(void **state)
     assert_true(val("bw_l2_read") > val("bw_dram_read"));
     assert_true(val("bw_l1_read") > val("bw_l2_read"));
     assert_true(val("bw_shared_read") > val("bw_l2_read"));
+    /* 4-byte loads use the same banks: never above the 16-byte rate, at least half of it */
+    assert_true(val("bw_shared_read_32") <= 1.02 * val("bw_shared_read"));
+    assert_true(val("bw_shared_read_32") >= 0.5 * val("bw_shared_read"));
     const char *p = strstr(get("bw_dram_copy")->params, "\"ratio_to_cudamemcpy\":");
     assert_non_null(p);
     double ratio = strtod(p + strlen("\"ratio_to_cudamemcpy\":"), NULL);
