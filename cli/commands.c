@@ -59,7 +59,7 @@ const struct rk_cmd rk_commands[] = {
      "run)\n" COMMON_OPTS},
     {"model", cmd_model, 0,
      "predict kernel times from the ceilings; 'model explain' for the equations",
-     "usage: roofkit model [--capture ID] [--model roofline,hierarchical,tsm2] [--check]\n"
+     "usage: roofkit model [--capture ID] [--model LIST] [--check]\n"
      "       roofkit model explain [--json] --peak-flops F --bandwidth B [--sms N] [--clock HZ]\n"
      "              [--regs-per-sm N] [--smem-per-sm BYTES] [--max-threads-per-sm N]\n"
      "              [--mem-latency CYCLES] [--comp-latency CYCLES] [--elem-bytes 4|8]\n"
@@ -70,7 +70,9 @@ const struct rk_cmd rk_commands[] = {
      "percentile absolute error against the measured times, per kernel family too.\n\n"
      "  --capture ID   only the measurements of this run or profile capture (with --check:\n"
      "                 or the predictions of this model capture)\n"
-     "  --model LIST   roofline, hierarchical, tsm2 (default: all three)\n"
+     "  --model LIST   any of roofline, hierarchical, tsm2 (the seeds' models) and\n"
+     "                 roofline_counters, occupancy, issue, issue_counters (extensions,\n"
+     "                 docs/model.md); default: all seven\n"
      "  --check        recompute every stored prediction from the current ceilings without\n"
      "                 writing; exit 9 when one differs\n\n"
      "'model explain' evaluates the TSM2 model of 004 section 3.6 with no GPU and no\n"
