@@ -481,11 +481,13 @@ enum {
     U_LAUNCH,
     U_L2_LAT,
     U_L2_FAR_LAT,
+    U_ISSUE_SHARED,
     U_COUNT
 };
 static const char *const use_names[U_COUNT] = {
-    "compute",     "dram",         "l2",     "l1",         "shared",
-    "mem_latency", "comp_latency", "launch", "l2_latency", "l2_far_latency"};
+    "compute",    "dram",           "l2",           "l1",
+    "shared",     "mem_latency",    "comp_latency", "launch",
+    "l2_latency", "l2_far_latency", "issue_shared"};
 
 struct used {
     const struct db_ceiling *c[U_COUNT];
@@ -1027,7 +1029,13 @@ static int issue_counts(const struct db_measurement *m, struct model_issue_count
     default:
         return RK_ENODATA;
     }
-    return model_issue_counts(k->cost_family, &ms, &mp, cols, c) == RK_OK ? RK_OK : RK_ENODATA;
+    if (model_issue_counts(k->cost_family, &ms, &mp, cols, c) != RK_OK)
+        return RK_ENODATA;
+    /* the counts' shared instructions move one element each: the seeds' kernels; a kernel that
+     * loads vectors issues fewer, not counted (kernels_smem_load_bytes) */
+    if (kernels_smem_load_bytes(k, prec) != ms.elem_bytes)
+        c->smem_instr = 0;
+    return RK_OK;
 }
 
 /*
@@ -1184,6 +1192,12 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                     u.c[U_COMP_LAT] = find_ceiling(
                         d, elem_bytes_of(m->precision) == 8 ? "lat_fma_fp64" : "lat_fma_fp32");
                     g.comp_latency_cycles = rk_ceiling_si(u.c[U_COMP_LAT]);
+                    if (ic.smem_instr > 0) { /* a shared instruction's issue cycles (probe) */
+                        u.c[U_ISSUE_SHARED] = find_ceiling(d, "lat_issue_shared");
+                        g.issue_cycles_shared = rk_ceiling_si(u.c[U_ISSUE_SHARED]);
+                        if (!(g.issue_cycles_shared > 0))
+                            g.issue_cycles_shared = 0;
+                    }
                     u.c[U_L1] = find_ceiling(d, "bw_l1_read");
                     u.c[U_SHARED] = shared_ceiling(d, m);
                     in.bandwidth[MODEL_LEVEL_L1] = rk_ceiling_si(u.c[U_L1]);

@@ -579,6 +579,7 @@ int model_issue_counts(enum model_kernel_family fam, const struct model_shape *s
     double wf_a = smem_wavefronts(rows, t.tk * e / 4.0, e);
     double staged = mp * kp * (np / t.tn) + kp * np * (mp / t.tm); /* whole tiles */
     out->instr_warp += warp_k * (t.sm + t.sn) + 2.0 * staged / 32.0;
+    out->smem_instr = warp_k * (t.sm + t.sn) + staged / 32.0; /* LDS of the k steps, STS */
     out->smem_wavefronts =
         warp_k * (t.sm * wf_a + t.sn * wf_b) + staged * e / MODEL_WAVEFRONT_BYTES;
     out->l1_wavefronts += staged * e / MODEL_WAVEFRONT_BYTES;

@@ -280,6 +280,8 @@ struct model_gpu {
      * instead of Little's law with one latency; the caller keeps the arrays alive. */
     const double *dram_curve_bytes, *dram_curve_util;
     int dram_curve_n;
+    double issue_cycles_shared; /* extension: issue cycles a shared-memory instruction takes on
+                                   its sub-partition (probe lat_issue_shared; 0: one) */
 };
 
 /* NULL if gpu is valid, else a static lowercase reason naming the field. */
@@ -515,6 +517,9 @@ struct model_issue_counts {
     double tiles;        /* k tiles each block stages through shared memory; 0: none [1] */
     double stage_rounds; /* dependent global-load rounds per tile and thread before the
                             barrier (loads of one round are independent; 0: prefetched) [1] */
+    double smem_instr;   /* warp shared-memory load and store instructions when the kernel moves
+                            one element per instruction (0: vectorised or unknown: issue_instr
+                            counts them once) [warp instr] */
     double serial_loop;  /* 1: a warp waits for each round of its own DRAM loads and then
                             issues the instructions that use them (no prefetch: TSM2 V0, V1),
                             so its instructions add to its latency; 0: they overlap [1] */
@@ -544,7 +549,8 @@ struct model_pipes {
     double fma_rate;        /* warp FMAs / cycle / SM: min(peak, 4 * warps_per_sp *
                                acc / lat_fma) [1/cycle] */
     double cycles_fma;      /* busiest SM: fma_warp share / fma_rate [cycles] */
-    double cycles_issue;    /* instr_warp share / 4 (one per sub-partition per cycle) */
+    double cycles_issue;    /* (instr_warp + (issue_cycles_shared - 1) smem_instr) share / 4
+                               (one cycle per sub-partition each, a shared one more) */
     double cycles_smem;     /* smem_wavefronts share / shared wavefronts per cycle */
     double cycles_l1;       /* l1_wavefronts share / L1 wavefronts per cycle */
     double stage_latency;   /* one staging round's latency (the caller's) [cycles] */

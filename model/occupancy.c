@@ -114,7 +114,7 @@ int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
                     double peak_flops, double bw_shared, double bw_l1, double stage_latency_cycles,
                     struct model_pipes *out)
 {
-    double per_sm_cycle, busiest, resident_blocks, fma_peak, fma_chains, best;
+    double per_sm_cycle, busiest, resident_blocks, fma_peak, fma_chains, best, extra;
     if (!out)
         return RK_EUSAGE;
     memset(out, 0, sizeof *out);
@@ -126,6 +126,7 @@ int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
         !(isfinite(stage_latency_cycles) && stage_latency_cycles >= 0) ||
         !(isfinite(c->tiles) && c->tiles >= 0 && isfinite(c->stage_rounds) &&
           c->stage_rounds >= 0) ||
+        !(isfinite(c->smem_instr) && c->smem_instr >= 0) ||
         !(c->fma_warp >= 0 && c->instr_warp >= 0 && c->smem_wavefronts >= 0 &&
           c->l1_wavefronts >= 0 &&
           isfinite(c->fma_warp + c->instr_warp + c->smem_wavefronts + c->l1_wavefronts)))
@@ -141,7 +142,10 @@ int model_pipe_time(const struct model_gpu *gpu, const struct model_launch *l,
                      : fma_peak;
     out->fma_rate = fma_chains < fma_peak ? fma_chains : fma_peak;
     out->cycles_fma = c->fma_warp * out->busiest_share / out->fma_rate;
-    out->cycles_issue = c->instr_warp * out->busiest_share / 4.0;
+    extra = finite_pos(gpu->issue_cycles_shared) && gpu->issue_cycles_shared > 1.0
+                ? (gpu->issue_cycles_shared - 1.0) * c->smem_instr
+                : 0.0; /* a shared instruction's cycles beyond the first (probe) */
+    out->cycles_issue = (c->instr_warp + extra) * out->busiest_share / 4.0;
     out->cycles_smem = c->smem_wavefronts * out->busiest_share /
                        (bw_shared / (MODEL_WAVEFRONT_BYTES * per_sm_cycle));
     out->cycles_l1 =

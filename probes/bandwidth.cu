@@ -701,6 +701,159 @@ out:
     return rc;
 }
 
+/* ---- issue cost of a shared-memory load ---- */
+
+/*
+ * Every thread: ISSUE_LOADS 4-byte shared loads (LDS.32) a pass, each followed by ISSUE_FMAS
+ * independent FFMAs on its own accumulators that take the loaded value (its bits as a float:
+ * FFMA's rate does not depend on them). With all warps resident the sub-partitions' issue
+ * binds (the loads use a fifth of the banks' rate), so issue cycles per load = 4
+ * sub-partitions / (loads per clock per SM) - ISSUE_FMAS; the loop's counter and branch (a few
+ * instructions a pass of 32 loads, ~0.1 a load) are in it. The cycles a shared load takes
+ * beyond one are what the seeds' fp32 kernels, one LDS per element, lose to it. VERIFY: one
+ * pass that XORs the loaded words instead, to check them.
+ */
+#define ISSUE_LOADS 32
+#define ISSUE_FMAS  8
+template <int BLOCK, bool VERIFY>
+__global__ void __launch_bounds__(BLOCK)
+    k_issue_lds(int passes, uint32_t zmask, uint32_t *sink, int verify)
+{
+    __shared__ uint32_t w[ISSUE_LOADS * BLOCK];
+    for (uint32_t i = threadIdx.x; i < ISSUE_LOADS * BLOCK; i += BLOCK)
+        w[i] = (uint32_t)(blockIdx.x * ISSUE_LOADS * BLOCK + i) ^ PT_PATTERN_KEY;
+    __syncthreads();
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(w + threadIdx.x);
+    float x[ISSUE_FMAS];
+#pragma unroll
+    for (int i = 0; i < ISSUE_FMAS; i++)
+        x[i] = (float)i;
+    uint32_t acc = 0;
+    (void)verify;
+    for (int pass = 0; pass < passes; pass++) {
+        const uint32_t addr = base + ((pass & zmask) << 2); /* see k_l1_read */
+#pragma unroll
+        for (int u = 0; u < ISSUE_LOADS; u++) {
+            const uint32_t v = pt_ld_shared32(addr + u * BLOCK * 4);
+            if (VERIFY) {
+                acc ^= v;
+            } else {
+#pragma unroll
+                for (int i = 0; i < ISSUE_FMAS; i++)
+                    asm volatile("fma.rn.f32 %0, %0, %1, %2;"
+                                 : "+f"(x[i])
+                                 : "f"(1.0f), "f"(__uint_as_float(v))); /* any bits */
+            }
+        }
+    }
+    float keep = 0.0f;
+#pragma unroll
+    for (int i = 0; i < ISSUE_FMAS; i++)
+        keep += x[i];
+    if (VERIFY)
+        atomicXor(sink, acc);
+    else if (keep == 0.5f) /* never taken in timed runs: keeps the FFMAs alive */
+        sink[1] = (uint32_t)passes;
+}
+
+struct issue_job {
+    void (*fn)(int, uint32_t, uint32_t *, int);
+    int grid, block, passes, verify;
+    uint32_t *sink;
+};
+
+static int enqueue_issue(void *arg, cudaStream_t st)
+{
+    struct issue_job *j = (struct issue_job *)arg;
+    j->fn<<<j->grid, j->block, 0, st>>>(j->passes, 0, j->sink, j->verify);
+    RK_CUDA(cudaGetLastError());
+    return RK_OK;
+}
+
+int pt_issue_shared(struct probes *s, int arg, struct probes_output *out)
+{
+    static void (*const fns[])(int, uint32_t, uint32_t *, int) = {k_issue_lds<256, false>,
+                                                                  k_issue_lds<128, false>};
+    static void (*const checks[])(int, uint32_t, uint32_t *, int) = {k_issue_lds<256, true>,
+                                                                     k_issue_lds<128, true>};
+    static const int blocks[] = {256, 128};
+    const int reps = s->quick ? 5 : 10;
+    double ms[PT_MAX_REPS], best_ms[PT_MAX_REPS], best_rate = 0, clk;
+    struct issue_job j, best;
+    uint32_t *d_sink = NULL, got = 0;
+    struct probes_result *r;
+    int rc = RK_OK;
+    (void)arg;
+    memset(&best, 0, sizeof best);
+    PT_CUDA(cudaMalloc(&d_sink, 2 * sizeof *d_sink));
+    for (int b = 0; b < 2; b++) {
+        memset(&j, 0, sizeof j);
+        j.fn = fns[b];
+        j.block = blocks[b];
+        j.sink = d_sink;
+        if ((rc = resident_grid(s, (const void *)j.fn, j.block, &j.grid)) != RK_OK)
+            goto out;
+        /* check: one pass, every word of each block's array read once (its XOR) */
+        j.fn = checks[b];
+        j.verify = 1;
+        j.passes = 1;
+        PT_CUDA(cudaMemsetAsync(d_sink, 0, 2 * sizeof *d_sink, s->stream));
+        if ((rc = enqueue_issue(&j, s->stream)) != RK_OK)
+            goto out;
+        PT_CUDA(cudaMemcpyAsync(&got, d_sink, sizeof got, cudaMemcpyDeviceToHost, s->stream));
+        PT_CUDA(cudaStreamSynchronize(s->stream));
+        if (got != pt_xor_range(0, (uint64_t)j.grid * ISSUE_LOADS * j.block)) {
+            rc = rk_error(RK_EVERIFY, "the shared-load issue kernel read wrong data; please "
+                                      "report this");
+            goto out;
+        }
+        j.fn = fns[b];
+        j.verify = 0;
+        j.passes = s->quick ? 256 : 1024;
+        if ((rc = pt_time(s, enqueue_issue, &j, 2, reps, ms)) != RK_OK)
+            goto out;
+        double loads = (double)j.grid * j.block / 32.0 * ISSUE_LOADS * j.passes;
+        double rate = loads / pt_median(ms, reps); /* warp loads per ms */
+        if (rate > best_rate) {
+            best_rate = rate;
+            best = j;
+            memcpy(best_ms, ms, sizeof ms);
+        }
+    }
+    clk = pt_clock_seen(s);
+    r = pt_add_result(out, "lat_issue_shared");
+    if (!r) {
+        rc = rk_error(RK_ENOMEM, "out of host memory");
+        goto out;
+    }
+    {
+        /* cycles per load at each repetition's time: 4 x SMs x clock x t / loads - FMAs */
+        double v[PT_MAX_REPS];
+        double loads = (double)best.grid * best.block / 32.0 * ISSUE_LOADS * best.passes;
+        for (int i = 0; i < reps; i++)
+            v[i] = 4.0 * s->dev.sm_count * clk * 1e3 * best_ms[i] / loads - ISSUE_FMAS;
+        pt_stats(v, reps, &r->min, &r->median, &r->max);
+        r->value = r->median;
+        r->reps = reps;
+        r->kind = "latency";
+        r->level = "shared";
+        r->unit = "cycles";
+        snprintf(r->method, sizeof r->method,
+                 "issue cycles a 4-byte shared load (LDS.32) takes on its sub-partition: %d loads "
+                 "a pass, each with %d independent FFMAs, all warps resident (issue-bound); "
+                 "4 x SMs x clock / loads per second - %d (the loop's share included)",
+                 ISSUE_LOADS, ISSUE_FMAS, ISSUE_FMAS);
+        snprintf(r->params, sizeof r->params,
+                 "{\"loads_per_pass\":%d,\"fmas_per_load\":%d,\"block\":%d,\"grid\":%d,"
+                 "\"passes\":%d,\"loads_per_clk_per_sm\":%.3f,\"clock_mhz\":%.0f}",
+                 ISSUE_LOADS, ISSUE_FMAS, best.block, best.grid, best.passes,
+                 best_rate * 1e3 / (s->dev.sm_count * clk * 1e6), clk);
+    }
+out:
+    cudaFree(d_sink);
+    return rc;
+}
+
 /* ---- host <-> device, pinned ---- */
 
 struct host_job {

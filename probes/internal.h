@@ -131,6 +131,7 @@ void pt_nvml_close(struct pt_nvml *n);
 /* ---- the probes' run functions and their kernels' launchers (*.cu) ---- */
 int pt_bw_dram(struct probes *s, int arg, struct probes_output *out);
 int pt_bw_cache(struct probes *s, int arg, struct probes_output *out);
+int pt_issue_shared(struct probes *s, int arg, struct probes_output *out);
 int pt_bw_host(struct probes *s, int arg, struct probes_output *out);
 int pt_lat_chase(struct probes *s, int arg, struct probes_output *out);
 int pt_lat_shared(struct probes *s, int arg, struct probes_output *out);

@@ -74,19 +74,22 @@ static const char *const golden_cases[] = {
 /* The K40c of 004 §4.1 with 000 §1's latencies (400 / 20 cycles). */
 static struct model_gpu gpu_k40c(void)
 {
-    struct model_gpu g = {1430e9, 288e9, 745e6, 15, 65536, 49152, 2048, 400, 20, 10, NULL, NULL, 0};
+    struct model_gpu g = {1430e9, 288e9, 745e6, 15,   65536, 49152, 2048,
+                          400,    20,    10,    NULL, NULL,  0,     0};
     return g;
 }
 
 static struct model_gpu gpu_m40(void)
 {
-    struct model_gpu g = {213e9, 288e9, 1114e6, 24, 65536, 98304, 2048, 400, 20, 0, NULL, NULL, 0};
+    struct model_gpu g = {213e9, 288e9, 1114e6, 24,   65536, 98304, 2048,
+                          400,   20,    0,      NULL, NULL,  0,     0};
     return g;
 }
 
 static struct model_gpu gpu_p100(void)
 {
-    struct model_gpu g = {4600e9, 720e9, 1328e6, 56, 65536, 65536, 2048, 400, 20, 0, NULL, NULL, 0};
+    struct model_gpu g = {4600e9, 720e9, 1328e6, 56,   65536, 65536, 2048,
+                          400,    20,    0,      NULL, NULL,  0,     0};
     return g;
 }
 
@@ -938,6 +941,7 @@ static void golden_eval_tsm2(struct golden *g)
         in_num(g, "regs_fixed", 1, 0),
         NULL,
         NULL,
+        0,
         0,
     };
     struct model_tsm2_problem p = {

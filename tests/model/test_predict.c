@@ -29,7 +29,8 @@
  *   P14 issue_counters: chains unknown (acc_per_thread 0) leave the FMA pipe at its
  *       peak; measured instructions bind the issue pipe; it equals issue on the same
  *       counts and refuses a row without counts or launch; a serial loop's chain (DRAM
- *       rounds, then the warp's own instructions) by hand
+ *       rounds, then the warp's own instructions) by hand; shared instructions' extra issue
+ *       cycles
  */
 #include <math.h>
 #include <setjmp.h>
@@ -141,7 +142,8 @@ static void test_p3_hierarchical(void **state)
 static void test_p4_tsm2(void **state)
 {
     (void)state;
-    struct model_gpu g = {25e12, 3e12, 1.98e9, 132, 65536, 233472, 2048, 780, 8, 0, NULL, NULL, 0};
+    struct model_gpu g = {25e12, 3e12, 1.98e9, 132,  65536, 233472, 2048,
+                          780,   8,    0,      NULL, NULL,  0,      0};
     struct model_tsm2_problem pr = {20480, 16, 20480, 8, 128, 16, 8};
     struct model_predict_in in;
     struct model_prediction p;
@@ -177,7 +179,8 @@ static void test_p5_missing(void **state)
     struct model_predict_in in = h100_in();
     struct model_prediction p;
     const char *why = NULL;
-    struct model_gpu g = {25e12, 3e12, 1.98e9, 132, 65536, 233472, 2048, 780, 8, 0, NULL, NULL, 0};
+    struct model_gpu g = {25e12, 3e12, 1.98e9, 132,  65536, 233472, 2048,
+                          780,   8,    0,      NULL, NULL,  0,      0};
     struct model_tsm2_problem pr = {20480, 4, 20480, 8, 128, 16, 8};
 
     in.flops = NAN;
@@ -457,7 +460,7 @@ static void test_p12_pipes(void **state)
     struct model_launch l;
     struct model_occupancy o;
     pipe_fixture(&g, &l, &o);
-    struct model_issue_counts c = {1000, 3000, 2500, 100, 1, NAN, NAN, NAN, 0, 0, 0};
+    struct model_issue_counts c = {1000, 3000, 2500, 100, 1, NAN, NAN, NAN, 0, 0, 0, 0};
     struct model_pipes q;
     /* 512 GFLOP/s on 2 SMs at 1 GHz: 4 warp FMAs/cycle; 256 GB/s: 1 wavefront/cycle */
     assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
@@ -545,7 +548,7 @@ static void test_p13_staging(void **state)
     struct model_launch l;
     struct model_occupancy o;
     pipe_fixture(&g, &l, &o);
-    struct model_issue_counts k = {1000, 3000, 2500, 100, 8, NAN, NAN, NAN, 10, 2, 0};
+    struct model_issue_counts k = {1000, 3000, 2500, 100, 8, NAN, NAN, NAN, 10, 2, 0, 0};
     struct model_pipes q;
     /* 2 waves x 10 tiles x (2 x 100 + 50) = 5000 cycles */
     assert_int_equal(model_pipe_time(&g, &l, &o, &k, 512e9, 256e9, 256e9, 100.0, &q), RK_OK);
@@ -603,7 +606,7 @@ static void test_p14_issue_counters(void **state)
     pipe_fixture(&g, &l, &o);
     /* P12's launch: 1 warp per sub-partition, which with 1 chain a thread held the FMA rate
      * to 1 warp FMA a cycle; chains unknown: the pipe's 4 */
-    struct model_issue_counts c = {1000, 3000, 0, 0, 0, NAN, NAN, NAN, 0, 0, 0};
+    struct model_issue_counts c = {1000, 3000, 0, 0, 0, NAN, NAN, NAN, 0, 0, 0, 0};
     struct model_pipes q;
     assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
     assert_rel(q.fma_rate, 4, 1e-12);
@@ -613,6 +616,16 @@ static void test_p14_issue_counters(void **state)
     c.acc_per_thread = -1;
     assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_EUSAGE);
     c.acc_per_thread = 0;
+    /* shared instructions of 1.5 issue cycles (probe lat_issue_shared): 400 of them add 200
+     * cycles of issue to the launch, 200 x 0.6 / 4 = 30 on the busiest sub-partition */
+    g.issue_cycles_shared = 1.5;
+    c.smem_instr = 400;
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
+    assert_rel(q.cycles_issue, 450 + 30, 1e-12);
+    g.issue_cycles_shared = 0; /* not probed: one cycle, nothing added */
+    assert_int_equal(model_pipe_time(&g, &l, &o, &c, 512e9, 256e9, 256e9, 0.0, &q), RK_OK);
+    assert_rel(q.cycles_issue, 450, 1e-12);
+    c.smem_instr = 0;
 
     /* through model_predict: 3e5 measured instructions x 0.6 / 4 = 45000 cycles = 45 us at
      * 1 GHz, beyond the DRAM body (1e6 B / 3e12 B/s); the same counts under issue agree */

@@ -39,5 +39,7 @@ check bw_l2_read_cg 'k_l2_readILi0' 'LDG\.E\.128\.STRONG\.GPU' 4
 check bw_l2_read_nc 'k_l2_readILi1' 'LDG\.E\.NA\.128\.CONSTANT' 4
 check bw_shared_read 'k_shared_readI' 'LDS\.128' 4
 check bw_shared_read_32 'k_shared_read32' ' LDS R' 16
+check lat_issue_shared_lds 'k_issue_ldsILi256ELb0' ' LDS R' 32
+check lat_issue_shared_ffma 'k_issue_ldsILi256ELb0' ' FFMA ' 256
 check lat_chase 'k_chase' 'LDG\.E\.64' 16
 exit $fail
