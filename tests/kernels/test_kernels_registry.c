@@ -16,6 +16,10 @@
  *   cost_extensions      apipe and rpt reach the cost model: the cp.async ring adds
  *                        shared traffic, rpt = 4 divides B's shared reads; apipe = 0
  *                        and 2 (no ring) ignore rpt; DRAM counts do not change
+ *   model_facts          what the model reads of the kernels: kernels_model_params (the
+ *                        ring and rows per thread), kernels_smem_load_bytes (the seeds'
+ *                        scalar shared loads, the vector ones, none), V1's columns and
+ *                        V0/V1's unrolls
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -207,13 +211,54 @@ static void cost_extensions(void **state)
     assert_true(r1.bytes_shared == r2.bytes_shared + 2 * 1000000.0 * 16 * 4);
 }
 
+static void model_facts(void **state)
+{
+    (void)state;
+    const struct kernels_kernel *v3 = kernels_find("tsm2_v3");
+    const long ring4[KERNELS_MAX_PARAMS] = {256, 16, 8, 1, 1, 4};
+    const long reg4[KERNELS_MAX_PARAMS] = {256, 16, 8, 1, 0, 4};
+    struct model_params mp;
+    kernels_model_params(v3, KERNELS_FP32, ring4, &mp);
+    assert_int_equal(mp.t1, 256);
+    assert_int_equal(mp.t3, 8);
+    assert_int_equal(mp.a_staged, 1);
+    assert_int_equal(mp.rows_per_thread, 4);
+    kernels_model_params(v3, KERNELS_FP32, reg4, &mp); /* rpt only with the ring */
+    assert_int_equal(mp.a_staged, 0);
+    assert_int_equal(mp.rows_per_thread, 1);
+
+    static const char *const scalar[] = {"stso",      "stmo",        "stmvb",      "smem_001",
+                                         "tiled_003", "rect_padded", "rect_border"};
+    for (size_t i = 0; i < sizeof scalar / sizeof *scalar; i++) {
+        const struct kernels_kernel *k = kernels_find(scalar[i]);
+        assert_non_null(k);
+        assert_int_equal(kernels_smem_load_bytes(k, KERNELS_FP32), 4);
+        assert_int_equal(kernels_smem_load_bytes(k, KERNELS_FP64), 8);
+    }
+    assert_int_equal(kernels_smem_load_bytes(kernels_find("regtile"), KERNELS_FP32), 16);
+    assert_int_equal(kernels_smem_load_bytes(kernels_find("tsm2_v3"), KERNELS_FP64), 16);
+    assert_int_equal(kernels_smem_load_bytes(kernels_find("naive"), KERNELS_FP32), 0);
+    assert_int_equal(kernels_smem_load_bytes(kernels_find("cublas_sgemm"), KERNELS_FP32), 0);
+    assert_int_equal(kernels_smem_load_bytes(NULL, KERNELS_FP32), 0);
+
+    assert_int_equal(kernels_tsm2_v1_cols(1), 1);
+    assert_int_equal(kernels_tsm2_v1_cols(3), 4);
+    assert_int_equal(kernels_tsm2_v1_cols(8), 8);
+    assert_int_equal(kernels_tsm2_v1_cols(9), 16);
+    assert_int_equal(kernels_tsm2_v1_cols(100), 16);
+    assert_int_equal(KERNELS_TSM2_V1_UNROLL(4), 4);
+    assert_int_equal(KERNELS_TSM2_V1_UNROLL(8), 2);
+    assert_int_equal(KERNELS_TSM2_V1_UNROLL(16), 1);
+    assert_int_equal(KERNELS_TSM2_V0_UNROLL, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_valid),    cmocka_unit_test(names_unique),
         cmocka_unit_test(match_prefix_glob), cmocka_unit_test(bad_params_refused),
         cmocka_unit_test(params_json_text),  cmocka_unit_test(suites_well_formed),
-        cmocka_unit_test(cost_extensions),
+        cmocka_unit_test(cost_extensions),   cmocka_unit_test(model_facts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
