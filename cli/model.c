@@ -555,12 +555,12 @@ static const struct db_ceiling *compute_ceiling(const struct dev_info *d,
 }
 
 /* Shared-memory bandwidth: the ceiling of the load width the kernel uses (kernels_smem_load_bytes):
- * bw_shared_read_32 for one 4-byte element a load (the H100 issues ~0.8 of those a clock per SM),
- * else bw_shared_read (16-byte loads; 8-byte loads reach the same). */
+ * bw_shared_read_32 for one 4-byte element a load, else bw_shared_read (16-byte loads; 8-byte
+ * ones reach the same). On the H100 the two are equal (127.4 and 127.2 B/clk/SM). */
 static const struct db_ceiling *shared_ceiling(const struct dev_info *d,
                                                const struct db_measurement *m)
 {
-    const struct kernels_kernel *k = m->kernel ? kernels_find(m->kernel) : NULL;
+    const struct kernels_kernel *k = registry_kernel(m);
     int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
     const struct db_ceiling *c = NULL;
     if (k && prec >= 0 && kernels_smem_load_bytes(k, prec) == 4)
@@ -835,7 +835,7 @@ static double bytes_in_flight_per_thread(const struct db_measurement *m)
     case MODEL_FAM_TSM2_V0:
         return (double)KERNELS_TSM2_V0_UNROLL * e;
     case MODEL_FAM_TSM2_V1:
-        return (double)KERNELS_TSM2_V1_UNROLL(kernels_tsm2_v1_cols(m->n)) * e;
+        return (double)KERNELS_TSM2_V1_UNROLL(kernels_tsm2_cols(m->n)) * e;
     case MODEL_FAM_TSM2_V2:
     case MODEL_FAM_TSM2_V3:
     case MODEL_FAM_ISM2:
@@ -986,49 +986,11 @@ static int issue_counts(const struct db_measurement *m, struct model_issue_count
     int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
     struct model_shape ms = {(long)m->m, (long)m->n, (long)m->k, elem_bytes_of(m->precision)};
     int cols = m->block[0] > 32 ? 32 : m->block[0];
-    if (!k || prec < 0 || cols < 1)
+    if (!k || prec < 0 || cols < 1 || registry_params(k, m, p) != RK_OK)
         return RK_ENODATA;
-    for (int i = 0; i < k->n_params; i++)
-        if (!m->params || json_long(m->params, k->params[i].name, &p[i]) != RK_OK)
-            return RK_ENODATA;
-    memset(&mp, 0, sizeof mp);
-    switch (k->cost_family) {
-    case MODEL_FAM_STSO:
-    case MODEL_FAM_SMEM_TILED:
-    case MODEL_FAM_RECT_PADDED:
-    case MODEL_FAM_RECT_BORDER:
-        mp.block = (int)p[0];
-        break;
-    case MODEL_FAM_STMO:
-    case MODEL_FAM_STMVB:
-        mp.block = (int)p[0];
-        mp.per_thread = (int)p[1];
-        break;
-    case MODEL_FAM_BLOCKTILE_1D: /* seed001.cu: BM = BN = 64, BK = 8 */
-        mp.tile_m = mp.tile_n = 64;
-        mp.tile_k = 8;
-        mp.per_thread = (int)p[0];
-        break;
-    case MODEL_FAM_TILED:
-        mp.tile_m = (int)p[0];
-        mp.tile_n = (int)p[1];
-        mp.tile_k = (int)p[2];
-        mp.scale_m = (int)p[3];
-        mp.scale_n = (int)p[4];
-        break;
-    case MODEL_FAM_REGTILE: /* regtile.cu's two configurations */
-        mp.tile_m = mp.tile_n = prec == KERNELS_FP64 ? 64 : 128;
-        mp.tile_k = 8;
-        mp.scale_m = mp.scale_n = prec == KERNELS_FP64 ? 4 : 8;
-        break;
-    case MODEL_FAM_NAIVE: /* block_size x block_size threads (seed000.cu) */
-        mp.block = (int)p[0];
-        break;
-    case MODEL_FAM_TSM2_V0:
-        break;
-    default:
-        return RK_ENODATA;
-    }
+    /* the registry's translation; a family without counts (TSM2 V1-V3, ISM2, cuBLAS) is
+     * refused by model_issue_counts */
+    kernels_model_params(k, prec, p, &mp);
     if (model_issue_counts(k->cost_family, &ms, &mp, cols, c) != RK_OK)
         return RK_ENODATA;
     /* the counts' shared instructions move one element each: the seeds' kernels; a kernel that
@@ -1161,13 +1123,13 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                 in.gpu = &g;
                 in.launch = &launch;
                 int counted = issue_like && issue_counts(m, &ic) == RK_OK;
-                if (kind == MODEL_KIND_ISSUE_COUNTERS &&
-                    measured_issue_counts(row, m, counted, &ic) != RK_OK) {
-                    *why = "inst_executed not measured";
-                    return RK_ENODATA;
-                }
-                if (kind == MODEL_KIND_ISSUE_COUNTERS)
+                if (kind == MODEL_KIND_ISSUE_COUNTERS) {
+                    if (measured_issue_counts(row, m, counted, &ic) != RK_OK) {
+                        *why = "inst_executed not measured";
+                        return RK_ENODATA;
+                    }
                     counted = 1;
+                }
                 if (counted) {
                     /* sector-counted DRAM bytes and the sector in flight (TSM2 V0) */
                     if (isfinite(ic.bytes_dram)) {

@@ -678,8 +678,8 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
         if (o->ism2) {
             /* tcf: the tcf model at the mapped t3, with that kernel's registers and
              * shared memory as the sweep found them (the defaults' when none matched) */
-            const int i_tcf = kernels_param_index(k, "tcf"), i_rpt = kernels_param_index(k, "rpt"),
-                      i_ap = kernels_param_index(k, "apipe");
+            const int i_tcf = kernels_param_index(k, "tcf");
+            struct model_params mp; /* the resolved parameters as the model reads them */
             struct model_ism2_tcf_in in;
             struct model_ism2_tcf_eval ev;
             const struct tune_row *like = NULL;
@@ -704,11 +704,12 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
             in.gpu = &gl;
             in.fam = k->cost_family;
             in.shape = (struct model_shape){o->shape.m, o->shape.n, o->shape.k, prob.elem_bytes};
-            in.t1 = (int)resolved[i_t1];
-            in.t2 = (int)resolved[i_t2];
-            in.t3 = (int)resolved[i_t3];
-            in.rows_per_thread = i_rpt >= 0 && resolved[i_rpt] > 0 ? (int)resolved[i_rpt] : 1;
-            in.stages = i_ap >= 0 && resolved[i_ap] == 1 ? KERNELS_TSM2_RING_STAGES : 1;
+            kernels_model_params(k, o->prec, resolved, &mp);
+            in.t1 = mp.t1;
+            in.t2 = mp.t2;
+            in.t3 = mp.t3;
+            in.rows_per_thread = mp.rows_per_thread;
+            in.stages = mp.a_staged ? KERNELS_TSM2_RING_STAGES : 1;
             in.regs_per_thread = like ? like->registers : 0;
             in.smem_per_block = like ? (double)like->smem : 0;
             in.bw_l2 = x->bw_l2;

@@ -128,11 +128,12 @@ int kernels_check(const struct kernels_kernel *k, int prec, const long *params, 
 
 /*
  * Bytes one thread reads from shared memory with one load instruction, for the ceiling that
- * fits it (the H100 reads 126 B/clk/SM with 8- and 16-byte loads, ~100 with 4-byte ones): the
- * element size for the seeds' kernels, which index shared arrays one element at a time (stso,
- * stmo, stmvb, smem_001, tiled_003, rect_*: LDS in fp32, LDS.64 in fp64), 16 for the ones that
- * load vectors (regtile, blocktile1d_001, the TSM2/ISM2 kernels: mostly LDS.128), 0 for a kernel
- * without shared memory or unknown (cuBLAS). tests/kernels/sass-check.sh checks the seeds'.
+ * fits it (bw_shared_read_32 for 4-byte loads, bw_shared_read for wider ones; equal on the
+ * H100) and for the issue term's count of shared instructions: the element size for the
+ * seeds' kernels, which index shared arrays one element at a time (stso, stmo, stmvb, smem_001,
+ * tiled_003, rect_*: LDS in fp32, LDS.64 in fp64), 16 for the ones that load vectors (regtile,
+ * blocktile1d_001, the TSM2/ISM2 kernels: mostly LDS.128), 0 for a kernel without shared memory
+ * or unknown (cuBLAS). tests/kernels/sass-check.sh checks the seeds'.
  */
 int kernels_smem_load_bytes(const struct kernels_kernel *k, int prec);
 
@@ -155,7 +156,7 @@ void kernels_model_params(const struct kernels_kernel *k, int prec, const long *
  * TSM2 V0 and V1 (kernels/tsm2.cu) unroll their loop over k this many times, and the loads
  * of A of one unrolled step are issued together before the FMAs that use them, so a thread
  * has this many elements of A in flight (what the model's Little's law takes). V1 keeps
- * nc = kernels_tsm2_v1_cols(n) columns of C per thread: 4 steps up to 4 columns, 2 at 8, 1 at
+ * nc = kernels_tsm2_cols(n) columns of C per thread: 4 steps up to 4 columns, 2 at 8, 1 at
  * 16. These are the unrolls nvcc 13.0 chose by itself for sm_90 (cuobjdump, 2026-11-25),
  * written into the kernels so that they are the source's, not the compiler's;
  * tests/kernels/sass-check.sh checks the loads per step in the machine code.
@@ -163,9 +164,10 @@ void kernels_model_params(const struct kernels_kernel *k, int prec, const long *
 #define KERNELS_TSM2_V0_UNROLL     4
 #define KERNELS_TSM2_V1_UNROLL(nc) ((nc) <= 4 ? 4 : (nc) <= 8 ? 2 : 1)
 
-/* Columns of C one V1 thread keeps (a compile-time count): the smallest power of two >= n,
- * at most 16; wider n takes several passes. */
-static inline long kernels_tsm2_v1_cols(long n)
+/* The smallest power of two >= n, at most 16: the columns of C one V1 thread keeps (a
+ * compile-time count; wider n takes several passes), V2/V3's default t2 and the largest t2
+ * and t3 `roofkit tune` sweeps. */
+static inline long kernels_tsm2_cols(long n)
 {
     long nc = 1;
     while (nc < n && nc < 16)

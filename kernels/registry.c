@@ -287,7 +287,11 @@ void kernels_model_params(const struct kernels_kernel *k, int prec, const long *
             mp->rows_per_thread = ia >= 0 && ir >= 0 ? (int)kern_tsm2_rows(p[ia], p[ir]) : 1;
         }
         break;
-    default: /* naive, tsm2_v0, tsm2_v1, cublas: no parameters in the model */
+    case MODEL_FAM_NAIVE: /* block_size x block_size threads (seed000.cu): the issue counts'
+                             L2 sectors per block; the cost formula reads nothing */
+        mp->block = (int)p[0];
+        break;
+    default: /* tsm2_v0, tsm2_v1, cublas: no parameters in the model */
         break;
     }
 }

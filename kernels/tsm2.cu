@@ -844,15 +844,6 @@ long ceil_div(long a, long b)
     return (a + b - 1) / b;
 }
 
-/* The smallest instantiated t2 (power of two up to 16) that covers n. */
-long auto_t2(long n)
-{
-    long t2 = 1;
-    while (t2 < n && t2 < 16)
-        t2 *= 2;
-    return t2;
-}
-
 /* Rows of A per row tile: t1 threads times rows per thread (rpt, cp.async kernel only). */
 long tile_rows(const long *p, enum variant v)
 {
@@ -911,7 +902,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     }
     const long t1 = p[P_T1], t3 = p[P_T3];
     if (a->m > 0 && p[P_T2] == 0)
-        p[P_T2] = auto_t2(a->n);
+        p[P_T2] = kernels_tsm2_cols(a->n); /* the smallest instantiated t2 covering n */
     if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0)
         return kern_why(why, len, "t2 must be 1, 2, 4, 8 or 16, not %ld", p[P_T2]);
     if (t1 % 32 != 0 || t1 < 32 || t1 > 1024)
@@ -1132,7 +1123,7 @@ int resolve_t1(const struct kern_args *a, long *p, char *why, size_t len)
 
 template <typename T> const void *v1_func(long n)
 {
-    long nc = kernels_tsm2_v1_cols(n);
+    long nc = kernels_tsm2_cols(n);
     switch (nc) {
     case 1:
         return (const void *)tsm2_v1_kernel<T, 1>;

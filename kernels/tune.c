@@ -34,15 +34,6 @@ int kernels_tune_kernel_ok(const struct kernels_kernel *k, int ism2)
     return k && (ism2 ? is_ism2(k) : is_tsm2(k));
 }
 
-/* The smallest power of two >= v, at most 16 (tsm2.cu's auto_t2). */
-static long cover16(long v)
-{
-    long p = 1;
-    while (p < v && p < 16)
-        p *= 2;
-    return p;
-}
-
 static int set_axis(struct kernels_tune_axis *a, const struct kernels_kernel *k, const char *name,
                     const long *values, int n, long max)
 {
@@ -98,7 +89,7 @@ int kernels_tune_space_init(const struct kernels_kernel *k, const struct kernels
     if (is_tsm2(k)) {
         /* t2 <= n as in Alg. 5's box, plus the one tile that covers n in one pass */
         if (set_axis(&out->axes[0], k, "t1", t1_axis, 4, 1024) != RK_OK ||
-            set_axis(&out->axes[1], k, "t2", pow2_16, 5, cover16(shape->n)) != RK_OK ||
+            set_axis(&out->axes[1], k, "t2", pow2_16, 5, kernels_tsm2_cols(shape->n)) != RK_OK ||
             set_axis(&out->axes[2], k, "t3", pow2_16, 5, 16) != RK_OK)
             goto bad;
         out->n_axes = 3;
@@ -106,7 +97,7 @@ int kernels_tune_space_init(const struct kernels_kernel *k, const struct kernels
             return RK_EUSAGE;
     } else if (is_ism2(k)) {
         /* a t3 wider than the rounded-up k only loads padding */
-        if (set_axis(&out->axes[0], k, "t3", pow2_16, 5, cover16(shape->k)) != RK_OK ||
+        if (set_axis(&out->axes[0], k, "t3", pow2_16, 5, kernels_tsm2_cols(shape->k)) != RK_OK ||
             set_axis(&out->axes[1], k, "tcf", tcf_axis, 12, 1000000) != RK_OK)
             goto bad;
         out->n_axes = 2;

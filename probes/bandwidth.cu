@@ -407,63 +407,47 @@ __global__ void __launch_bounds__(BLOCK)
         sink[1] = acc;
 }
 
-/* Shared memory: each block fills K*BLOCK 16-byte words, then reads them `passes` times. */
-template <int BLOCK, int K>
+/*
+ * Shared memory: each block fills K*BLOCK 16-byte words, then reads them `passes` times with
+ * WORD-byte loads: 16 (LDS.128, bw_shared_read) or 4 (LDS.32, bw_shared_read_32: 4K loads a
+ * pass, the same bytes). A warp's 4-byte load is one 128-byte wavefront, as its 16-byte load is
+ * four, so both can reach the banks' 128 B/clk/SM (the H100: 127.4 and 127.2); a kernel that
+ * reads shared memory one float at a time takes the 4-byte ceiling.
+ */
+template <int BLOCK, int K, int WORD>
 __global__ void __launch_bounds__(BLOCK)
     k_shared_read(int passes, uint32_t zmask, uint32_t *sink, int verify)
 {
+    static_assert(WORD == 16 || WORD == 4, "16- or 4-byte loads");
+    constexpr int N = K * 16 / WORD; /* loads a pass */
     __shared__ uint4 sm[K * BLOCK];
     const uint32_t words = K * BLOCK * 4;
     uint32_t *w = (uint32_t *)sm;
     for (uint32_t i = threadIdx.x; i < words; i += BLOCK)
         w[i] = (uint32_t)(blockIdx.x * words + i) ^ PT_PATTERN_KEY;
     __syncthreads();
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(sm + threadIdx.x);
+    const uint32_t base =
+        (uint32_t)__cvta_generic_to_shared((const unsigned char *)sm + threadIdx.x * WORD);
     uint32_t acc = 0;
     for (int pass = 0; pass < passes; pass++) {
-        const uint32_t addr = base + ((pass & zmask) << 4); /* see k_l1_read */
-        uint4 v[K];
+        const uint32_t addr = base + ((pass & zmask) << (WORD == 16 ? 4 : 2)); /* see k_l1_read */
+        if constexpr (WORD == 16) {
+            uint4 v[N];
 #pragma unroll
-        for (int u = 0; u < K; u++)
-            v[u] = pt_ld_shared(addr + u * BLOCK * 16);
+            for (int u = 0; u < N; u++)
+                v[u] = pt_ld_shared(addr + u * BLOCK * WORD);
 #pragma unroll
-        for (int u = 0; u < K; u++)
-            acc ^= pt_xor4(v[u]);
-    }
-    if (verify)
-        atomicXor(sink, acc);
-    else if (acc == NEVER) /* never taken in timed runs: keeps the loads alive */
-        sink[1] = acc;
-}
-
-/*
- * The same with 4-byte loads (LDS.32), 4K per thread and pass (the same bytes as K 16-byte
- * loads). Each warp load is one 128-byte wavefront, as a 16-byte load's quarter is, but the
- * H100 issues at most ~0.8 of them a clock per SM (LDS.64 and LDS.128 reach 126 B/clk, LDS.32
- * ~101-105: a throwaway benchmark, 2026-11-25): a kernel that reads shared memory one float at
- * a time has this ceiling, not bw_shared_read's.
- */
-template <int BLOCK, int K>
-__global__ void __launch_bounds__(BLOCK)
-    k_shared_read32(int passes, uint32_t zmask, uint32_t *sink, int verify)
-{
-    __shared__ uint4 sm[K * BLOCK];
-    const uint32_t words = K * BLOCK * 4;
-    uint32_t *w = (uint32_t *)sm;
-    for (uint32_t i = threadIdx.x; i < words; i += BLOCK)
-        w[i] = (uint32_t)(blockIdx.x * words + i) ^ PT_PATTERN_KEY;
-    __syncthreads();
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(w + threadIdx.x);
-    uint32_t acc = 0;
-    for (int pass = 0; pass < passes; pass++) {
-        const uint32_t addr = base + ((pass & zmask) << 2); /* see k_l1_read */
-        uint32_t v[4 * K];
+            for (int u = 0; u < N; u++)
+                acc ^= pt_xor4(v[u]);
+        } else {
+            uint32_t v[N];
 #pragma unroll
-        for (int u = 0; u < 4 * K; u++)
-            v[u] = pt_ld_shared32(addr + u * BLOCK * 4);
+            for (int u = 0; u < N; u++)
+                v[u] = pt_ld_shared32(addr + u * BLOCK * WORD);
 #pragma unroll
-        for (int u = 0; u < 4 * K; u++)
-            acc ^= v[u];
+            for (int u = 0; u < N; u++)
+                acc ^= v[u];
+        }
     }
     if (verify)
         atomicXor(sink, acc);
@@ -490,10 +474,10 @@ static const struct {
     l1_kernel l1;
     sh_kernel sh, sh32;
 } variants[] = {
-    {1024, 4, 2, k_l1_read<1024, 4>, k_shared_read<1024, 2>, k_shared_read32<1024, 2>},
-    {512, 8, 4, k_l1_read<512, 8>, k_shared_read<512, 4>, k_shared_read32<512, 4>},
-    {256, 16, 8, k_l1_read<256, 16>, k_shared_read<256, 8>, k_shared_read32<256, 8>},
-    {1024, 2, 1, k_l1_read<1024, 2>, k_shared_read<1024, 1>, k_shared_read32<1024, 1>},
+    {1024, 4, 2, k_l1_read<1024, 4>, k_shared_read<1024, 2, 16>, k_shared_read<1024, 2, 4>},
+    {512, 8, 4, k_l1_read<512, 8>, k_shared_read<512, 4, 16>, k_shared_read<512, 4, 4>},
+    {256, 16, 8, k_l1_read<256, 16>, k_shared_read<256, 8, 16>, k_shared_read<256, 8, 4>},
+    {1024, 2, 1, k_l1_read<1024, 2>, k_shared_read<1024, 1, 16>, k_shared_read<1024, 1, 4>},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 

@@ -241,11 +241,11 @@ static void model_facts(void **state)
     assert_int_equal(kernels_smem_load_bytes(kernels_find("cublas_sgemm"), KERNELS_FP32), 0);
     assert_int_equal(kernels_smem_load_bytes(NULL, KERNELS_FP32), 0);
 
-    assert_int_equal(kernels_tsm2_v1_cols(1), 1);
-    assert_int_equal(kernels_tsm2_v1_cols(3), 4);
-    assert_int_equal(kernels_tsm2_v1_cols(8), 8);
-    assert_int_equal(kernels_tsm2_v1_cols(9), 16);
-    assert_int_equal(kernels_tsm2_v1_cols(100), 16);
+    assert_int_equal(kernels_tsm2_cols(1), 1);
+    assert_int_equal(kernels_tsm2_cols(3), 4);
+    assert_int_equal(kernels_tsm2_cols(8), 8);
+    assert_int_equal(kernels_tsm2_cols(9), 16);
+    assert_int_equal(kernels_tsm2_cols(100), 16);
     assert_int_equal(KERNELS_TSM2_V1_UNROLL(4), 4);
     assert_int_equal(KERNELS_TSM2_V1_UNROLL(8), 2);
     assert_int_equal(KERNELS_TSM2_V1_UNROLL(16), 1);

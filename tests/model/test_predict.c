@@ -453,6 +453,17 @@ static void pipe_fixture(struct model_gpu *g, struct model_launch *l, struct mod
     o->blocks_per_sm = 2;
 }
 
+/* pipe_fixture's GPU with what model_predict's occupancy step also needs: an SM of 64 K
+ * registers, 100 KB of shared memory and 2048 threads, 3 TB/s at a 600-cycle latency */
+static void predict_fixture(struct model_gpu *g)
+{
+    g->regs_per_sm = 65536;
+    g->smem_per_sm = 1e5;
+    g->max_threads_per_sm = 2048;
+    g->bandwidth = 3e12;
+    g->mem_latency_cycles = 600;
+}
+
 static void test_p12_pipes(void **state)
 {
     (void)state;
@@ -571,11 +582,7 @@ static void test_p13_staging(void **state)
      * beyond the body (L2 5e6 / 10e12 = 0.5 us), plus launch 1 us */
     struct model_predict_in in = h100_in();
     struct model_prediction r;
-    g.regs_per_sm = 65536;
-    g.smem_per_sm = 1e5;
-    g.max_threads_per_sm = 2048;
-    g.bandwidth = 3e12;
-    g.mem_latency_cycles = 600;
+    predict_fixture(&g);
     in.gpu = &g;
     in.launch = &l;
     in.issue = &k;
@@ -631,11 +638,7 @@ static void test_p14_issue_counters(void **state)
      * 1 GHz, beyond the DRAM body (1e6 B / 3e12 B/s); the same counts under issue agree */
     struct model_predict_in in = h100_in();
     struct model_prediction a, b;
-    g.regs_per_sm = 65536;
-    g.smem_per_sm = 1e5;
-    g.max_threads_per_sm = 2048;
-    g.bandwidth = 3e12;
-    g.mem_latency_cycles = 600;
+    predict_fixture(&g);
     c.instr_warp = 3e5;
     in.gpu = &g;
     in.launch = &l;

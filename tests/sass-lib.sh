@@ -1,0 +1,30 @@
+# sass-lib.sh - sourced by tests/*/sass-check.sh: the machine code of a library and counts in it.
+#   sass_open LIB        dumps LIB's SASS into $sass (removed on exit); exits 77 (ctest: skipped)
+#                        without cuobjdump and nvdisasm (CUDA toolkit, or the
+#                        nvidia-cuda-cuobjdump / -nvdisasm wheels), 1 if the dump fails
+#   count K OP           instructions matching regex OP inside kernels whose name matches K
+#   in_range NAME K OP MIN MAX
+#                        prints ok or FAIL for that count; a FAIL sets fail=1
+fail=0
+sass_open() {
+    command -v cuobjdump >/dev/null 2>&1 || { echo "cuobjdump not found: skipped"; exit 77; }
+    command -v nvdisasm >/dev/null 2>&1 || { echo "nvdisasm not found: skipped"; exit 77; }
+    sass=$(mktemp) || exit 1
+    trap 'rm -f "$sass"' EXIT
+    cuobjdump -sass "$1" >"$sass" 2>&1 || { echo "cuobjdump failed on $1"; exit 1; }
+}
+count() {
+    awk -v k="$1" -v op="$2" '
+        /Function :/ { inside = ($3 ~ k) }
+        inside && $0 ~ op { n++ }
+        END { print n + 0 }' "$sass"
+}
+in_range() {
+    n=$(count "$2" "$3")
+    if [ "$n" -ge "$4" ] && [ "$n" -le "$5" ]; then
+        echo "ok   $1: $n x $3"
+    else
+        echo "FAIL $1: $n x $3, expected $4..$5"
+        fail=1
+    fi
+}
