@@ -942,6 +942,22 @@ static void details_pipes(struct sbuf *b, const struct model_pipes *q)
     sb_printf(b, ",\"bound\":\"%s\"}", model_bound_name(q->bound));
 }
 
+static void details_overlap(struct sbuf *b, const struct model_overlap *o)
+{
+    sb_printf(b, ",\"overlap\":{");
+    sb_num(b, "p", o->p);
+    sb_printf(b, ",\"terms_s\":{");
+    for (int i = 0; i < MODEL_OVL_COUNT; i++) {
+        sb_printf(b, "%s", i ? "," : "");
+        sb_num(b, model_overlap_term_name((enum model_overlap_term)i), o->term_s[i]);
+    }
+    sb_printf(b, "},");
+    sb_num(b, "largest_s", o->largest_s);
+    sb_printf(b, ",");
+    sb_num(b, "norm_s", o->norm_s);
+    sb_printf(b, "}");
+}
+
 static void details_occupancy(struct sbuf *b, const struct model_predict_in *in,
                               const struct model_prediction *p)
 {
@@ -1001,7 +1017,7 @@ static int issue_counts(const struct db_measurement *m, struct model_issue_count
 }
 
 /*
- * The issue_counters model's counts: the warp instructions the counters measured
+ * The counts of issue_counters and overlap: the warp instructions the counters measured
  * (inst_executed) in place of the counted ones; a kernel without analytic counts
  * (counted = 0: TSM2 V1-V3, ISM2, cuBLAS) gets counts holding only those, its FMAs
  * from the measured flop count of its precision (0 when that pipe is unused: cuBLAS
@@ -1047,7 +1063,9 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
     struct sbuf b = {NULL, 0, 0, 0};
     const char *dram_source = "analytic bytes_dram (no reuse)";
     long t2k = 0, t3k = 0;
-    const int issue_like = kind == MODEL_KIND_ISSUE || kind == MODEL_KIND_ISSUE_COUNTERS;
+    /* overlap takes issue_counters' inputs and terms */
+    const int measured_issue = kind == MODEL_KIND_ISSUE_COUNTERS || kind == MODEL_KIND_OVERLAP;
+    const int issue_like = kind == MODEL_KIND_ISSUE || measured_issue;
 
     memset(&in, 0, sizeof in);
     memset(&u, 0, sizeof u);
@@ -1123,7 +1141,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                 in.gpu = &g;
                 in.launch = &launch;
                 int counted = issue_like && issue_counts(m, &ic) == RK_OK;
-                if (kind == MODEL_KIND_ISSUE_COUNTERS) {
+                if (measured_issue) {
                     if (measured_issue_counts(row, m, counted, &ic) != RK_OK) {
                         *why = "inst_executed not measured";
                         return RK_ENODATA;
@@ -1136,7 +1154,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                         in.level_bytes[MODEL_LEVEL_DRAM] = ic.bytes_dram;
                         dram_source = "sectors the access pattern moves (issue counts)";
                     }
-                    if (kind == MODEL_KIND_ISSUE_COUNTERS) {
+                    if (measured_issue) {
                         /* the DRAM traffic the counters saw, as roofline_counters takes it */
                         double r = metric_value(row, "dram_read_bytes");
                         double w = metric_value(row, "dram_write_bytes");
@@ -1183,6 +1201,8 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
         details_occupancy(&b, &in, &p);
     if (issue_like && in.issue)
         details_pipes(&b, &p.pipes);
+    if (kind == MODEL_KIND_OVERLAP)
+        details_overlap(&b, &p.overlap);
     details_ceilings(&b, &u);
     sb_printf(&b, "}");
     if (b.oom) {
@@ -1637,7 +1657,8 @@ static int parse_models(const char *arg, unsigned *models)
         if (model_kind_from_name(names[i], &k) != RK_OK)
             rc = rk_error(RK_EUSAGE,
                           "unknown model '%s'; say roofline, hierarchical or tsm2 (the seeds'), "
-                          "roofline_counters, occupancy, issue or issue_counters (extensions)",
+                          "roofline_counters, occupancy, issue, issue_counters or overlap "
+                          "(extensions)",
                           names[i]);
         else
             *models |= 1u << k;

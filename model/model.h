@@ -592,11 +592,12 @@ enum model_kind {
     MODEL_KIND_OCCUPANCY,      /* extension: hierarchical + Little's law + launch cost */
     MODEL_KIND_ISSUE,          /* extension: occupancy + the busiest SM's pipes (issue.c) */
     MODEL_KIND_ISSUE_COUNTERS, /* extension: issue on the measured warp instructions */
+    MODEL_KIND_OVERLAP,        /* extension: issue_counters' terms as a p-norm (model_overlap) */
     MODEL_KIND_COUNT
 };
 
 /* "roofline", "hierarchical", "tsm2", "roofline_counters", "occupancy", "issue",
- * "issue_counters"; "?" for an invalid value. */
+ * "issue_counters", "overlap"; "?" for an invalid value. */
 const char *model_kind_name(enum model_kind kind);
 /* Inverse of model_kind_name(). Returns RK_OK or RK_EUSAGE for an unknown name. */
 int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
@@ -632,6 +633,8 @@ int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
  *                 ISM2, cuBLAS) gives counts holding only those instructions; cli/model.c
  *                 also puts the DRAM bytes the counters measured in level_bytes[DRAM]. Like
  *                 roofline_counters, causes the counters measured, never the time
+ *   overlap       as issue_counters; the terms it takes the largest of are combined as
+ *                 a p-norm instead (struct model_overlap)
  */
 struct model_predict_in {
     double flops;                           /* useful work [FLOP] */
@@ -647,15 +650,53 @@ struct model_predict_in {
     double l2_latency_cycles; /* issue only: an L2 hit's latency (0 or NaN: no staging term) */
 };
 
+/*
+ * The overlap model (extension, docs/model.md "overlap"): issue_counters takes the
+ * largest of its terms, as if every resource ran at its rate while the others
+ * waited; the seeds' shared-memory kernels show two resources that each run well
+ * below their rate when both are loaded (Nsight Compute on smem_001 fp32 2048^3:
+ * the shared pipe at 0.79 of its wavefront rate, the schedulers at 0.69 of theirs,
+ * the warps waiting for shared-load results). overlap combines the terms as
+ *   time = launch_s + (sum_i t_i^p)^(1/p)
+ * which is the largest term when one dominates and 2^(1/p) times it when two are
+ * equal. p is set from that one kernel: its two largest terms by roofkit's counts
+ * are 0.81 (issue) and 0.79 (shared) of its measured time on the H100, and
+ * 0.81^p + 0.79^p = 1 gives p = 3.1 (docs/perf-notes.md, model round 7).
+ */
+#define MODEL_OVERLAP_P 3.0
+
+enum model_overlap_term {
+    MODEL_OVL_DRAM = 0, /* DRAM bytes / (bandwidth * Little's-law util) */
+    MODEL_OVL_L2,       /* L2 bytes / bandwidth */
+    MODEL_OVL_L1,       /* max(L1 bytes / bandwidth, L1 wavefronts of the busiest SM) */
+    MODEL_OVL_SHARED,   /* max(shared bytes / bandwidth, shared wavefronts, busiest SM) */
+    MODEL_OVL_FMA,      /* max(flops / peak, FMA pipe or chains, busiest SM) */
+    MODEL_OVL_ISSUE,    /* warp instructions of the busiest SM at one per cycle and SP */
+    MODEL_OVL_STAGE,    /* staging latency exposed (model_pipes cycles_stage) */
+    MODEL_OVL_CHAIN,    /* one warp's serial chain (model_pipes time_chain_s) */
+    MODEL_OVL_COUNT
+};
+
+/* "dram", "l2", "l1", "shared", "fma", "issue", "stage", "chain"; "?" if invalid. */
+const char *model_overlap_term_name(enum model_overlap_term t);
+
+struct model_overlap {
+    double p;                       /* MODEL_OVERLAP_P */
+    double term_s[MODEL_OVL_COUNT]; /* each term (0: absent) [s] */
+    double largest_s;               /* max of the terms: issue_counters' body [s] */
+    double norm_s;                  /* (sum term^p)^(1/p) [s] */
+};
+
 /* One model's prediction. */
 struct model_prediction {
     enum model_kind kind;
-    double time_s;               /* predicted time [s] */
-    enum model_bound bound;      /* what limits it */
-    struct model_time terms;     /* roofline and hierarchical: every term (zeroed for tsm2) */
-    struct model_tsm2_eval tsm2; /* tsm2: every quantity of 004 §3.6 (zeroed otherwise) */
-    struct model_occupancy occ;  /* occupancy: residency and Little's law (zeroed otherwise) */
-    struct model_pipes pipes;    /* issue: the busiest SM's pipes (zeroed otherwise) */
+    double time_s;                /* predicted time [s] */
+    enum model_bound bound;       /* what limits it */
+    struct model_time terms;      /* roofline and hierarchical: every term (zeroed for tsm2) */
+    struct model_tsm2_eval tsm2;  /* tsm2: every quantity of 004 §3.6 (zeroed otherwise) */
+    struct model_occupancy occ;   /* occupancy: residency and Little's law (zeroed otherwise) */
+    struct model_pipes pipes;     /* issue: the busiest SM's pipes (zeroed otherwise) */
+    struct model_overlap overlap; /* overlap: its terms (zeroed otherwise) */
 };
 
 /*

@@ -20,6 +20,8 @@
  *                 when they take longer than occupancy's body
  *   issue_counters  extension: issue with the warp instructions the counters measured
  *                 in place of the counted ones (in->issue required)
+ *   overlap       extension: issue_counters' terms combined as a p-norm instead of
+ *                 their maximum (struct model_overlap)
  *
  * Assumes: SI units; NaN means unknown. Pure: no allocation, no I/O.
  */
@@ -36,7 +38,21 @@ static const char *const kind_names[MODEL_KIND_COUNT] = {
     [MODEL_KIND_OCCUPANCY] = "occupancy",
     [MODEL_KIND_ISSUE] = "issue",
     [MODEL_KIND_ISSUE_COUNTERS] = "issue_counters",
+    [MODEL_KIND_OVERLAP] = "overlap",
 };
+
+static const char *const overlap_names[MODEL_OVL_COUNT] = {
+    [MODEL_OVL_DRAM] = "dram",     [MODEL_OVL_L2] = "l2",       [MODEL_OVL_L1] = "l1",
+    [MODEL_OVL_SHARED] = "shared", [MODEL_OVL_FMA] = "fma",     [MODEL_OVL_ISSUE] = "issue",
+    [MODEL_OVL_STAGE] = "stage",   [MODEL_OVL_CHAIN] = "chain",
+};
+
+const char *model_overlap_term_name(enum model_overlap_term t)
+{
+    if ((int)t < 0 || t >= MODEL_OVL_COUNT)
+        return "?";
+    return overlap_names[t];
+}
 
 const char *model_kind_name(enum model_kind kind)
 {
@@ -213,6 +229,53 @@ static const char *predict_issue(const struct model_predict_in *in, struct model
     return NULL;
 }
 
+/*
+ * overlap: the terms issue_counters took the largest of (predict_issue() filled
+ * out), each in seconds, combined as their p-norm. A level's bytes and the same
+ * level's wavefronts on the busiest SM are one resource: the larger of the two
+ * is its term, as is the larger of flops / peak and the FMA pipe's cycles.
+ */
+static void combine_overlap(const struct model_predict_in *in, struct model_prediction *out)
+{
+    struct model_overlap *o = &out->overlap;
+    const double clk = in->gpu->clock_hz;
+    const double *lv = out->terms.time_level_s;
+    double sum = 0.0;
+
+    o->p = MODEL_OVERLAP_P;
+    o->term_s[MODEL_OVL_DRAM] = lv[MODEL_LEVEL_DRAM];
+    o->term_s[MODEL_OVL_L2] = lv[MODEL_LEVEL_L2];
+    o->term_s[MODEL_OVL_L1] = fmax(lv[MODEL_LEVEL_L1], out->pipes.cycles_l1 / clk);
+    o->term_s[MODEL_OVL_SHARED] = fmax(lv[MODEL_LEVEL_SHARED], out->pipes.cycles_smem / clk);
+    o->term_s[MODEL_OVL_FMA] = fmax(out->terms.time_compute_s, out->pipes.cycles_fma / clk);
+    o->term_s[MODEL_OVL_ISSUE] = out->pipes.cycles_issue / clk;
+    o->term_s[MODEL_OVL_STAGE] = out->pipes.cycles_stage / clk;
+    o->term_s[MODEL_OVL_CHAIN] = out->pipes.time_chain_s;
+    o->largest_s = 0.0;
+    for (int i = 0; i < MODEL_OVL_COUNT; i++) {
+        double t = o->term_s[i];
+        if (t > o->largest_s)
+            o->largest_s = t;
+    }
+    /* scaled by the largest term: no overflow or underflow of t^p */
+    for (int i = 0; i < MODEL_OVL_COUNT && o->largest_s > 0.0; i++)
+        sum += pow(o->term_s[i] / o->largest_s, o->p);
+    o->norm_s = o->largest_s > 0.0 ? o->largest_s * pow(sum, 1.0 / o->p) : 0.0;
+    out->time_s = in->launch_s + o->norm_s;
+    /* the bound stays the one issue_counters names: the largest term's */
+}
+
+static const char *predict_overlap(const struct model_predict_in *in, struct model_prediction *out)
+{
+    const char *why = predict_issue(in, out);
+    if (why)
+        return why;
+    combine_overlap(in, out);
+    if (!known_positive(out->time_s))
+        return "overlap time not finite";
+    return NULL;
+}
+
 static const char *predict_tsm2(const struct model_predict_in *in, struct model_prediction *out)
 {
     const char *why;
@@ -266,6 +329,10 @@ int model_predict(enum model_kind kind, const struct model_predict_in *in,
         case MODEL_KIND_ISSUE_COUNTERS:
             reason =
                 in->issue && in->launch ? predict_issue(in, out) : "instructions or launch unknown";
+            break;
+        case MODEL_KIND_OVERLAP:
+            reason = in->issue && in->launch ? predict_overlap(in, out)
+                                             : "instructions or launch unknown";
             break;
         default:
             reason = "unknown model";

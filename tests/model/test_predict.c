@@ -31,6 +31,9 @@
  *       counts and refuses a row without counts or launch; a serial loop's chain (DRAM
  *       rounds, then the warp's own instructions) by hand; shared instructions' extra issue
  *       cycles
+ *   P15 overlap: two equal terms give 2^(1/3) of one, plus the small ones, by hand; one
+ *       dominant term gives issue_counters' time; never below issue_counters; the
+ *       chain term is the warp chain; terms named; refuses what issue_counters refuses
  */
 #include <math.h>
 #include <setjmp.h>
@@ -673,6 +676,70 @@ static void test_p14_issue_counters(void **state)
     assert_non_null(why);
 }
 
+static void test_p15_overlap(void **state)
+{
+    (void)state;
+    struct model_gpu g;
+    struct model_launch l;
+    struct model_occupancy o;
+    struct model_predict_in in = h100_in();
+    struct model_prediction a, b;
+    enum model_kind k;
+    pipe_fixture(&g, &l, &o);
+    predict_fixture(&g);
+    /* P14's counts: issue 3e5 x 0.6 / 4 = 45000 cycles = 45 us at 1 GHz; DRAM 1.35e8 B /
+     * 3e12 B/s = 45 us too; the FMA term (1000 warp FMAs) is nanoseconds */
+    struct model_issue_counts c = {1000, 3e5, 0, 0, 0, NAN, NAN, NAN, 0, 0, 0, 0};
+    in.gpu = &g;
+    in.launch = &l;
+    in.issue = &c;
+    in.flops = 1e3;
+    in.level_bytes[MODEL_LEVEL_DRAM] = 1.35e8;
+    in.level_bytes[MODEL_LEVEL_L2] = 0;
+    in.level_bytes[MODEL_LEVEL_L1] = 0;
+    in.level_bytes[MODEL_LEVEL_SHARED] = 0;
+    in.launch_s = 1e-6;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_rel(a.overlap.p, 3.0, 0);
+    assert_rel(a.overlap.term_s[MODEL_OVL_DRAM], 45e-6, 1e-12);
+    assert_rel(a.overlap.term_s[MODEL_OVL_ISSUE], 45e-6, 1e-12);
+    double f = a.overlap.term_s[MODEL_OVL_FMA];
+    assert_true(f > 0 && f < 1e-8);
+    assert_rel(a.overlap.largest_s, 45e-6, 1e-12);
+    assert_rel(a.time_s, 1e-6 + cbrt(2.0 * 45e-6 * 45e-6 * 45e-6 + f * f * f), 1e-12);
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &b, NULL), RK_OK);
+    assert_rel(b.time_s, 1e-6 + 45e-6, 1e-12);
+    assert_true(a.time_s > b.time_s);
+    assert_int_equal(a.bound, b.bound); /* the largest term's, as issue_counters names it */
+
+    /* DRAM 100 times smaller: issue dominates, overlap is issue_counters' time to 1e-6 */
+    in.level_bytes[MODEL_LEVEL_DRAM] = 1.35e6;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &b, NULL), RK_OK);
+    assert_true(a.time_s >= b.time_s);
+    assert_rel(a.time_s, b.time_s, 1e-6);
+
+    /* a serial loop: its chain (1e8 B / 3e12 B/s + 30 us, P14) is a term of its own */
+    c.serial_loop = 1;
+    in.level_bytes[MODEL_LEVEL_DRAM] = 1e8;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_rel(a.overlap.term_s[MODEL_OVL_CHAIN], 1e8 / 3e12 + 30e-6, 1e-12);
+    assert_rel(a.overlap.term_s[MODEL_OVL_CHAIN], a.pipes.time_chain_s, 0);
+
+    assert_string_equal(model_kind_name(MODEL_KIND_OVERLAP), "overlap");
+    assert_int_equal(model_kind_from_name("overlap", &k), RK_OK);
+    assert_int_equal(k, MODEL_KIND_OVERLAP);
+    assert_string_equal(model_overlap_term_name(MODEL_OVL_DRAM), "dram");
+    assert_string_equal(model_overlap_term_name(MODEL_OVL_CHAIN), "chain");
+    assert_string_equal(model_overlap_term_name(MODEL_OVL_COUNT), "?");
+
+    const char *why = NULL;
+    in.issue = NULL;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, &why), RK_EUSAGE);
+    assert_non_null(why);
+    assert_rel(a.time_s, 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -683,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_p9_counters),      cmocka_unit_test(test_p10_occupancy),
         cmocka_unit_test(test_p11_issue_counts), cmocka_unit_test(test_p12_pipes),
         cmocka_unit_test(test_p13_staging),      cmocka_unit_test(test_p14_issue_counters),
+        cmocka_unit_test(test_p15_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
