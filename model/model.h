@@ -652,16 +652,16 @@ struct model_predict_in {
 
 /*
  * The overlap model (extension, docs/model.md "overlap"): issue_counters takes the
- * largest of its terms, as if every resource ran at its rate while the others
- * waited; the seeds' shared-memory kernels show two resources that each run well
- * below their rate when both are loaded (Nsight Compute on smem_001 fp32 2048^3:
- * the shared pipe at 0.79 of its wavefront rate, the schedulers at 0.69 of theirs,
- * the warps waiting for shared-load results). overlap combines the terms as
- *   time = launch_s + (sum_i t_i^p)^(1/p)
- * which is the largest term when one dominates and 2^(1/p) times it when two are
- * equal. p is set from that one kernel: its two largest terms by roofkit's counts
- * are 0.81 (issue) and 0.79 (shared) of its measured time on the H100, and
- * 0.81^p + 0.79^p = 1 gives p = 3.1 (docs/perf-notes.md, model round 7).
+ * largest of its terms, as if the resources overlapped perfectly, the busiest one
+ * running at its rate throughout; the seeds' shared-memory kernels show two resources that each run
+ * well below their rate when both are loaded (Nsight Compute on smem_001 fp32 2048^3: the shared
+ * pipe at 0.79 of its wavefront rate, the schedulers at 0.69 of theirs, the warps waiting for
+ * shared-load results). overlap combines the terms as time = launch_s + (sum_i t_i^p)^(1/p) which
+ * is the largest term when one dominates and 2^(1/p) times it when two are equal. p is set from
+ * that one kernel: its issue and shared terms by roofkit's counts are 0.81 and 0.79 of its measured
+ * time on one H100 recording and 0.75 and 0.81 on the next, and t_issue^p + t_shared^p = 1 gives p
+ * = 3.1 and 2.8 (Nsight Compute's pipe shares, 0.69 and 0.79, give 2.3). The example's accuracy is
+ * flat for p in 2.75-3.25 (docs/perf-notes.md, model round 7).
  */
 #define MODEL_OVERLAP_P 3.0
 
