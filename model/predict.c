@@ -233,7 +233,12 @@ static const char *predict_issue(const struct model_predict_in *in, struct model
  * overlap: the terms issue_counters took the largest of (predict_issue() filled
  * out), each in seconds, combined as their p-norm. A level's bytes and the same
  * level's wavefronts on the busiest SM are one resource: the larger of the two
- * is its term, as is the larger of flops / peak and the FMA pipe's cycles.
+ * is its term, as is the larger of flops / peak and the FMA pipe's cycles. For
+ * shared memory the wavefronts alone are the term when the counts follow each
+ * element load (smem_instr > 0: scalar loads, the seeds' kernels, whose widths
+ * tests/kernels/sass-check.sh checks): the byte count charges a warp's 8-byte
+ * broadcast 256 B, two wavefronts, where the pipe takes one (stso fp64: 4 against
+ * 3 wavefronts a k step).
  */
 static void combine_overlap(const struct model_predict_in *in, struct model_prediction *out)
 {
@@ -246,7 +251,9 @@ static void combine_overlap(const struct model_predict_in *in, struct model_pred
     o->term_s[MODEL_OVL_DRAM] = lv[MODEL_LEVEL_DRAM];
     o->term_s[MODEL_OVL_L2] = lv[MODEL_LEVEL_L2];
     o->term_s[MODEL_OVL_L1] = fmax(lv[MODEL_LEVEL_L1], out->pipes.cycles_l1 / clk);
-    o->term_s[MODEL_OVL_SHARED] = fmax(lv[MODEL_LEVEL_SHARED], out->pipes.cycles_smem / clk);
+    o->term_s[MODEL_OVL_SHARED] = in->issue->smem_instr > 0
+                                      ? out->pipes.cycles_smem / clk
+                                      : fmax(lv[MODEL_LEVEL_SHARED], out->pipes.cycles_smem / clk);
     o->term_s[MODEL_OVL_FMA] = fmax(out->terms.time_compute_s, out->pipes.cycles_fma / clk);
     o->term_s[MODEL_OVL_ISSUE] = out->pipes.cycles_issue / clk;
     o->term_s[MODEL_OVL_STAGE] = out->pipes.cycles_stage / clk;

@@ -33,7 +33,9 @@
  *       cycles
  *   P15 overlap: two equal terms give 2^(1/3) of one, plus the small ones, by hand; one
  *       dominant term gives issue_counters' time; never below issue_counters; the
- *       chain term is the warp chain; terms named; refuses what issue_counters refuses
+ *       chain term is the warp chain; scalar shared loads take the wavefront count,
+ *       others the larger of bytes and wavefronts; terms named; refuses what
+ *       issue_counters refuses
  */
 #include <math.h>
 #include <setjmp.h>
@@ -725,6 +727,19 @@ static void test_p15_overlap(void **state)
     assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
     assert_rel(a.overlap.term_s[MODEL_OVL_CHAIN], 1e8 / 3e12 + 30e-6, 1e-12);
     assert_rel(a.overlap.term_s[MODEL_OVL_CHAIN], a.pipes.time_chain_s, 0);
+
+    /* shared memory: 1e6 wavefronts x 0.6 of the launch / (30e12 / (128 x 2 SMs x 1 GHz))
+     * per cycle = 5120 cycles = 5.12 us; the byte term 3e8 B / 30e12 B/s = 10 us. Scalar
+     * loads (smem_instr > 0): the wavefronts are the term; otherwise the larger */
+    c.serial_loop = 0;
+    c.smem_wavefronts = 1e6;
+    in.level_bytes[MODEL_LEVEL_SHARED] = 3e8;
+    c.smem_instr = 1;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_rel(a.overlap.term_s[MODEL_OVL_SHARED], 5.12e-6, 1e-12);
+    c.smem_instr = 0;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_rel(a.overlap.term_s[MODEL_OVL_SHARED], 10e-6, 1e-12);
 
     assert_string_equal(model_kind_name(MODEL_KIND_OVERLAP), "overlap");
     assert_int_equal(model_kind_from_name("overlap", &k), RK_OK);
