@@ -121,29 +121,51 @@ __device__ __forceinline__ void stb_row(T *Bs, const T (&r)[T2], int t1, int tid
 
 /* ---- V0, V1 ------------------------------------------------------------- */
 
-/* Alg. 1. The running sum stays in a register (the listing adds into C directly). */
+/*
+ * Alg. 1. The running sum stays in a register (the listing adds into C directly).
+ * The loop over k runs U = KERNELS_TSM2_V0_UNROLL steps at a time, each group's loads
+ * written before its FMAs, so that a thread has U elements of A in flight at once: the
+ * model's bytes in flight (docs/model.md "occupancy"). Written as a plain unrolled loop,
+ * nvcc issued the fp64 kernel's loads in two rounds (three steps, a DFMA, the fourth),
+ * waiting two DRAM latencies per group (tests/kernels/sass-check.sh checks the order).
+ * The sum's order is the listing's: j ascending.
+ */
 template <typename T>
 __global__ void tsm2_v0_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
                                long m, long n, long k)
 {
+    constexpr int U = KERNELS_TSM2_V0_UNROLL;
     const long row = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (row >= m)
         return;
     for (long p = 0; p < n; p++) {
         T acc = T(0);
-        constexpr int U = KERNELS_TSM2_V0_UNROLL; /* a macro is not expanded in a pragma */
-#pragma unroll U
-        for (long j = 0; j < k; j++)
+        long j = 0;
+#pragma unroll 1 /* one group's loads in flight, not the next group's too */
+        for (; j + U <= k; j += U) {
+            T a[U], b[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                a[u] = A[row + (j + u) * m];
+                b[u] = B[j + u + p * k];
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                acc = fma(a[u], b[u], acc);
+        }
+        for (; j < k; j++)
             acc = fma(A[row + j * m], B[j + p * k], acc);
         C[row + p * m] = acc;
     }
 }
 
-/* Alg. 2, n taken NC columns at a time (registers need a compile-time count). */
+/* Alg. 2, n taken NC columns at a time (registers need a compile-time count); k in groups
+ * of U = KERNELS_TSM2_V1_UNROLL(NC) steps whose loads precede their FMAs, as in V0. */
 template <typename T, int NC>
 __global__ void tsm2_v1_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
                                long m, long n, long k)
 {
+    constexpr int U = KERNELS_TSM2_V1_UNROLL(NC);
     const long row = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (row >= m)
         return;
@@ -152,9 +174,26 @@ __global__ void tsm2_v1_kernel(const T *__restrict__ A, const T *__restrict__ B,
 #pragma unroll
         for (int q = 0; q < NC; q++)
             acc[q] = T(0);
-        constexpr int U = KERNELS_TSM2_V1_UNROLL(NC);
-#pragma unroll U
-        for (long j = 0; j < k; j++) {
+        long j = 0;
+#pragma unroll 1
+        for (; j + U <= k; j += U) {
+            T a[U], b[U][NC];
+#pragma unroll
+            for (int u = 0; u < U; u++) /* A first: the DRAM stream */
+                a[u] = A[row + (j + u) * m];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int q = 0; q < NC; q++)
+                    b[u][q] = p + q < n ? B[j + u + (p + q) * k] : T(0);
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int q = 0; q < NC; q++)
+                    if (p + q < n)
+                        acc[q] = fma(a[u], b[u][q], acc[q]);
+        }
+        for (; j < k; j++) {
             const T a = A[row + j * m];
 #pragma unroll
             for (int q = 0; q < NC; q++)
