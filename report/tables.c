@@ -292,9 +292,9 @@ static void accuracy_row(const struct rp_data *d, const char *model, const char 
                          double *pred, double *meas, const int64_t *ids, struct rp_table *t)
 {
     size_t n = 0;
-    double worst = -1.0, mape = NAN, mdape = NAN;
+    double worst = -1.0, mape = NAN, mdape = NAN, p90 = NAN;
     int64_t worst_id = 0;
-    int within = 0;
+    int within = 0, within25 = 0;
     for (int i = 0; i < d->nrows; i++) {
         const struct rp_meas *x = &d->meas[i];
         const struct db_prediction *p;
@@ -311,20 +311,24 @@ static void accuracy_row(const struct rp_data *d, const char *model, const char 
             worst_id = ids[i];
         }
         within += ape <= 10.0;
+        within25 += ape <= 25.0;
         n++;
     }
     if (n == 0)
         return;
-    if (model_mape(pred, meas, n, &mape) != RK_OK || model_median_ape(pred, meas, n, &mdape))
-        mape = mdape = NAN;
+    if (model_mape(pred, meas, n, &mape) != RK_OK || model_median_ape(pred, meas, n, &mdape) ||
+        model_ape_percentile(pred, meas, n, 90.0, &p90))
+        mape = mdape = p90 = NAN;
     rp_cell_str(t, model);
     rp_cell_str(t, family ? (*family ? family : "(no family)") : "all");
     rp_cell_int(t, (long long)n);
     rp_cell_num(t, mape);
     rp_cell_num(t, mdape);
+    rp_cell_num(t, p90);
     rp_cell_num(t, worst);
     rp_cell_int(t, worst_id);
     rp_cell_num(t, 100.0 * within / (double)n);
+    rp_cell_num(t, 100.0 * within25 / (double)n);
 }
 
 static void accuracy_table(const struct rp_data *d, struct tabs *ts)
@@ -334,9 +338,11 @@ static void accuracy_table(const struct rp_data *d, struct tabs *ts)
                                     "measurements",
                                     "mean APE [%]",
                                     "median APE [%]",
+                                    "p90 APE [%]",
                                     "worst APE [%]",
                                     "worst measurement",
                                     "within 10% [% of measurements]",
+                                    "within 25% [% of measurements]",
                                     NULL};
     struct rp_table *t = new_table(ts, "accuracy", "Model accuracy", RP_SEC_MODEL);
     double *pred = NULL, *meas = NULL;
@@ -351,8 +357,9 @@ static void accuracy_table(const struct rp_data *d, struct tabs *ts)
     }
     snprintf(t->note, sizeof t->note,
              "APE = 100 |predicted - measured| / measured, over the measurements that "
-             "passed verification (or were not checked). Mean and median as model_mape() and "
-             "model_median_ape(); worst is the largest.");
+             "passed verification (or were not checked). Mean, median and 90th percentile as "
+             "model_mape(), model_median_ape() and model_ape_percentile(); worst is the "
+             "largest.");
     pred = malloc((size_t)d->nrows * sizeof *pred);
     meas = malloc((size_t)d->nrows * sizeof *meas);
     ids = malloc((size_t)d->nrows * sizeof *ids);

@@ -308,6 +308,14 @@ static void test_full_report(void **state)
     snprintf(p, sizeof p, "%s/csv/accuracy.csv", out);
     assert_int_equal(csv_read(p, &c), 0);
     assert_int_equal(c.nrows - 1, 2 * (1 + 4)); /* 2 models x (all + 4 families) */
+    for (int r = 1; r < c.nrows; r++) { /* median <= p90 <= worst; within 10% <= within 25% */
+        double md = strtod(csv_get(&c, r, "median APE [%]"), NULL);
+        double p9 = strtod(csv_get(&c, r, "p90 APE [%]"), NULL);
+        double wo = strtod(csv_get(&c, r, "worst APE [%]"), NULL);
+        assert_true(md <= p9 && p9 <= wo);
+        assert_true(strtod(csv_get(&c, r, "within 10% [% of measurements]"), NULL) <=
+                    strtod(csv_get(&c, r, "within 25% [% of measurements]"), NULL));
+    }
     csv_free(&c);
     snprintf(p, sizeof p, "%s/csv/tsm2-parameters.csv", out);
     assert_int_equal(csv_read(p, &c), 0);
