@@ -482,12 +482,13 @@ enum {
     U_L2_LAT,
     U_L2_FAR_LAT,
     U_ISSUE_SHARED,
+    U_STAGE_EXTRA,
     U_COUNT
 };
 static const char *const use_names[U_COUNT] = {
     "compute",    "dram",           "l2",           "l1",
     "shared",     "mem_latency",    "comp_latency", "launch",
-    "l2_latency", "l2_far_latency", "issue_shared"};
+    "l2_latency", "l2_far_latency", "issue_shared", "stage_extra"};
 
 struct used {
     const struct db_ceiling *c[U_COUNT];
@@ -1167,8 +1168,14 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                         launch.bytes_in_flight_per_thread = ic.bytes_in_flight_per_thread;
                     if (isfinite(ic.bytes_l2)) /* sectors behind L1 (naive) */
                         in.level_bytes[MODEL_LEVEL_L2] = ic.bytes_l2;
-                    if (ic.tiles > 0 && ic.stage_rounds > 0)
+                    if (ic.tiles > 0 && ic.stage_rounds > 0) {
                         in.l2_latency_cycles = l2_latency(d, &u);
+                        /* the round's store, barrier and loop (probe); absent: nothing */
+                        u.c[U_STAGE_EXTRA] = find_ceiling(d, "lat_stage_extra");
+                        in.stage_extra_cycles = rk_ceiling_si(u.c[U_STAGE_EXTRA]);
+                        if (!(in.stage_extra_cycles >= 0))
+                            u.c[U_STAGE_EXTRA] = NULL;
+                    }
                     u.c[U_COMP_LAT] = find_ceiling(
                         d, elem_bytes_of(m->precision) == 8 ? "lat_fma_fp64" : "lat_fma_fp32");
                     g.comp_latency_cycles = rk_ceiling_si(u.c[U_COMP_LAT]);

@@ -625,8 +625,9 @@ int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
  *                 time = launch_s + max(occupancy's body, busiest SM's pipes (struct
  *                 model_pipes)); with a NULL issue or launch it equals occupancy. The
  *                 issue counts' bytes_l2 (when finite) replaces level_bytes[L2]; the
- *                 staging latency is f * mem latency + (1 - f) * l2_latency_cycles with f =
- *                 min(1, DRAM bytes / L2 bytes), the share of L2 requests that miss
+ *                 staging latency is f * mem latency + (1 - f) * l2_latency_cycles +
+ *                 stage_extra_cycles with f = min(1, DRAM bytes / L2 bytes), the share of L2
+ *                 requests that miss
  *   issue_counters  as issue, with issue and launch required: the caller puts the warp
  *                 instructions the counters measured (CUPTI smsp__sass_inst_executed) in
  *                 issue->instr_warp, and for a kernel without analytic counts (TSM2 V1-V3,
@@ -647,7 +648,10 @@ struct model_predict_in {
     const struct model_launch *launch;      /* occupancy only */
     double launch_s;                        /* occupancy only: fixed cost of one launch [s] */
     const struct model_issue_counts *issue; /* issue only; NULL: no pipe term (= occupancy) */
-    double l2_latency_cycles; /* issue only: an L2 hit's latency (0 or NaN: no staging term) */
+    double l2_latency_cycles;  /* issue only: an L2 hit's latency (0 or NaN: no staging term) */
+    double stage_extra_cycles; /* issue only: what a staging round adds to its load's latency
+                                  (shared store, barrier, loop: probe lat_stage_extra); 0 or
+                                  NaN: nothing */
 };
 
 /*

@@ -173,10 +173,11 @@ static const char *predict_occupancy(const struct model_predict_in *in,
 }
 
 /*
- * The latency of one staging load: a tile element is fetched from DRAM by the first
+ * The latency of one staging round: a tile element is fetched from DRAM by the first
  * block that stages it and from L2 by the others, so the share f of L2 requests that
- * miss (DRAM bytes / L2 bytes) waits the DRAM latency, the rest an L2 hit's. 0 when
- * a latency is unknown (no staging term).
+ * miss (DRAM bytes / L2 bytes) waits the DRAM latency, the rest an L2 hit's; the round
+ * then stores to shared memory and meets at a barrier, which adds stage_extra_cycles
+ * (measured, when known). 0 when a latency is unknown (no staging term).
  */
 static double stage_latency(const struct model_predict_in *in)
 {
@@ -189,7 +190,8 @@ static double stage_latency(const struct model_predict_in *in)
         return 0.0;
     if (f > 1.0)
         f = 1.0;
-    return f * mem + (1.0 - f) * l2;
+    return f * mem + (1.0 - f) * l2 +
+           (known_positive(in->stage_extra_cycles) ? in->stage_extra_cycles : 0.0);
 }
 
 static const char *predict_issue(const struct model_predict_in *in, struct model_prediction *out)

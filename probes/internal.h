@@ -135,6 +135,7 @@ int pt_issue_shared(struct probes *s, int arg, struct probes_output *out);
 int pt_bw_host(struct probes *s, int arg, struct probes_output *out);
 int pt_lat_chase(struct probes *s, int arg, struct probes_output *out);
 int pt_lat_shared(struct probes *s, int arg, struct probes_output *out);
+int pt_lat_stage(struct probes *s, int arg, struct probes_output *out);
 int pt_lat_fma(struct probes *s, int arg, struct probes_output *out);
 int pt_peak_fma(struct probes *s, int arg, struct probes_output *out);
 int pt_peak_tensor(struct probes *s, int arg, struct probes_output *out);

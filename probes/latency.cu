@@ -486,6 +486,195 @@ out:
     return rc;
 }
 
+/* ---- a staging round ---- */
+
+/*
+ * The round a tiled GEMM block waits for before it computes (the model's staging term,
+ * docs/model.md "issue"): every thread of a block of STAGE_THREADS loads one word of a
+ * 1 KB segment (coalesced: 8 lines), stores it to shared memory, the block meets at a
+ * barrier, and the next segment's number is word 0 of this one (a random cycle through
+ * the segments, Sattolo), so each round waits for the last. Every SM runs `per_sm`
+ * blocks, each on its own place in the cycle. Beside it, thread 0 of one block chases
+ * the same cycle alone (one load a step, no store, no barrier): the round's cycles
+ * beyond that chase are what staging adds to a load's latency.
+ */
+#define STAGE_THREADS 256
+#define STAGE_BYTES   (4u << 20) /* inside the near L2 plateau of the chase (H100: to ~20 MB) */
+#define STAGE_SEGS    (STAGE_BYTES / (4 * STAGE_THREADS))
+
+__global__ void k_lat_stage(const uint32_t *buf, long rounds, int alone, long long *cycles,
+                            uint32_t *end)
+{
+    __shared__ uint32_t sh[2][STAGE_THREADS];
+    uint32_t seg = (uint32_t)(((uint64_t)blockIdx.x * 2654435761u) % STAGE_SEGS);
+    long long t0 = 0;
+    if (alone) { /* one thread, one load a step */
+        if (threadIdx.x != 0)
+            return;
+        t0 = clock64();
+        for (long r = 0; r < rounds; r++)
+            seg = buf[(size_t)seg * STAGE_THREADS];
+    } else {
+        t0 = clock64();
+        for (long r = 0; r < rounds; r++) {
+            const int b = (int)(r & 1); /* two buffers: one barrier a round is enough */
+            sh[b][threadIdx.x] = buf[(size_t)seg * STAGE_THREADS + threadIdx.x];
+            __syncthreads();
+            seg = sh[b][0];
+        }
+    }
+    if (threadIdx.x == 0) {
+        cycles[blockIdx.x] = clock64() - t0;
+        end[blockIdx.x] = seg;
+    }
+}
+
+int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
+{
+    const int reps = s->quick ? 3 : 7;
+    const long rounds = s->quick ? 1024 : 4096;
+    const int n_sms = s->dev.sm_count, per_sm[2] = {1, 4};
+    const int max_blocks = n_sms * per_sm[1];
+    uint32_t *h = NULL, *d_buf = NULL, *d_end = NULL, *h_end = NULL;
+    long long *d_cycles = NULL, *h_cycles = NULL;
+    double v[3][16], med[3], mhz;
+    int *idx = NULL, rc = RK_OK;
+    struct probes_result *r;
+    (void)arg;
+
+    h = (uint32_t *)malloc((size_t)STAGE_BYTES);
+    idx = (int *)malloc(sizeof(int) * STAGE_SEGS);
+    h_cycles = (long long *)malloc(sizeof(long long) * (size_t)max_blocks);
+    h_end = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)max_blocks);
+    if (!h || !idx || !h_cycles || !h_end) {
+        rc = rk_error(RK_ENOMEM, "out of host memory");
+        goto out;
+    }
+    /* Sattolo's algorithm: one random cycle through the segments; word 0 of a segment
+     * names the next, the other words are filler the block stages too */
+    for (uint32_t i = 0; i < STAGE_SEGS; i++)
+        idx[i] = (int)i;
+    for (uint32_t i = STAGE_SEGS - 1; i > 0; i--) {
+        int k = (int)(pt_hash(0x57A6Eu + (uint64_t)i) % (uint64_t)i), t = idx[i];
+        idx[i] = idx[k];
+        idx[k] = t;
+    }
+    for (uint32_t i = 0; i < STAGE_SEGS; i++)
+        for (uint32_t w = 0; w < STAGE_THREADS; w++)
+            h[(size_t)idx[i] * STAGE_THREADS + w] =
+                w ? (uint32_t)pt_hash(i * 131u + w) : (uint32_t)idx[(i + 1) % STAGE_SEGS];
+
+    PT_CUDA(cudaMalloc(&d_buf, (size_t)STAGE_BYTES));
+    PT_CUDA(cudaMalloc(&d_cycles, sizeof(long long) * (size_t)max_blocks));
+    PT_CUDA(cudaMalloc(&d_end, sizeof(uint32_t) * (size_t)max_blocks));
+    PT_CUDA(cudaMemcpyAsync(d_buf, h, (size_t)STAGE_BYTES, cudaMemcpyHostToDevice, s->stream));
+    if (s->measured_clock_mhz <= 0 && (rc = pt_measure_clock(s, 2.0, &mhz)) != RK_OK)
+        goto out;
+    mhz = s->measured_clock_mhz;
+    /* warm the L2 with the whole buffer: one untimed pass of every block */
+    k_lat_stage<<<max_blocks, STAGE_THREADS, 0, s->stream>>>(d_buf, STAGE_SEGS / 64 + 1, 0,
+                                                             d_cycles, d_end);
+    PT_CUDA(cudaGetLastError());
+    for (int rep = 0; rep < reps && !rk_interrupted; rep++) {
+        for (int c = 0; c < 3; c++) { /* 1 block a SM, 4 blocks a SM, the lone chase */
+            const int blocks = c == 2 ? 1 : n_sms * per_sm[c];
+            k_lat_stage<<<blocks, STAGE_THREADS, 0, s->stream>>>(d_buf, rounds, c == 2, d_cycles,
+                                                                 d_end);
+            PT_CUDA(cudaGetLastError());
+            pt_sample(s);
+            PT_CUDA(cudaMemcpyAsync(h_cycles, d_cycles, sizeof(long long) * (size_t)blocks,
+                                    cudaMemcpyDeviceToHost, s->stream));
+            PT_CUDA(cudaMemcpyAsync(h_end, d_end, sizeof(uint32_t) * (size_t)blocks,
+                                    cudaMemcpyDeviceToHost, s->stream));
+            PT_CUDA(cudaStreamSynchronize(s->stream));
+            { /* block 0 starts at segment 0: it must end where the host's walk does */
+                uint32_t want = 0;
+                for (long i = 0; i < rounds; i++)
+                    want = h[(size_t)want * STAGE_THREADS];
+                if (h_end[0] != want) {
+                    rc = rk_error(RK_EVERIFY,
+                                  "the staging chase ended on segment %u, not %u; please "
+                                  "report this",
+                                  h_end[0], want);
+                    goto out;
+                }
+            }
+            /* the median block's cycles a round */
+            double per[4 * 1024];
+            const int nb = blocks < 4 * 1024 ? blocks : 4 * 1024;
+            for (int b = 0; b < nb; b++)
+                per[b] = (double)h_cycles[b] / (double)rounds;
+            v[c][rep] = pt_median(per, nb);
+        }
+    }
+    if (rk_interrupted)
+        goto out;
+    for (int c = 0; c < 3; c++) {
+        double mn, mx;
+        pt_stats(v[c], reps, &mn, &med[c], &mx);
+        if (c == 0) {
+            r = pt_add_result(out, "lat_stage_l2");
+            if (!r) {
+                rc = rk_error(RK_ENOMEM, "out of host memory");
+                goto out;
+            }
+            r->min = mn;
+            r->max = mx;
+        }
+    }
+    {
+        /* what a round adds to the lone load: the model's staging rounds pay it on top of a
+         * load's latency (docs/model.md "issue"); each repetition's pair */
+        struct probes_result *x = pt_add_result(out, "lat_stage_extra");
+        double d[16];
+        if (!x) {
+            rc = rk_error(RK_ENOMEM, "out of host memory");
+            goto out;
+        }
+        for (int rep = 0; rep < reps; rep++)
+            d[rep] = v[0][rep] - v[2][rep];
+        pt_stats(d, reps, &x->min, &x->median, &x->max);
+        x->value = x->median;
+        x->reps = reps;
+        x->kind = "latency";
+        x->level = "stage";
+        x->unit = "cycles";
+        snprintf(x->method, sizeof x->method,
+                 "lat_stage_l2's round less one thread's chase of the same segments (one load "
+                 "a step, no store, no barrier): the shared store, barrier and loop a staging "
+                 "round adds to a load's latency");
+        snprintf(x->params, sizeof x->params,
+                 "{\"round_cycles\":%.1f,\"alone_cycles\":%.1f,\"footprint_bytes\":%u}", med[0],
+                 med[2], STAGE_BYTES);
+    }
+    r->median = med[0];
+    r->value = r->median;
+    r->reps = reps;
+    r->kind = "latency";
+    r->level = "stage";
+    r->unit = "cycles";
+    snprintf(r->method, sizeof r->method,
+             "a staging round of a %d-thread block, one block a SM: every thread loads one word "
+             "of a 1 KB segment (L2-resident, %u MB, random cycle), stores it to shared "
+             "memory, barrier; the next segment is word 0; clock64 over %ld rounds, median "
+             "block",
+             STAGE_THREADS, STAGE_BYTES >> 20, rounds);
+    snprintf(r->params, sizeof r->params,
+             "{\"threads\":%d,\"footprint_bytes\":%u,\"rounds\":%ld,\"blocks_per_sm\":1,"
+             "\"cycles_4_blocks_per_sm\":%.1f,\"cycles_alone\":%.1f,\"extra_over_alone\":%.1f,"
+             "\"clock_measured_mhz\":%.1f}",
+             STAGE_THREADS, STAGE_BYTES, rounds, med[1], med[2], med[0] - med[2], mhz);
+out:
+    free(h);
+    free(idx);
+    free(h_cycles);
+    free(h_end);
+    cudaFree(d_buf);
+    cudaFree(d_cycles);
+    cudaFree(d_end);
+    return rc;
+}
+
 /* ---- dependent FMA ---- */
 
 #define FMA_UNROLL 256

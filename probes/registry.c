@@ -59,6 +59,7 @@ static const struct pt_probe registry[] = {
     {{"lat_chase", PROBES_LATENCY, "pointer chase 4 KB..2 GB: curve and L1/L2/DRAM plateaus"}, NULL, pt_lat_chase, 0},
     {{"lat_dram_loaded", PROBES_LATENCY, "DRAM read bandwidth against bytes in flight: latency under load (Little's law)"}, NULL, pt_lat_loaded, 0},
     {{"lat_shared", PROBES_LATENCY, "shared-memory latency, 32-bit index chase"}, NULL, pt_lat_shared, 0},
+    {{"lat_stage_l2", PROBES_LATENCY, "a tiled GEMM block's staging round from L2: load, store to shared, barrier"}, NULL, pt_lat_stage, 0},
     {{"lat_issue_shared", PROBES_LATENCY, "issue cycles of a 4-byte shared load among independent FFMAs"}, NULL, pt_issue_shared, 0},
     {{"lat_fma_fp32", PROBES_LATENCY, "dependent FFMA latency"}, NULL, pt_lat_fma, PT_FP32},
     {{"lat_fma_fp64", PROBES_LATENCY, "dependent DFMA latency"}, NULL, pt_lat_fma, PT_FP64},

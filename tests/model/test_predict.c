@@ -25,7 +25,8 @@
  *   P13 staging and L1 reuse: naive's L2 bytes behind L1, tiles and load rounds
  *       of stso, tiled (runtime loops), regtile (prefetched), blocktile_1d; the
  *       staging term of model_pipe_time by hand; model_predict mixing the DRAM
- *       and L2 latencies by the miss share and using the counts' L2 bytes
+ *       and L2 latencies by the miss share, adding a round's measured extra cycles,
+ *       and using the counts' L2 bytes
  *   P14 issue_counters: chains unknown (acc_per_thread 0) leave the FMA pipe at its
  *       peak; measured instructions bind the issue pipe; it equals issue on the same
  *       counts and refuses a row without counts or launch; a serial loop's chain (DRAM
@@ -602,6 +603,16 @@ static void test_p13_staging(void **state)
     assert_rel(r.pipes.cycles_stage, 4150, 1e-12);
     assert_rel(r.time_s, 1e-6 + 4.15e-6, 1e-12);
     assert_int_equal(r.bound, MODEL_BOUND_LATENCY);
+    /* a round's store, barrier and loop (probe lat_stage_extra, 50 cycles) add to each
+     * round's latency: 10 x (2 x 250 + 15) = 5150 cycles */
+    in.stage_extra_cycles = 50;
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE, &in, &r, NULL), RK_OK);
+    assert_rel(r.pipes.stage_latency, 250, 1e-12);
+    assert_rel(r.pipes.cycles_stage, 5150, 1e-12);
+    in.stage_extra_cycles = NAN; /* unknown: nothing added */
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE, &in, &r, NULL), RK_OK);
+    assert_rel(r.pipes.stage_latency, 200, 1e-12);
+    in.stage_extra_cycles = 0;
     in.l2_latency_cycles = 0; /* unknown: no latency; one wave of 10 tiles x W = 150
                                  cycles, under the issue pipe's 450 */
     assert_int_equal(model_predict(MODEL_KIND_ISSUE, &in, &r, NULL), RK_OK);

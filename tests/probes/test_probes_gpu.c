@@ -207,6 +207,10 @@ static void g4_latency(void **state)
     assert_true(val("lat_chase_dram") > val("lat_chase_l2"));
     assert_true(val("lat_chase_l1_ns") > 0);
     in_range("lat_shared", 10, 100);
+    /* a staging round is a load from L2 plus a shared store, a barrier and the loop: more
+     * than the chase's L2 hit, less than four of them; what it adds, under one such hit */
+    in_range("lat_stage_l2", 0.9 * val("lat_chase_l2"), 4 * val("lat_chase_l2"));
+    in_range("lat_stage_extra", 0, val("lat_chase_l2"));
     in_range("lat_fma_fp32", 2, 40);
     in_range("lat_fma_fp64", 2, 40);
     in_range("lat_fma_fp16", 2, 40);
