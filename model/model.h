@@ -691,6 +691,12 @@ struct model_overlap {
     double norm_s;                  /* (sum term^p)^(1/p) [s] */
 };
 
+/* occupancy and the models built on it name a DRAM-bound row `latency` when Little's law
+ * leaves it less than this share of the DRAM bandwidth: the measured DRAM curve rises to
+ * its best over its last few percent, so a utilisation of 0.99 is the bandwidth's bound
+ * within the curve's noise, not a latency limit. */
+#define MODEL_LATENCY_UTIL 0.95
+
 /* One model's prediction. */
 struct model_prediction {
     enum model_kind kind;

@@ -166,8 +166,11 @@ static const char *predict_occupancy(const struct model_predict_in *in,
         return why;
     /* the launch cost is serial with the kernel's body: it adds */
     out->time_s = in->launch_s + out->terms.time_s;
-    /* a DRAM term stretched by Little's law is bound by memory latency, not bandwidth */
-    if (in->launch_s > out->terms.time_s || (out->bound == MODEL_BOUND_DRAM && out->occ.util < 1.0))
+    /* a DRAM term stretched by Little's law is bound by memory latency, not bandwidth;
+     * within MODEL_LATENCY_UTIL of the bandwidth (the measured curve's last few percent) it
+     * stays bandwidth-bound */
+    if (in->launch_s > out->terms.time_s ||
+        (out->bound == MODEL_BOUND_DRAM && out->occ.util < MODEL_LATENCY_UTIL))
         out->bound = MODEL_BOUND_LATENCY;
     return NULL;
 }
