@@ -16,8 +16,9 @@
  *   P8  model_little_util and model_occupancy: Little's law by hand, a grid
  *       smaller than one wave
  *   P9  roofline_counters: measured bytes as the levels' traffic; DRAM unknown
- *   P10 occupancy: launch + hierarchical at bw * util; no launch: util 1; a tiny
- *       kernel is latency-bound; no launch cost refused
+ *   P10 occupancy: launch + hierarchical at bw * util; latency-bound below util 0.95,
+ *       DRAM-bound at 0.97; no launch: util 1; a tiny kernel is latency-bound; no launch
+ *       cost refused
  *   P11 model_issue_counts: stso fp32/fp64, naive, a 2-way bank conflict (row
  *       stride of 32 words) against stride 16, TSM2 V0's coalesced A; refusals
  *   P12 model_pipe_time: busiest SM share, FMA chains limiting the FMA rate,
@@ -362,6 +363,15 @@ static void test_p10_occupancy(void **state)
     assert_rel(p.time_s, 4e-6 + 1e9 / (3e12 * util), 1e-12);
     assert_int_equal(p.bound, MODEL_BOUND_LATENCY); /* DRAM term stretched by util < 1 */
     assert_rel(p.occ.util, util, 1e-12);
+    /* within MODEL_LATENCY_UTIL of the bandwidth the DRAM term stays bandwidth-bound */
+    l.bytes_in_flight_per_thread = 0.97 * 1.05e6 / (80 * 128);
+    assert_int_equal(model_predict(MODEL_KIND_OCCUPANCY, &in, &p, &why), RK_OK);
+    assert_rel(p.occ.util, 0.97, 1e-12);
+    assert_int_equal(p.bound, MODEL_BOUND_DRAM);
+    l.bytes_in_flight_per_thread = 0.90 * 1.05e6 / (80 * 128);
+    assert_int_equal(model_predict(MODEL_KIND_OCCUPANCY, &in, &p, &why), RK_OK);
+    assert_int_equal(p.bound, MODEL_BOUND_LATENCY);
+    l.bytes_in_flight_per_thread = 8;
     assert_string_equal(model_kind_name(MODEL_KIND_OCCUPANCY), "occupancy");
     /* no launch configuration: util 1 */
     in.launch = NULL;
