@@ -1,8 +1,8 @@
 /*
  * latency.cu - the latency probes: the pointer-chase curve over footprints from
  * 4 KB to 2 GB with its plateaus (L1, L2, H100's far L2, DRAM), shared-memory
- * latency, and dependent-FMA latency for fp32, fp64 and fp16 (the model's
- * latency_comp, 004_dab40fe45003313a.txt §3.6).
+ * latency, a tiled GEMM block's staging round, and dependent-FMA latency for fp32,
+ * fp64 and fp16 (the model's latency_comp, 004_dab40fe45003313a.txt §3.6).
  *
  * Pointer chase (issue 3; REFERENCE.md's method): one thread follows 64-bit
  * pointers, p = *p, through a random cyclic order of 128-byte lines, so neither a
@@ -499,14 +499,16 @@ out:
  * beyond that chase are what staging adds to a load's latency.
  */
 #define STAGE_THREADS 256
-#define STAGE_BYTES   (4u << 20) /* inside the near L2 plateau of the chase (H100: to ~20 MB) */
-#define STAGE_SEGS    (STAGE_BYTES / (4 * STAGE_THREADS))
+#define STAGE_SEG     (4 * STAGE_THREADS) /* bytes a round stages */
+/* the footprint: inside the near L2 plateau of the chase (H100: to ~20 MB); at most half
+ * the L2 of a smaller GPU */
+#define STAGE_BYTES (4u << 20)
 
-__global__ void k_lat_stage(const uint32_t *buf, long rounds, int alone, long long *cycles,
-                            uint32_t *end)
+__global__ void k_lat_stage(const uint32_t *buf, uint32_t nsegs, long rounds, int alone,
+                            long long *cycles, uint32_t *end)
 {
     __shared__ uint32_t sh[2][STAGE_THREADS];
-    uint32_t seg = (uint32_t)(((uint64_t)blockIdx.x * 2654435761u) % STAGE_SEGS);
+    uint32_t seg = (uint32_t)(((uint64_t)blockIdx.x * 2654435761u) % nsegs);
     long long t0 = 0;
     if (alone) { /* one thread, one load a step */
         if (threadIdx.x != 0)
@@ -535,6 +537,11 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
     const long rounds = s->quick ? 1024 : 4096;
     const int n_sms = s->dev.sm_count, per_sm[2] = {1, 4};
     const int max_blocks = n_sms * per_sm[1];
+    /* the footprint: STAGE_BYTES, or half the L2 where that is smaller */
+    const uint32_t bytes = s->dev.l2_bytes > 0 && (int64_t)STAGE_BYTES > s->dev.l2_bytes / 2
+                               ? (uint32_t)(s->dev.l2_bytes / 2 / STAGE_SEG * STAGE_SEG)
+                               : STAGE_BYTES;
+    const uint32_t nsegs = bytes / STAGE_SEG;
     uint32_t *h = NULL, *d_buf = NULL, *d_end = NULL, *h_end = NULL;
     long long *d_cycles = NULL, *h_cycles = NULL;
     double v[3][16], med[3], mhz;
@@ -542,8 +549,8 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
     struct probes_result *r;
     (void)arg;
 
-    h = (uint32_t *)malloc((size_t)STAGE_BYTES);
-    idx = (int *)malloc(sizeof(int) * STAGE_SEGS);
+    h = (uint32_t *)malloc((size_t)bytes);
+    idx = (int *)malloc(sizeof(int) * nsegs);
     h_cycles = (long long *)malloc(sizeof(long long) * (size_t)max_blocks);
     h_end = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)max_blocks);
     if (!h || !idx || !h_cycles || !h_end) {
@@ -552,34 +559,34 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
     }
     /* Sattolo's algorithm: one random cycle through the segments; word 0 of a segment
      * names the next, the other words are filler the block stages too */
-    for (uint32_t i = 0; i < STAGE_SEGS; i++)
+    for (uint32_t i = 0; i < nsegs; i++)
         idx[i] = (int)i;
-    for (uint32_t i = STAGE_SEGS - 1; i > 0; i--) {
+    for (uint32_t i = nsegs - 1; i > 0; i--) {
         int k = (int)(pt_hash(0x57A6Eu + (uint64_t)i) % (uint64_t)i), t = idx[i];
         idx[i] = idx[k];
         idx[k] = t;
     }
-    for (uint32_t i = 0; i < STAGE_SEGS; i++)
+    for (uint32_t i = 0; i < nsegs; i++)
         for (uint32_t w = 0; w < STAGE_THREADS; w++)
             h[(size_t)idx[i] * STAGE_THREADS + w] =
-                w ? (uint32_t)pt_hash(i * 131u + w) : (uint32_t)idx[(i + 1) % STAGE_SEGS];
+                w ? (uint32_t)pt_hash(i * 131u + w) : (uint32_t)idx[(i + 1) % nsegs];
 
-    PT_CUDA(cudaMalloc(&d_buf, (size_t)STAGE_BYTES));
+    PT_CUDA(cudaMalloc(&d_buf, (size_t)bytes));
     PT_CUDA(cudaMalloc(&d_cycles, sizeof(long long) * (size_t)max_blocks));
     PT_CUDA(cudaMalloc(&d_end, sizeof(uint32_t) * (size_t)max_blocks));
-    PT_CUDA(cudaMemcpyAsync(d_buf, h, (size_t)STAGE_BYTES, cudaMemcpyHostToDevice, s->stream));
+    PT_CUDA(cudaMemcpyAsync(d_buf, h, (size_t)bytes, cudaMemcpyHostToDevice, s->stream));
     if (s->measured_clock_mhz <= 0 && (rc = pt_measure_clock(s, 2.0, &mhz)) != RK_OK)
         goto out;
     mhz = s->measured_clock_mhz;
     /* warm the L2 with the whole buffer: one untimed pass of every block */
-    k_lat_stage<<<max_blocks, STAGE_THREADS, 0, s->stream>>>(d_buf, STAGE_SEGS / 64 + 1, 0,
+    k_lat_stage<<<max_blocks, STAGE_THREADS, 0, s->stream>>>(d_buf, nsegs, nsegs / 64 + 1, 0,
                                                              d_cycles, d_end);
     PT_CUDA(cudaGetLastError());
     for (int rep = 0; rep < reps && !rk_interrupted; rep++) {
         for (int c = 0; c < 3; c++) { /* 1 block a SM, 4 blocks a SM, the lone chase */
             const int blocks = c == 2 ? 1 : n_sms * per_sm[c];
-            k_lat_stage<<<blocks, STAGE_THREADS, 0, s->stream>>>(d_buf, rounds, c == 2, d_cycles,
-                                                                 d_end);
+            k_lat_stage<<<blocks, STAGE_THREADS, 0, s->stream>>>(d_buf, nsegs, rounds, c == 2,
+                                                                 d_cycles, d_end);
             PT_CUDA(cudaGetLastError());
             pt_sample(s);
             PT_CUDA(cudaMemcpyAsync(h_cycles, d_cycles, sizeof(long long) * (size_t)blocks,
@@ -645,7 +652,7 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
                  "round adds to a load's latency");
         snprintf(x->params, sizeof x->params,
                  "{\"round_cycles\":%.1f,\"alone_cycles\":%.1f,\"footprint_bytes\":%u}", med[0],
-                 med[2], STAGE_BYTES);
+                 med[2], bytes);
     }
     r->median = med[0];
     r->value = r->median;
@@ -658,12 +665,12 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
              "of a 1 KB segment (L2-resident, %u MB, random cycle), stores it to shared "
              "memory, barrier; the next segment is word 0; clock64 over %ld rounds, median "
              "block",
-             STAGE_THREADS, STAGE_BYTES >> 20, rounds);
+             STAGE_THREADS, bytes >> 20, rounds);
     snprintf(r->params, sizeof r->params,
              "{\"threads\":%d,\"footprint_bytes\":%u,\"rounds\":%ld,\"blocks_per_sm\":1,"
              "\"cycles_4_blocks_per_sm\":%.1f,\"cycles_alone\":%.1f,\"extra_over_alone\":%.1f,"
              "\"clock_measured_mhz\":%.1f}",
-             STAGE_THREADS, STAGE_BYTES, rounds, med[1], med[2], med[0] - med[2], mhz);
+             STAGE_THREADS, bytes, rounds, med[1], med[2], med[0] - med[2], mhz);
 out:
     free(h);
     free(idx);

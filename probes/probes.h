@@ -67,7 +67,8 @@ enum probes_group {
 struct probes_result {
     char name[48];           /* the ceiling's name: "bw_dram_read", "lat_chase_l2_far" */
     const char *kind;        /* "bandwidth", "compute", "latency" or "launch" */
-    const char *level;       /* "dram", "l2", "l1", "shared", "host", "register", or NULL */
+    const char *level;       /* "dram", "l2", "l1", "shared", "stage", "host", "register", or
+                                NULL */
     const char *precision;   /* "fp32", "bf16", ... or NULL */
     double value;            /* the ceiling: the median of the best configuration */
     const char *unit;        /* "GB/s", "TFLOP/s", "TOP/s", "cycles", "ns", "us" */
