@@ -816,12 +816,7 @@ int pt_issue_shared(struct probes *s, int arg, struct probes_output *out)
         double loads = (double)best.grid * best.block / 32.0 * ISSUE_LOADS * best.passes;
         for (int i = 0; i < reps; i++)
             v[i] = 4.0 * s->dev.sm_count * clk * 1e3 * best_ms[i] / loads - ISSUE_FMAS;
-        pt_stats(v, reps, &r->min, &r->median, &r->max);
-        r->value = r->median;
-        r->reps = reps;
-        r->kind = "latency";
-        r->level = "shared";
-        r->unit = "cycles";
+        pt_fill_stats(r, v, reps, "latency", "shared", "cycles");
         snprintf(r->method, sizeof r->method,
                  "issue cycles a 4-byte shared load (LDS.32) takes on its sub-partition: %d loads "
                  "a pass, each with %d independent FFMAs, all warps resident (issue-bound); "

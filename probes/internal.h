@@ -105,6 +105,10 @@ int pt_time(struct probes *s, pt_enqueue_fn fn, void *arg, int warmup, int reps,
 
 /* min, median, max of v[0..n) (n >= 1). */
 void pt_stats(const double *v, int n, double *min, double *med, double *max);
+/* r's min, median, max and value (the median) from v[0..n), its reps (n), kind, level and
+ * unit (static strings). */
+void pt_fill_stats(struct probes_result *r, const double *v, int n, const char *kind,
+                   const char *level, const char *unit);
 double pt_median(const double *v, int n);
 
 /* Takes one NVML sample into s->samples (no-op without NVML). */

@@ -616,50 +616,15 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
     }
     if (rk_interrupted)
         goto out;
-    for (int c = 0; c < 3; c++) {
-        double mn, mx;
-        pt_stats(v[c], reps, &mn, &med[c], &mx);
-        if (c == 0) {
-            r = pt_add_result(out, "lat_stage_l2");
-            if (!r) {
-                rc = rk_error(RK_ENOMEM, "out of host memory");
-                goto out;
-            }
-            r->min = mn;
-            r->max = mx;
-        }
+    for (int c = 0; c < 3; c++)
+        med[c] = pt_median(v[c], reps);
+    /* each result is filled before the next is added: pt_add_result may move the array */
+    r = pt_add_result(out, "lat_stage_l2");
+    if (!r) {
+        rc = rk_error(RK_ENOMEM, "out of host memory");
+        goto out;
     }
-    {
-        /* what a round adds to the lone load: the model's staging rounds pay it on top of a
-         * load's latency (docs/model.md "issue"); each repetition's pair */
-        struct probes_result *x = pt_add_result(out, "lat_stage_extra");
-        double d[16];
-        if (!x) {
-            rc = rk_error(RK_ENOMEM, "out of host memory");
-            goto out;
-        }
-        for (int rep = 0; rep < reps; rep++)
-            d[rep] = v[0][rep] - v[2][rep];
-        pt_stats(d, reps, &x->min, &x->median, &x->max);
-        x->value = x->median;
-        x->reps = reps;
-        x->kind = "latency";
-        x->level = "stage";
-        x->unit = "cycles";
-        snprintf(x->method, sizeof x->method,
-                 "lat_stage_l2's round less one thread's chase of the same segments (one load "
-                 "a step, no store, no barrier): the shared store, barrier and loop a staging "
-                 "round adds to a load's latency");
-        snprintf(x->params, sizeof x->params,
-                 "{\"round_cycles\":%.1f,\"alone_cycles\":%.1f,\"footprint_bytes\":%u}", med[0],
-                 med[2], bytes);
-    }
-    r->median = med[0];
-    r->value = r->median;
-    r->reps = reps;
-    r->kind = "latency";
-    r->level = "stage";
-    r->unit = "cycles";
+    pt_fill_stats(r, v[0], reps, "latency", "stage", "cycles");
     snprintf(r->method, sizeof r->method,
              "a staging round of a %d-thread block, one block a SM: every thread loads one word "
              "of a 1 KB segment (L2-resident, %u MB, random cycle), stores it to shared "
@@ -671,6 +636,26 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
              "\"cycles_4_blocks_per_sm\":%.1f,\"cycles_alone\":%.1f,\"extra_over_alone\":%.1f,"
              "\"clock_measured_mhz\":%.1f}",
              STAGE_THREADS, bytes, rounds, med[1], med[2], med[0] - med[2], mhz);
+    {
+        /* what a round adds to the lone load: the model's staging rounds pay it on top of a
+         * load's latency (docs/model.md "issue"); each repetition's pair */
+        double d[16];
+        for (int rep = 0; rep < reps; rep++)
+            d[rep] = v[0][rep] - v[2][rep];
+        r = pt_add_result(out, "lat_stage_extra");
+        if (!r) {
+            rc = rk_error(RK_ENOMEM, "out of host memory");
+            goto out;
+        }
+        pt_fill_stats(r, d, reps, "latency", "stage", "cycles");
+        snprintf(r->method, sizeof r->method,
+                 "lat_stage_l2's round less one thread's chase of the same segments (one load "
+                 "a step, no store, no barrier): the shared store, barrier and loop a staging "
+                 "round adds to a load's latency");
+        snprintf(r->params, sizeof r->params,
+                 "{\"round_cycles\":%.1f,\"alone_cycles\":%.1f,\"footprint_bytes\":%u}", med[0],
+                 med[2], bytes);
+    }
 out:
     free(h);
     free(idx);

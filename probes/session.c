@@ -47,6 +47,17 @@ void pt_stats(const double *v, int n, double *min, double *med, double *max)
     *med = pt_median(v, n);
 }
 
+void pt_fill_stats(struct probes_result *r, const double *v, int n, const char *kind,
+                   const char *level, const char *unit)
+{
+    pt_stats(v, n, &r->min, &r->median, &r->max);
+    r->value = r->median;
+    r->reps = n;
+    r->kind = kind;
+    r->level = level;
+    r->unit = unit;
+}
+
 double pt_clock_seen(struct probes *s)
 {
     double c = s->samples ? pt_median(s->samples->clock_mhz, s->samples->n) : NAN;
