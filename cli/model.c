@@ -1388,31 +1388,39 @@ static int samples_add(struct samples *ss, int kind, const struct db_measurement
     return RK_OK;
 }
 
-/* Median, mean and 90th-percentile APE of the samples of `kind` (and `family`, if not
- * NULL). Returns the count; the statistics are NaN when it is 0. */
-static size_t stats_of(const struct samples *ss, int kind, const char *family, double *med,
-                       double *mean, double *p90)
+/* The error statistics of one group of samples. */
+struct stats {
+    double med, mean, p90;        /* APE [%]; NaN without samples */
+    size_t n, within10, within25; /* samples, and those within 10 % and 25 % */
+};
+
+/* The statistics of the samples of `kind` (and `family`, if not NULL). */
+static void stats_of(const struct samples *ss, int kind, const char *family, struct stats *st)
 {
     double *p = malloc((ss->n ? ss->n : 1) * sizeof *p);
     double *q = malloc((ss->n ? ss->n : 1) * sizeof *q);
     size_t n = 0;
-    *med = *mean = *p90 = NAN;
+    memset(st, 0, sizeof *st);
+    st->med = st->mean = st->p90 = NAN;
     if (p && q) {
         for (size_t i = 0; i < ss->n; i++) {
             if (ss->v[i].kind != kind || (family && strcmp(ss->v[i].family, family) != 0))
                 continue;
             p[n] = ss->v[i].pred;
             q[n] = ss->v[i].meas;
+            double ape = fabs(model_rel_error(p[n], q[n]));
+            st->within10 += ape <= 0.10;
+            st->within25 += ape <= 0.25;
             n++;
         }
-        if (n > 0 &&
-            (model_median_ape(p, q, n, med) != RK_OK || model_mape(p, q, n, mean) != RK_OK ||
-             model_ape_percentile(p, q, n, 90.0, p90) != RK_OK))
-            *med = *mean = *p90 = NAN;
+        if (n > 0 && (model_median_ape(p, q, n, &st->med) != RK_OK ||
+                      model_mape(p, q, n, &st->mean) != RK_OK ||
+                      model_ape_percentile(p, q, n, 90.0, &st->p90) != RK_OK))
+            st->med = st->mean = st->p90 = NAN;
     }
     free(p);
     free(q);
-    return n;
+    st->n = n;
 }
 
 static void print_pct(double v)
@@ -1423,25 +1431,32 @@ static void print_pct(double v)
         printf(" %11s", "-");
 }
 
+/* The four error columns of a summary row: median, mean, p90, rows within 10 / 25 %. */
+static void print_stats(const struct stats *st)
+{
+    print_pct(st->med);
+    print_pct(st->mean);
+    print_pct(st->p90);
+    printf(" %7zu %7zu", st->within10, st->within25);
+}
+
 static void print_summary(const struct samples *ss, unsigned models)
 {
-    double med, mean, p90;
-    printf("%-17s %11s %8s %11s %11s %11s\n", "model", "predictions", "skipped", "median APE",
-           "mean APE", "p90 APE");
+    struct stats st;
+    printf("%-17s %11s %8s %11s %11s %11s %7s %7s\n", "model", "predictions", "skipped",
+           "median APE", "mean APE", "p90 APE", "<=10%", "<=25%");
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         if (!(models & (1u << k)))
             continue;
-        stats_of(ss, k, NULL, &med, &mean, &p90);
+        stats_of(ss, k, NULL, &st);
         printf("%-17s %11ld %8ld", model_kind_name((enum model_kind)k), ss->made[k],
                ss->skipped[k]);
-        print_pct(med);
-        print_pct(mean);
-        print_pct(p90);
+        print_stats(&st);
         printf("%s%s\n", ss->first_skip[k] ? "  first skip: " : "",
                ss->first_skip[k] ? ss->first_skip[k] : "");
     }
-    printf("\n%-17s %-16s %6s %11s %11s %11s\n", "model", "family", "n", "median APE", "mean APE",
-           "p90 APE");
+    printf("\n%-17s %-16s %6s %11s %11s %11s %7s %7s\n", "model", "family", "n", "median APE",
+           "mean APE", "p90 APE", "<=10%", "<=25%");
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         for (size_t i = 0; i < ss->n; i++) {
             const struct sample *s = &ss->v[i];
@@ -1452,11 +1467,9 @@ static void print_summary(const struct samples *ss, unsigned models)
                 seen = ss->v[j].kind == k && strcmp(ss->v[j].family, s->family) == 0;
             if (seen)
                 continue;
-            size_t n = stats_of(ss, k, s->family, &med, &mean, &p90);
-            printf("%-17s %-16s %6zu", model_kind_name((enum model_kind)k), s->family, n);
-            print_pct(med);
-            print_pct(mean);
-            print_pct(p90);
+            stats_of(ss, k, s->family, &st);
+            printf("%-17s %-16s %6zu", model_kind_name((enum model_kind)k), s->family, st.n);
+            print_stats(&st);
             printf("\n");
         }
     }

@@ -102,6 +102,21 @@ def m1_m2_m3():
     check(rc == 0, f"model exits 0 (got {rc}: {err.strip()})")
     check("every run and profile capture" in err, "model says which measurements it took")
     check("roofline" in out and "tsm2" in out and "median APE" in out, "summary table printed")
+    # the rows within 10 % and 25 % (the accuracy targets' terms): 0 <= w10 <= w25 <= rows,
+    # and w25 agrees with the stored predictions of that model
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0] == "roofline" and f[1].isdigit():
+            made, w10, w25 = int(f[1]), int(f[6]), int(f[7])
+            check(0 <= w10 <= w25 <= made, f"roofline within 10/25 %: {w10} <= {w25} <= {made}")
+            stored = q(db, "SELECT COUNT(*) FROM prediction p JOIN measurement m ON "
+                           "m.id = p.measurement_id WHERE p.model = 'roofline' AND "
+                           "(m.verified IS NULL OR m.verified = 1) AND "
+                           "abs(p.predicted_time_ns / m.time_median_ns - 1) <= 0.25")[0][0]
+            check(w25 == stored, f"roofline within 25 %: {w25} printed, {stored} stored")
+            break
+    else:
+        check(False, f"no roofline summary row with the within columns:\n{out}")
     caps = q(db, "SELECT id, status FROM capture WHERE kind = 'model'")
     check(len(caps) == 1 and caps[0][1] == "done", f"one model capture, done: {caps}")
 
