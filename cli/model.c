@@ -956,6 +956,8 @@ static void details_overlap(struct sbuf *b, const struct model_overlap *o)
     sb_num(b, "largest_s", o->largest_s);
     sb_printf(b, ",");
     sb_num(b, "norm_s", o->norm_s);
+    sb_printf(b, ",");
+    sb_num(b, "epilogue_s", o->epilogue_s);
     sb_printf(b, "}");
 }
 
@@ -1015,6 +1017,24 @@ static int issue_counts(const struct db_measurement *m, struct model_issue_count
     if (kernels_smem_load_bytes(k, prec) != ms.elem_bytes)
         c->smem_instr = 0;
     return RK_OK;
+}
+
+/*
+ * Row tiles one block computes in turn before it is done (overlap's epilogue term): ISM2's
+ * tcf (004 §5.2, Alg. 6 and 7), one for every other kernel and for a library's.
+ */
+static double epilogue_tiles(const struct db_measurement *m)
+{
+    const struct kernels_kernel *k = registry_kernel(m);
+    long p[KERNELS_MAX_PARAMS] = {0};
+    struct model_params mp;
+    int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
+    if (!k || prec < 0 ||
+        (k->cost_family != MODEL_FAM_ISM2 && k->cost_family != MODEL_FAM_ISM2_OPT2) ||
+        registry_params(k, m, p) != RK_OK)
+        return 1.0;
+    kernels_model_params(k, prec, p, &mp);
+    return mp.tcf > 1 ? (double)mp.tcf : 1.0;
 }
 
 /*
@@ -1162,6 +1182,10 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                         if (isfinite(r) && isfinite(w) && r + w > 0) {
                             in.level_bytes[MODEL_LEVEL_DRAM] = r + w;
                             dram_source = "counters dram_read_bytes + dram_write_bytes";
+                            if (kind == MODEL_KIND_OVERLAP) { /* its epilogue term */
+                                in.dram_write_bytes = w;
+                                in.epilogue_tiles = epilogue_tiles(m);
+                            }
                         }
                     }
                     if (isfinite(ic.bytes_in_flight_per_thread))

@@ -635,7 +635,9 @@ int model_kind_from_name(const char *name, enum model_kind *out /* OUT */);
  *                 also puts the DRAM bytes the counters measured in level_bytes[DRAM]. Like
  *                 roofline_counters, causes the counters measured, never the time
  *   overlap       as issue_counters; the terms it takes the largest of are combined as
- *                 a p-norm instead (struct model_overlap)
+ *                 a p-norm instead (struct model_overlap), and the share of the DRAM term
+ *                 that is C written after a block's last tile (dram_write_bytes /
+ *                 epilogue_tiles) is added after it
  */
 struct model_predict_in {
     double flops;                           /* useful work [FLOP] */
@@ -652,6 +654,11 @@ struct model_predict_in {
     double stage_extra_cycles; /* issue only: what a staging round adds to its load's latency
                                   (shared store, barrier, loop: probe lat_stage_extra); 0 or
                                   NaN: nothing */
+    double dram_write_bytes;   /* overlap only: the DRAM bytes of level_bytes[DRAM] that are
+                                  writes (counters); NaN or 0: no epilogue term [B] */
+    double epilogue_tiles;     /* overlap only: row tiles a block computes before it is done
+                                  (ISM2's tcf); its C writes overlap its next tile's work but
+                                  the last tile's do not; <= 1 or NaN: one */
 };
 
 /*
@@ -686,9 +693,12 @@ const char *model_overlap_term_name(enum model_overlap_term t);
 
 struct model_overlap {
     double p;                       /* MODEL_OVERLAP_P */
-    double term_s[MODEL_OVL_COUNT]; /* each term (0: absent) [s] */
-    double largest_s;               /* max of the terms: issue_counters' body [s] */
+    double term_s[MODEL_OVL_COUNT]; /* each term (0: absent) [s]; dram without the epilogue */
+    double largest_s;               /* max of the terms [s] */
     double norm_s;                  /* (sum term^p)^(1/p) [s] */
+    double epilogue_s;              /* the DRAM term's share of C written after a block's last
+                                       tile: dram term x write share / epilogue_tiles, added
+                                       after the norm (0 without write bytes) [s] */
 };
 
 /* occupancy and the models built on it name a DRAM-bound row `latency` when Little's law

@@ -21,7 +21,7 @@
  *   issue_counters  extension: issue with the warp instructions the counters measured
  *                 in place of the counted ones (in->issue required)
  *   overlap       extension: issue_counters' terms combined as a p-norm instead of
- *                 their maximum (struct model_overlap)
+ *                 their maximum, C's last writes after them (struct model_overlap)
  *
  * Assumes: SI units; NaN means unknown. Pure: no allocation, no I/O.
  */
@@ -263,6 +263,15 @@ static void combine_overlap(const struct model_predict_in *in, struct model_pred
     o->term_s[MODEL_OVL_ISSUE] = out->pipes.cycles_issue / clk;
     o->term_s[MODEL_OVL_STAGE] = out->pipes.cycles_stage / clk;
     o->term_s[MODEL_OVL_CHAIN] = out->pipes.time_chain_s;
+    if (known_positive(in->dram_write_bytes) && known_positive(in->level_bytes[MODEL_LEVEL_DRAM])) {
+        /* a block writes its C tile after it has computed it, and the blocks of a wave do
+         * so together: the writes of the last tile a block computes are not hidden under
+         * any of its work (those of earlier tiles are, under the next tile's) */
+        double share = fmin(1.0, in->dram_write_bytes / in->level_bytes[MODEL_LEVEL_DRAM]);
+        double tiles = in->epilogue_tiles > 1.0 ? in->epilogue_tiles : 1.0;
+        o->epilogue_s = o->term_s[MODEL_OVL_DRAM] * share / tiles;
+        o->term_s[MODEL_OVL_DRAM] -= o->epilogue_s;
+    }
     o->largest_s = 0.0;
     for (int i = 0; i < MODEL_OVL_COUNT; i++) {
         double t = o->term_s[i];
@@ -273,7 +282,7 @@ static void combine_overlap(const struct model_predict_in *in, struct model_pred
     for (int i = 0; i < MODEL_OVL_COUNT && o->largest_s > 0.0; i++)
         sum += pow(o->term_s[i] / o->largest_s, o->p);
     o->norm_s = o->largest_s > 0.0 ? o->largest_s * pow(sum, 1.0 / o->p) : 0.0;
-    out->time_s = in->launch_s + o->norm_s;
+    out->time_s = in->launch_s + o->norm_s + o->epilogue_s;
     /* the bound stays the one issue_counters names: the largest term's */
 }
 

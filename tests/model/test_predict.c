@@ -36,7 +36,8 @@
  *   P15 overlap: two equal terms give 2^(1/3) of one, plus the small ones, by hand; one
  *       dominant term gives issue_counters' time; never below issue_counters; the
  *       chain term is the warp chain; scalar shared loads take the wavefront count,
- *       others the larger of bytes and wavefronts; terms named; refuses what
+ *       others the larger of bytes and wavefronts; the epilogue (C written after a
+ *       block's last tile) added after the norm, by hand; terms named; refuses what
  *       issue_counters refuses
  */
 #include <math.h>
@@ -733,7 +734,28 @@ static void test_p15_overlap(void **state)
     assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &b, NULL), RK_OK);
     assert_rel(b.time_s, 1e-6 + 45e-6, 1e-12);
     assert_true(a.time_s > b.time_s);
-    assert_int_equal(a.bound, b.bound); /* the largest term's, as issue_counters names it */
+    assert_int_equal(a.bound, b.bound);     /* the largest term's, as issue_counters names it */
+    assert_rel(a.overlap.epilogue_s, 0, 0); /* no write bytes: no epilogue */
+
+    /* half the DRAM bytes are C written after the block's last tile: 22.5 us of the DRAM
+     * term come after the norm, 22.5 us stay in it; with two tiles a block, half of that */
+    in.dram_write_bytes = 0.675e8;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_rel(a.overlap.epilogue_s, 22.5e-6, 1e-12);
+    assert_rel(a.overlap.term_s[MODEL_OVL_DRAM], 22.5e-6, 1e-12);
+    assert_rel(a.time_s,
+               1e-6 + cbrt(45e-6 * 45e-6 * 45e-6 + 22.5e-6 * 22.5e-6 * 22.5e-6 + f * f * f) +
+                   22.5e-6,
+               1e-12);
+    in.epilogue_tiles = 2;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_rel(a.overlap.epilogue_s, 11.25e-6, 1e-12);
+    assert_rel(a.overlap.term_s[MODEL_OVL_DRAM], 33.75e-6, 1e-12);
+    in.dram_write_bytes = NAN; /* unknown: no epilogue */
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_rel(a.overlap.epilogue_s, 0, 0);
+    in.dram_write_bytes = 0;
+    in.epilogue_tiles = 0;
 
     /* DRAM 100 times smaller: issue dominates, overlap is issue_counters' time to 1e-6 */
     in.level_bytes[MODEL_LEVEL_DRAM] = 1.35e6;
