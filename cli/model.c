@@ -1020,6 +1020,27 @@ static int issue_counts(const struct db_measurement *m, struct model_issue_count
 }
 
 /*
+ * overlap, for a kernel whose traffic roofkit does not count (a library's, TSM2 V1-V3, ISM2):
+ * the L2 and shared-memory bytes the counters measured, where they exceed the compulsory
+ * or analytic ones (cuBLAS's tiles move their operands through L2 and shared memory many
+ * times; its compulsory count has them once).
+ */
+static void measured_levels(const struct dev_info *d, const struct db_measurement_row *row,
+                            const struct db_measurement *m, struct model_predict_in *in,
+                            struct used *u)
+{
+    double l2 = metric_value(row, "l2_bytes"), sh = metric_value(row, "shared_bytes");
+    if (isfinite(l2) && l2 > in->level_bytes[MODEL_LEVEL_L2]) {
+        in->level_bytes[MODEL_LEVEL_L2] = l2;
+        u->c[U_L2] = find_ceiling(d, "bw_l2_read");
+    }
+    if (isfinite(sh) && sh > in->level_bytes[MODEL_LEVEL_SHARED]) {
+        in->level_bytes[MODEL_LEVEL_SHARED] = sh;
+        u->c[U_SHARED] = shared_ceiling(d, m);
+    }
+}
+
+/*
  * Row tiles one block computes in turn before it is done (overlap's epilogue term): ISM2's
  * tcf (004 §5.2, Alg. 6 and 7), one for every other kernel and for a library's.
  */
@@ -1162,6 +1183,7 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                 in.gpu = &g;
                 in.launch = &launch;
                 int counted = issue_like && issue_counts(m, &ic) == RK_OK;
+                const int analytic = counted; /* roofkit counts this kernel's traffic */
                 if (measured_issue) {
                     if (measured_issue_counts(row, m, counted, &ic) != RK_OK) {
                         *why = "inst_executed not measured";
@@ -1188,6 +1210,8 @@ static int predict_one(const struct dev_info *d, const struct db_measurement_row
                             }
                         }
                     }
+                    if (kind == MODEL_KIND_OVERLAP && !analytic)
+                        measured_levels(d, row, m, &in, &u);
                     if (isfinite(ic.bytes_in_flight_per_thread))
                         launch.bytes_in_flight_per_thread = ic.bytes_in_flight_per_thread;
                     if (isfinite(ic.bytes_l2)) /* sectors behind L1 (naive) */
