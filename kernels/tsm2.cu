@@ -149,6 +149,7 @@ __global__ void tsm2_v0_kernel(const T *__restrict__ A, const T *__restrict__ B,
                 a[u] = A[row + (j + u) * m];
                 b[u] = B[j + u + p * k];
             }
+            __syncwarp(); /* keeps ptxas from sinking the group's last loads past its FMAs */
 #pragma unroll
             for (int u = 0; u < U; u++)
                 acc = fma(a[u], b[u], acc);
