@@ -601,6 +601,23 @@ static int registry_params(const struct kernels_kernel *k, const struct db_measu
 }
 
 /*
+ * The registry kernel of m with its stored parameters in the model's terms (the registry's
+ * own translation, kernels_model_params) and its precision; NULL when m is not a registry
+ * kernel, its precision is unknown or a parameter was not stored.
+ */
+static const struct kernels_kernel *registry_model_params(const struct db_measurement *m,
+                                                          struct model_params *mp, int *prec)
+{
+    const struct kernels_kernel *k = registry_kernel(m);
+    long p[KERNELS_MAX_PARAMS] = {0};
+    *prec = m->precision ? kernels_precision_parse(m->precision) : -1;
+    if (!k || *prec < 0 || registry_params(k, m, p) != RK_OK)
+        return NULL;
+    kernels_model_params(k, *prec, p, mp);
+    return k;
+}
+
+/*
  * The counts of a registry kernel (model_cost), recomputed from its shape and stored
  * parameters, so that a correction in model/cost.c reaches measurements stored before
  * it; RK_ENODATA when the kernel is not in the registry or a parameter is missing.
@@ -827,7 +844,6 @@ static double bytes_in_flight_per_thread(const struct db_measurement *m)
     const struct kernels_kernel *k = registry_kernel(m);
     int e = elem_bytes_of(m->precision);
     int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
-    long p[KERNELS_MAX_PARAMS];
     struct model_params mp;
     double kchunk, tiles, groups, t3;
     if (!k || e <= 0 || prec < 0 || m->m <= 0 || m->k <= 0)
@@ -841,10 +857,7 @@ static double bytes_in_flight_per_thread(const struct db_measurement *m)
     case MODEL_FAM_TSM2_V3:
     case MODEL_FAM_ISM2:
     case MODEL_FAM_ISM2_OPT2:
-        if (registry_params(k, m, p) != RK_OK)
-            return NAN;
-        kernels_model_params(k, prec, p, &mp);
-        if (mp.t3 < 1)
+        if (!registry_model_params(m, &mp, &prec) || mp.t3 < 1)
             return NAN;
         kchunk = m->grid[1] > 0 ? ceil((double)m->k / m->grid[1]) : (double)m->k;
         t3 = mp.t3 < kchunk ? mp.t3 : kchunk;
@@ -993,23 +1006,18 @@ static void details_occupancy(struct sbuf *b, const struct model_predict_in *in,
 
 /*
  * The instruction and wavefront counts of the issue model for measurement m
- * (docs/model.md "issue"); RK_ENODATA for a kernel without them. The registry's
- * parameters are translated as kernels/registry.c's to_model() does (a copy: that
- * translation is not exported by kernels.h; see the lead's note in the report).
+ * (docs/model.md "issue"); RK_ENODATA for a kernel without them (TSM2 V1-V3, ISM2 and
+ * cuBLAS are refused by model_issue_counts).
  */
 static int issue_counts(const struct db_measurement *m, struct model_issue_counts *c)
 {
-    const struct kernels_kernel *k = registry_kernel(m);
     struct model_params mp;
-    long p[KERNELS_MAX_PARAMS] = {0};
-    int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
+    int prec;
     struct model_shape ms = {(long)m->m, (long)m->n, (long)m->k, elem_bytes_of(m->precision)};
     int cols = m->block[0] > 32 ? 32 : m->block[0];
-    if (!k || prec < 0 || cols < 1 || registry_params(k, m, p) != RK_OK)
+    const struct kernels_kernel *k = registry_model_params(m, &mp, &prec);
+    if (!k || cols < 1)
         return RK_ENODATA;
-    /* the registry's translation; a family without counts (TSM2 V1-V3, ISM2, cuBLAS) is
-     * refused by model_issue_counts */
-    kernels_model_params(k, prec, p, &mp);
     if (model_issue_counts(k->cost_family, &ms, &mp, cols, c) != RK_OK)
         return RK_ENODATA;
     /* the counts' shared instructions move one element each: the seeds' kernels; a kernel that
@@ -1046,15 +1054,11 @@ static void measured_levels(const struct dev_info *d, const struct db_measuremen
  */
 static double epilogue_tiles(const struct db_measurement *m)
 {
-    const struct kernels_kernel *k = registry_kernel(m);
-    long p[KERNELS_MAX_PARAMS] = {0};
     struct model_params mp;
-    int prec = m->precision ? kernels_precision_parse(m->precision) : -1;
-    if (!k || prec < 0 ||
-        (k->cost_family != MODEL_FAM_ISM2 && k->cost_family != MODEL_FAM_ISM2_OPT2) ||
-        registry_params(k, m, p) != RK_OK)
+    int prec;
+    const struct kernels_kernel *k = registry_model_params(m, &mp, &prec);
+    if (!k || (k->cost_family != MODEL_FAM_ISM2 && k->cost_family != MODEL_FAM_ISM2_OPT2))
         return 1.0;
-    kernels_model_params(k, prec, p, &mp);
     return mp.tcf > 1 ? (double)mp.tcf : 1.0;
 }
 
@@ -1456,14 +1460,13 @@ static void stats_of(const struct samples *ss, int kind, const char *family, str
                 continue;
             p[n] = ss->v[i].pred;
             q[n] = ss->v[i].meas;
-            double ape = fabs(model_rel_error(p[n], q[n]));
-            st->within10 += ape <= 0.10;
-            st->within25 += ape <= 0.25;
             n++;
         }
         if (n > 0 && (model_median_ape(p, q, n, &st->med) != RK_OK ||
                       model_mape(p, q, n, &st->mean) != RK_OK ||
-                      model_ape_percentile(p, q, n, 90.0, &st->p90) != RK_OK))
+                      model_ape_percentile(p, q, n, 90.0, &st->p90) != RK_OK ||
+                      model_ape_within(p, q, n, 10.0, &st->within10) != RK_OK ||
+                      model_ape_within(p, q, n, 25.0, &st->within25) != RK_OK))
             st->med = st->mean = st->p90 = NAN;
     }
     free(p);

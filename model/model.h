@@ -751,6 +751,10 @@ int model_mape(const double *pred, const double *meas, size_t n, double *out /* 
 int model_median_ape(const double *pred, const double *meas, size_t n, double *out /* OUT */);
 int model_ape_percentile(const double *pred, const double *meas, size_t n, double pct,
                          double *out /* OUT */);
+/* How many of the n pairs have APE <= pct (the accuracy targets' "rows within 10 % / 25 %");
+ * same returns as above. */
+int model_ape_within(const double *pred, const double *meas, size_t n, double pct,
+                     size_t *out /* OUT */);
 
 /* pct-th percentile of x (linear interpolation; sorts a copy). RK_OK, RK_EUSAGE
  * (n == 0, non-finite value, pct outside [0, 100]) or RK_ENOMEM. */

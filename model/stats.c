@@ -107,6 +107,21 @@ out:
     return rc;
 }
 
+int model_ape_within(const double *pred, const double *meas, size_t n, double pct, size_t *out)
+{
+    size_t within = 0;
+    if (!pred || !meas || !out || n == 0 || !(pct >= 0.0))
+        return RK_EUSAGE;
+    for (size_t i = 0; i < n; i++) {
+        double r = model_rel_error(pred[i], meas[i]);
+        if (isnan(r))
+            return RK_EUSAGE;
+        within += 100.0 * fabs(r) <= pct;
+    }
+    *out = within;
+    return RK_OK;
+}
+
 int model_median_ape(const double *pred, const double *meas, size_t n, double *out)
 {
     return model_ape_percentile(pred, meas, n, 50.0, out);

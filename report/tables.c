@@ -294,7 +294,7 @@ static void accuracy_row(const struct rp_data *d, const char *model, const char 
     size_t n = 0;
     double worst = -1.0, mape = NAN, mdape = NAN, p90 = NAN;
     int64_t worst_id = 0;
-    int within = 0, within25 = 0;
+    size_t within = 0, within25 = 0;
     for (int i = 0; i < d->nrows; i++) {
         const struct rp_meas *x = &d->meas[i];
         const struct db_prediction *p;
@@ -310,14 +310,14 @@ static void accuracy_row(const struct rp_data *d, const char *model, const char 
             worst = ape;
             worst_id = ids[i];
         }
-        within += ape <= 10.0;
-        within25 += ape <= 25.0;
         n++;
     }
     if (n == 0)
         return;
     if (model_mape(pred, meas, n, &mape) != RK_OK || model_median_ape(pred, meas, n, &mdape) ||
-        model_ape_percentile(pred, meas, n, 90.0, &p90))
+        model_ape_percentile(pred, meas, n, 90.0, &p90) ||
+        model_ape_within(pred, meas, n, 10.0, &within) ||
+        model_ape_within(pred, meas, n, 25.0, &within25))
         mape = mdape = p90 = NAN;
     rp_cell_str(t, model);
     rp_cell_str(t, family ? (*family ? family : "(no family)") : "all");

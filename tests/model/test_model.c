@@ -737,6 +737,15 @@ static void test_s1_stats(void **state)
     assert_true(close_to(v, 50.0, 1e-12));
     assert_int_equal(model_ape_percentile(pred, meas, 5, 0.0, &v), RK_OK);
     assert_true(close_to(v, 0.0, 1e-12));
+    size_t w;
+    assert_int_equal(model_ape_within(pred, meas, 5, 10.0, &w), RK_OK); /* 0 and 10 */
+    assert_int_equal(w, 2);
+    assert_int_equal(model_ape_within(pred, meas, 5, 49.0, &w), RK_OK);
+    assert_int_equal(w, 2);
+    assert_int_equal(model_ape_within(pred, meas, 5, 50.0, &w), RK_OK);
+    assert_int_equal(w, 5);
+    assert_int_equal(model_ape_within(pred, (double[]){0.0}, 1, 10.0, &w), RK_EUSAGE);
+    assert_int_equal(model_ape_within(pred, meas, 0, 10.0, &w), RK_EUSAGE);
     assert_true(memcmp(pred, pred_copy, sizeof pred) == 0);
     assert_true(memcmp(meas, meas_copy, sizeof meas) == 0);
 
