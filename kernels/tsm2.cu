@@ -161,7 +161,13 @@ __global__ void tsm2_v0_kernel(const T *__restrict__ A, const T *__restrict__ B,
 }
 
 /* Alg. 2, n taken NC columns at a time (registers need a compile-time count); k in groups
- * of U = KERNELS_TSM2_V1_UNROLL(NC) steps whose loads precede their FMAs, as in V0. */
+ * of U = KERNELS_TSM2_V1_UNROLL(NC) steps whose loads precede their FMAs, as in V0, so that
+ * a thread has U elements of A in flight (the model's bytes in flight). ptxas (CUDA 13.0)
+ * does not always keep that order: without a barrier it issued fp64 nc 8's second load of A
+ * and fp64 nc 2's fourth after FMAs that wait on the first (two DRAM rounds per group: fp64
+ * n = 8 ran at 2100 cycles a group, n = 4 at 1100); with __syncwarp between loads and FMAs
+ * it keeps the order for nc 1, 2, 8 and 16 but splits nc 4's loads. So the barrier is left
+ * out for nc 4, and tests/kernels/sass-check.sh checks every instantiation's main loop. */
 template <typename T, int NC>
 __global__ void tsm2_v1_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
                                long m, long n, long k)
@@ -187,6 +193,8 @@ __global__ void tsm2_v1_kernel(const T *__restrict__ A, const T *__restrict__ B,
 #pragma unroll
                 for (int q = 0; q < NC; q++)
                     b[u][q] = p + q < n ? B[j + u + (p + q) * k] : T(0);
+            if (NC != 4) /* see the comment above the kernel */
+                __syncwarp();
 #pragma unroll
             for (int u = 0; u < U; u++)
 #pragma unroll
