@@ -971,6 +971,8 @@ static void details_overlap(struct sbuf *b, const struct model_overlap *o)
     sb_num(b, "norm_s", o->norm_s);
     sb_printf(b, ",");
     sb_num(b, "epilogue_s", o->epilogue_s);
+    sb_printf(b, ",");
+    sb_num(b, "start_s", o->start_s);
     sb_printf(b, "}");
 }
 

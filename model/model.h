@@ -699,6 +699,10 @@ struct model_overlap {
     double epilogue_s;              /* the DRAM term's share of C written after a block's last
                                        tile: dram term x write share / epilogue_tiles, added
                                        after the norm (0 without write bytes) [s] */
+    double start_s;                 /* one resident block a SM and no staged tiles: each
+                                       block's start, MODEL_TCF_START_LATENCIES DRAM latencies,
+                                       for ceil(blocks / SMs) blocks on the busiest SM, added
+                                       after the norm (0 otherwise) [s] */
 };
 
 /* occupancy and the models built on it name a DRAM-bound row `latency` when Little's law

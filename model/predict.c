@@ -282,7 +282,17 @@ static void combine_overlap(const struct model_predict_in *in, struct model_pred
     for (int i = 0; i < MODEL_OVL_COUNT && o->largest_s > 0.0; i++)
         sum += pow(o->term_s[i] / o->largest_s, o->p);
     o->norm_s = o->largest_s > 0.0 ? o->largest_s * pow(sum, 1.0 / o->p) : 0.0;
-    out->time_s = in->launch_s + o->norm_s + o->epilogue_s;
+    if (in->launch && out->occ.blocks_per_sm == 1 && in->issue->tiles == 0 &&
+        known_positive(in->gpu->mem_latency_cycles)) {
+        /* a block stages its small operand, then waits for its first loads of the large one:
+         * the tcf model's start (docs/model.md, ISM2's tcf). With one block resident a SM
+         * nothing on the SM hides it, so each of the busiest SM's blocks pays it; with more,
+         * co-resident blocks drift apart and cover each other's, and staged tiles have their
+         * latency in the stage term */
+        o->start_s = ceil(in->launch->blocks / in->gpu->sms) * MODEL_TCF_START_LATENCIES *
+                     in->gpu->mem_latency_cycles / clk;
+    }
+    out->time_s = in->launch_s + o->norm_s + o->epilogue_s + o->start_s;
     /* the bound stays the one issue_counters names: the largest term's */
 }
 

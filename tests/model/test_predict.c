@@ -757,6 +757,22 @@ static void test_p15_overlap(void **state)
     in.dram_write_bytes = 0;
     in.epilogue_tiles = 0;
 
+    /* blocks starting: none with two blocks resident a SM; with one (60 of 100 KB of shared
+     * memory a block), each of the busiest SM's ceil(5 / 2) = 3 blocks starts 2 DRAM
+     * latencies late: 3 x 2 x 600 cycles at 1 GHz = 3.6 us after the norm; a kernel with
+     * staged tiles has that latency in its stage term instead */
+    assert_rel(a.overlap.start_s, 0, 0);
+    l.smem_per_block = 6e4;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_int_equal(a.occ.blocks_per_sm, 1);
+    assert_rel(a.overlap.start_s, 3.6e-6, 1e-12);
+    assert_rel(a.time_s, 1e-6 + a.overlap.norm_s + a.overlap.epilogue_s + 3.6e-6, 1e-12);
+    c.tiles = 4;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_rel(a.overlap.start_s, 0, 0);
+    c.tiles = 0;
+    l.smem_per_block = 0;
+
     /* DRAM 100 times smaller: issue dominates, overlap is issue_counters' time to 1e-6 */
     in.level_bytes[MODEL_LEVEL_DRAM] = 1.35e6;
     assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
