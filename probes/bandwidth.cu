@@ -407,6 +407,32 @@ __global__ void __launch_bounds__(BLOCK)
         sink[1] = acc;
 }
 
+/* A WORD-byte shared-memory load (16: LDS.128, 4: LDS.32) and its fold to 32 bits, so that
+ * k_shared_read has one loop for both widths. */
+template <int WORD> struct shared_word;
+template <> struct shared_word<16> {
+    typedef uint4 type;
+    static __device__ __forceinline__ uint4 load(uint32_t addr)
+    {
+        return pt_ld_shared(addr);
+    }
+    static __device__ __forceinline__ uint32_t fold(uint4 v)
+    {
+        return pt_xor4(v);
+    }
+};
+template <> struct shared_word<4> {
+    typedef uint32_t type;
+    static __device__ __forceinline__ uint32_t load(uint32_t addr)
+    {
+        return pt_ld_shared32(addr);
+    }
+    static __device__ __forceinline__ uint32_t fold(uint32_t v)
+    {
+        return v;
+    }
+};
+
 /*
  * Shared memory: each block fills K*BLOCK 16-byte words, then reads them `passes` times with
  * WORD-byte loads: 16 (LDS.128, bw_shared_read) or 4 (LDS.32, bw_shared_read_32: 4K loads a
@@ -431,23 +457,13 @@ __global__ void __launch_bounds__(BLOCK)
     uint32_t acc = 0;
     for (int pass = 0; pass < passes; pass++) {
         const uint32_t addr = base + ((pass & zmask) << (WORD == 16 ? 4 : 2)); /* see k_l1_read */
-        if constexpr (WORD == 16) {
-            uint4 v[N];
+        typename shared_word<WORD>::type v[N];
 #pragma unroll
-            for (int u = 0; u < N; u++)
-                v[u] = pt_ld_shared(addr + u * BLOCK * WORD);
+        for (int u = 0; u < N; u++)
+            v[u] = shared_word<WORD>::load(addr + u * BLOCK * WORD);
 #pragma unroll
-            for (int u = 0; u < N; u++)
-                acc ^= pt_xor4(v[u]);
-        } else {
-            uint32_t v[N];
-#pragma unroll
-            for (int u = 0; u < N; u++)
-                v[u] = pt_ld_shared32(addr + u * BLOCK * WORD);
-#pragma unroll
-            for (int u = 0; u < N; u++)
-                acc ^= v[u];
-        }
+        for (int u = 0; u < N; u++)
+            acc ^= shared_word<WORD>::fold(v[u]);
     }
     if (verify)
         atomicXor(sink, acc);
