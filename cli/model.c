@@ -1444,8 +1444,8 @@ static int samples_add(struct samples *ss, int kind, const struct db_measurement
 
 /* The error statistics of one group of samples. */
 struct stats {
-    double med, mean, p90;        /* APE [%]; NaN without samples */
-    size_t n, within10, within25; /* samples, and those within 10 % and 25 % */
+    struct model_ape_summary a; /* APE [%] (NaN without samples) and rows within 10 / 25 % */
+    size_t n;                   /* samples */
 };
 
 /* The statistics of the samples of `kind` (and `family`, if not NULL). */
@@ -1455,7 +1455,7 @@ static void stats_of(const struct samples *ss, int kind, const char *family, str
     double *q = malloc((ss->n ? ss->n : 1) * sizeof *q);
     size_t n = 0;
     memset(st, 0, sizeof *st);
-    st->med = st->mean = st->p90 = NAN;
+    st->a.median = st->a.mean = st->a.p90 = NAN;
     if (p && q) {
         for (size_t i = 0; i < ss->n; i++) {
             if (ss->v[i].kind != kind || (family && strcmp(ss->v[i].family, family) != 0))
@@ -1464,12 +1464,8 @@ static void stats_of(const struct samples *ss, int kind, const char *family, str
             q[n] = ss->v[i].meas;
             n++;
         }
-        if (n > 0 && (model_median_ape(p, q, n, &st->med) != RK_OK ||
-                      model_mape(p, q, n, &st->mean) != RK_OK ||
-                      model_ape_percentile(p, q, n, 90.0, &st->p90) != RK_OK ||
-                      model_ape_within(p, q, n, 10.0, &st->within10) != RK_OK ||
-                      model_ape_within(p, q, n, 25.0, &st->within25) != RK_OK))
-            st->med = st->mean = st->p90 = NAN;
+        if (n > 0 && model_ape_summarize(p, q, n, &st->a) != RK_OK)
+            st->a.median = st->a.mean = st->a.p90 = NAN;
     }
     free(p);
     free(q);
@@ -1487,10 +1483,10 @@ static void print_pct(double v)
 /* The four error columns of a summary row: median, mean, p90, rows within 10 / 25 %. */
 static void print_stats(const struct stats *st)
 {
-    print_pct(st->med);
-    print_pct(st->mean);
-    print_pct(st->p90);
-    printf(" %7zu %7zu", st->within10, st->within25);
+    print_pct(st->a.median);
+    print_pct(st->a.mean);
+    print_pct(st->a.p90);
+    printf(" %7zu %7zu", st->a.within10, st->a.within25);
 }
 
 static void print_summary(const struct samples *ss, unsigned models)

@@ -760,6 +760,16 @@ int model_ape_percentile(const double *pred, const double *meas, size_t n, doubl
 int model_ape_within(const double *pred, const double *meas, size_t n, double pct,
                      size_t *out /* OUT */);
 
+/* The accuracy targets' statistics of n pairs (issue 7): mean, median and 90th-percentile APE
+ * [%] and the pairs within 10 % and 25 %, as the functions above give them. */
+struct model_ape_summary {
+    double mean, median, p90;
+    size_t within10, within25;
+};
+/* Same returns as above; on an error *out is left partly filled. */
+int model_ape_summarize(const double *pred, const double *meas, size_t n,
+                        struct model_ape_summary *out /* OUT */);
+
 /* pct-th percentile of x (linear interpolation; sorts a copy). RK_OK, RK_EUSAGE
  * (n == 0, non-finite value, pct outside [0, 100]) or RK_ENOMEM. */
 int model_percentile(const double *x, size_t n, double pct, double *out /* OUT */);
@@ -815,6 +825,10 @@ struct model_ism2_tcf_in {
 /* Dependent DRAM round trips before a wave of ISM2 blocks streams A: B is staged, then
  * the first group of A arrives (model/tune.c). A count of the kernel's steps, not fitted. */
 #define MODEL_TCF_START_LATENCIES 2.0
+
+/* One start of a wave (the tcf model) or of a lone resident block (overlap):
+ * MODEL_TCF_START_LATENCIES x gpu's DRAM latency / clock [s]. */
+double model_start_s(const struct model_gpu *gpu);
 
 /* What the tcf model says about one tcf (model/tune.c states the equations). */
 struct model_ism2_tcf_eval {

@@ -289,8 +289,7 @@ static void combine_overlap(const struct model_predict_in *in, struct model_pred
          * nothing on the SM hides it, so each of the busiest SM's blocks pays it; with more,
          * co-resident blocks drift apart and cover each other's, and staged tiles have their
          * latency in the stage term */
-        o->start_s = ceil(in->launch->blocks / in->gpu->sms) * MODEL_TCF_START_LATENCIES *
-                     in->gpu->mem_latency_cycles / clk;
+        o->start_s = ceil(in->launch->blocks / in->gpu->sms) * model_start_s(in->gpu);
     }
     out->time_s = in->launch_s + o->norm_s + o->epilogue_s + o->start_s;
     /* the bound stays the one issue_counters names: the largest term's */

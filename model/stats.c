@@ -122,6 +122,21 @@ int model_ape_within(const double *pred, const double *meas, size_t n, double pc
     return RK_OK;
 }
 
+int model_ape_summarize(const double *pred, const double *meas, size_t n,
+                        struct model_ape_summary *out)
+{
+    int rc;
+    if (!out)
+        return RK_EUSAGE;
+    if ((rc = model_mape(pred, meas, n, &out->mean)) != RK_OK ||
+        (rc = model_median_ape(pred, meas, n, &out->median)) != RK_OK ||
+        (rc = model_ape_percentile(pred, meas, n, 90.0, &out->p90)) != RK_OK ||
+        (rc = model_ape_within(pred, meas, n, 10.0, &out->within10)) != RK_OK ||
+        (rc = model_ape_within(pred, meas, n, 25.0, &out->within25)) != RK_OK)
+        return rc;
+    return RK_OK;
+}
+
 int model_median_ape(const double *pred, const double *meas, size_t n, double *out)
 {
     return model_ape_percentile(pred, meas, n, 50.0, out);

@@ -38,6 +38,11 @@ static int finite_pos(double x)
     return isfinite(x) && x > 0.0;
 }
 
+double model_start_s(const struct model_gpu *gpu)
+{
+    return MODEL_TCF_START_LATENCIES * gpu->mem_latency_cycles / gpu->clock_hz;
+}
+
 int model_tune_nearest(double v, const long *values, int n)
 {
     int best = -1;
@@ -193,8 +198,7 @@ int model_ism2_tcf_evaluate(const struct model_ism2_tcf_in *in, long tcf,
             full * wave_time(in, per_wave, bif, per_wave * bytes_block, &out->util_full);
     if (rem > 0)
         out->time_dram_s += wave_time(in, rem, bif, rem * bytes_block, &out->util_tail);
-    out->time_start_s = (full + (rem > 0 ? 1 : 0)) * MODEL_TCF_START_LATENCIES *
-                        in->gpu->mem_latency_cycles / in->gpu->clock_hz;
+    out->time_start_s = (full + (rem > 0 ? 1 : 0)) * model_start_s(in->gpu);
     out->time_compute_s = cost.flops / in->gpu->peak_flops;
     if (finite_pos(in->bw_l2))
         t_l2 = cost.bytes_l2 / in->bw_l2;

@@ -716,8 +716,7 @@ out:
 #define ISSUE_LOADS 32
 #define ISSUE_FMAS  8
 template <int BLOCK, bool VERIFY>
-__global__ void __launch_bounds__(BLOCK)
-    k_issue_lds(int passes, uint32_t zmask, uint32_t *sink, int verify)
+__global__ void __launch_bounds__(BLOCK) k_issue_lds(int passes, uint32_t zmask, uint32_t *sink)
 {
     __shared__ uint32_t w[ISSUE_LOADS * BLOCK];
     for (uint32_t i = threadIdx.x; i < ISSUE_LOADS * BLOCK; i += BLOCK)
@@ -729,7 +728,6 @@ __global__ void __launch_bounds__(BLOCK)
     for (int i = 0; i < ISSUE_FMAS; i++)
         x[i] = (float)i;
     uint32_t acc = 0;
-    (void)verify;
     for (int pass = 0; pass < passes; pass++) {
         const uint32_t addr = base + ((pass & zmask) << 2); /* see k_l1_read */
 #pragma unroll
@@ -757,28 +755,28 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 struct issue_job {
-    void (*fn)(int, uint32_t, uint32_t *, int);
-    int grid, block, passes, verify;
+    void (*fn)(int, uint32_t, uint32_t *); /* k_issue_lds<BLOCK, VERIFY> */
+    int grid, block, passes;
     uint32_t *sink;
 };
 
 static int enqueue_issue(void *arg, cudaStream_t st)
 {
     struct issue_job *j = (struct issue_job *)arg;
-    j->fn<<<j->grid, j->block, 0, st>>>(j->passes, 0, j->sink, j->verify);
+    j->fn<<<j->grid, j->block, 0, st>>>(j->passes, 0, j->sink);
     RK_CUDA(cudaGetLastError());
     return RK_OK;
 }
 
 int pt_issue_shared(struct probes *s, int arg, struct probes_output *out)
 {
-    static void (*const fns[])(int, uint32_t, uint32_t *, int) = {k_issue_lds<256, false>,
-                                                                  k_issue_lds<128, false>};
-    static void (*const checks[])(int, uint32_t, uint32_t *, int) = {k_issue_lds<256, true>,
-                                                                     k_issue_lds<128, true>};
+    static void (*const fns[])(int, uint32_t, uint32_t *) = {k_issue_lds<256, false>,
+                                                             k_issue_lds<128, false>};
+    static void (*const checks[])(int, uint32_t, uint32_t *) = {k_issue_lds<256, true>,
+                                                                k_issue_lds<128, true>};
     static const int blocks[] = {256, 128};
     const int reps = s->quick ? 5 : 10;
-    double ms[PT_MAX_REPS], best_ms[PT_MAX_REPS], best_rate = 0, clk;
+    double ms[PT_MAX_REPS], best_ms[PT_MAX_REPS], best_rate = 0, best_loads = 0, clk;
     struct issue_job j, best;
     uint32_t *d_sink = NULL, got = 0;
     struct probes_result *r;
@@ -795,7 +793,6 @@ int pt_issue_shared(struct probes *s, int arg, struct probes_output *out)
             goto out;
         /* check: one pass, every word of each block's array read once (its XOR) */
         j.fn = checks[b];
-        j.verify = 1;
         j.passes = 1;
         PT_CUDA(cudaMemsetAsync(d_sink, 0, 2 * sizeof *d_sink, s->stream));
         if ((rc = enqueue_issue(&j, s->stream)) != RK_OK)
@@ -808,7 +805,6 @@ int pt_issue_shared(struct probes *s, int arg, struct probes_output *out)
             goto out;
         }
         j.fn = fns[b];
-        j.verify = 0;
         j.passes = s->quick ? 256 : 1024;
         if ((rc = pt_time(s, enqueue_issue, &j, 2, reps, ms)) != RK_OK)
             goto out;
@@ -816,6 +812,7 @@ int pt_issue_shared(struct probes *s, int arg, struct probes_output *out)
         double rate = loads / pt_median(ms, reps); /* warp loads per ms */
         if (rate > best_rate) {
             best_rate = rate;
+            best_loads = loads;
             best = j;
             memcpy(best_ms, ms, sizeof ms);
         }
@@ -829,9 +826,8 @@ int pt_issue_shared(struct probes *s, int arg, struct probes_output *out)
     {
         /* cycles per load at each repetition's time: 4 x SMs x clock x t / loads - FMAs */
         double v[PT_MAX_REPS];
-        double loads = (double)best.grid * best.block / 32.0 * ISSUE_LOADS * best.passes;
         for (int i = 0; i < reps; i++)
-            v[i] = 4.0 * s->dev.sm_count * clk * 1e3 * best_ms[i] / loads - ISSUE_FMAS;
+            v[i] = 4.0 * s->dev.sm_count * clk * 1e3 * best_ms[i] / best_loads - ISSUE_FMAS;
         pt_fill_stats(r, v, reps, "latency", "shared", "cycles");
         snprintf(r->method, sizeof r->method,
                  "issue cycles a 4-byte shared load (LDS.32) takes on its sub-partition: %d loads "

@@ -407,6 +407,19 @@ __global__ void k_lat_shared(const uint32_t *order, long warm, long steps, long 
     end[0] = j;
 }
 
+/* Sattolo's algorithm: idx[0..n) becomes one random cycle through all n entries, the same
+ * for the same seed. */
+static void random_cycle(int *idx, uint32_t n, uint64_t seed)
+{
+    for (uint32_t i = 0; i < n; i++)
+        idx[i] = (int)i;
+    for (uint32_t i = n > 0 ? n - 1 : 0; i > 0; i--) {
+        int k = (int)(pt_hash(seed + (uint64_t)i) % (uint64_t)i), t = idx[i];
+        idx[i] = idx[k];
+        idx[k] = t;
+    }
+}
+
 int pt_lat_shared(struct probes *s, int arg, struct probes_output *out)
 {
     const int reps = s->quick ? 3 : 9;
@@ -418,14 +431,7 @@ int pt_lat_shared(struct probes *s, int arg, struct probes_output *out)
     struct probes_result *r;
     (void)arg;
 
-    /* Sattolo's algorithm: a random single cycle through all entries. */
-    for (int i = 0; i < SH_ENTRIES; i++)
-        idx[i] = i;
-    for (int i = SH_ENTRIES - 1; i > 0; i--) {
-        int k = (int)(pt_hash(0xC0FFEEu + (uint64_t)i) % (uint64_t)i), t = idx[i];
-        idx[i] = idx[k];
-        idx[k] = t;
-    }
+    random_cycle(idx, SH_ENTRIES, 0xC0FFEEu);
     for (int i = 0; i < SH_ENTRIES; i++)
         order[idx[i]] = (uint32_t)idx[(i + 1) % SH_ENTRIES];
     for (long i = 0; i < warm + steps; i++)
@@ -542,7 +548,7 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
                                ? (uint32_t)(s->dev.l2_bytes / 2 / STAGE_SEG * STAGE_SEG)
                                : STAGE_BYTES;
     const uint32_t nsegs = bytes / STAGE_SEG;
-    uint32_t *h = NULL, *d_buf = NULL, *d_end = NULL, *h_end = NULL;
+    uint32_t *h = NULL, *d_buf = NULL, *d_end = NULL, *h_end = NULL, want = 0;
     long long *d_cycles = NULL, *h_cycles = NULL;
     double v[3][16], med[3], mhz;
     int *idx = NULL, rc = RK_OK;
@@ -557,15 +563,9 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
         rc = rk_error(RK_ENOMEM, "out of host memory");
         goto out;
     }
-    /* Sattolo's algorithm: one random cycle through the segments; word 0 of a segment
-     * names the next, the other words are filler the block stages too */
-    for (uint32_t i = 0; i < nsegs; i++)
-        idx[i] = (int)i;
-    for (uint32_t i = nsegs - 1; i > 0; i--) {
-        int k = (int)(pt_hash(0x57A6Eu + (uint64_t)i) % (uint64_t)i), t = idx[i];
-        idx[i] = idx[k];
-        idx[k] = t;
-    }
+    /* one random cycle through the segments; word 0 of a segment names the next, the other
+     * words are filler the block stages too */
+    random_cycle(idx, nsegs, 0x57A6Eu);
     for (uint32_t i = 0; i < nsegs; i++)
         for (uint32_t w = 0; w < STAGE_THREADS; w++)
             h[(size_t)idx[i] * STAGE_THREADS + w] =
@@ -578,6 +578,9 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
     if (s->measured_clock_mhz <= 0 && (rc = pt_measure_clock(s, 2.0, &mhz)) != RK_OK)
         goto out;
     mhz = s->measured_clock_mhz;
+    /* where block 0's walk from segment 0 must end after `rounds` rounds */
+    for (long i = 0; i < rounds; i++)
+        want = h[(size_t)want * STAGE_THREADS];
     /* warm the L2 with the whole buffer: one untimed pass of every block */
     k_lat_stage<<<max_blocks, STAGE_THREADS, 0, s->stream>>>(d_buf, nsegs, nsegs / 64 + 1, 0,
                                                              d_cycles, d_end);
@@ -594,17 +597,12 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
             PT_CUDA(cudaMemcpyAsync(h_end, d_end, sizeof(uint32_t) * (size_t)blocks,
                                     cudaMemcpyDeviceToHost, s->stream));
             PT_CUDA(cudaStreamSynchronize(s->stream));
-            { /* block 0 starts at segment 0: it must end where the host's walk does */
-                uint32_t want = 0;
-                for (long i = 0; i < rounds; i++)
-                    want = h[(size_t)want * STAGE_THREADS];
-                if (h_end[0] != want) {
-                    rc = rk_error(RK_EVERIFY,
-                                  "the staging chase ended on segment %u, not %u; please "
-                                  "report this",
-                                  h_end[0], want);
-                    goto out;
-                }
+            if (h_end[0] != want) { /* block 0 starts at segment 0 */
+                rc = rk_error(RK_EVERIFY,
+                              "the staging chase ended on segment %u, not %u; please report "
+                              "this",
+                              h_end[0], want);
+                goto out;
             }
             /* the median block's cycles a round */
             double per[4 * 1024];

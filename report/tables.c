@@ -292,9 +292,9 @@ static void accuracy_row(const struct rp_data *d, const char *model, const char 
                          double *pred, double *meas, const int64_t *ids, struct rp_table *t)
 {
     size_t n = 0;
-    double worst = -1.0, mape = NAN, mdape = NAN, p90 = NAN;
+    double worst = -1.0;
     int64_t worst_id = 0;
-    size_t within = 0, within25 = 0;
+    struct model_ape_summary a = {NAN, NAN, NAN, 0, 0};
     for (int i = 0; i < d->nrows; i++) {
         const struct rp_meas *x = &d->meas[i];
         const struct db_prediction *p;
@@ -314,21 +314,18 @@ static void accuracy_row(const struct rp_data *d, const char *model, const char 
     }
     if (n == 0)
         return;
-    if (model_mape(pred, meas, n, &mape) != RK_OK || model_median_ape(pred, meas, n, &mdape) ||
-        model_ape_percentile(pred, meas, n, 90.0, &p90) ||
-        model_ape_within(pred, meas, n, 10.0, &within) ||
-        model_ape_within(pred, meas, n, 25.0, &within25))
-        mape = mdape = p90 = NAN;
+    if (model_ape_summarize(pred, meas, n, &a) != RK_OK)
+        a.mean = a.median = a.p90 = NAN;
     rp_cell_str(t, model);
     rp_cell_str(t, family ? (*family ? family : "(no family)") : "all");
     rp_cell_int(t, (long long)n);
-    rp_cell_num(t, mape);
-    rp_cell_num(t, mdape);
-    rp_cell_num(t, p90);
+    rp_cell_num(t, a.mean);
+    rp_cell_num(t, a.median);
+    rp_cell_num(t, a.p90);
     rp_cell_num(t, worst);
     rp_cell_int(t, worst_id);
-    rp_cell_num(t, 100.0 * within / (double)n);
-    rp_cell_num(t, 100.0 * within25 / (double)n);
+    rp_cell_num(t, 100.0 * a.within10 / (double)n);
+    rp_cell_num(t, 100.0 * a.within25 / (double)n);
 }
 
 static void accuracy_table(const struct rp_data *d, struct tabs *ts)

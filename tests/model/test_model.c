@@ -746,6 +746,17 @@ static void test_s1_stats(void **state)
     assert_int_equal(w, 5);
     assert_int_equal(model_ape_within(pred, (double[]){0.0}, 1, 10.0, &w), RK_EUSAGE);
     assert_int_equal(model_ape_within(pred, meas, 0, 10.0, &w), RK_EUSAGE);
+    struct model_ape_summary a; /* the same figures at once */
+    assert_int_equal(model_ape_summarize(pred, meas, 5, &a), RK_OK);
+    assert_int_equal(model_ape_percentile(pred, meas, 5, 90.0, &v), RK_OK);
+    assert_true(close_to(a.p90, v, 1e-12));
+    assert_int_equal(model_median_ape(pred, meas, 5, &v), RK_OK);
+    assert_true(close_to(a.median, v, 1e-12));
+    assert_int_equal(model_mape(pred, meas, 5, &v), RK_OK);
+    assert_true(close_to(a.mean, v, 1e-12));
+    assert_int_equal(a.within10, 2);
+    assert_int_equal(a.within25, 2);
+    assert_int_equal(model_ape_summarize(pred, meas, 0, &a), RK_EUSAGE);
     assert_true(memcmp(pred, pred_copy, sizeof pred) == 0);
     assert_true(memcmp(meas, meas_copy, sizeof meas) == 0);
 

@@ -481,6 +481,20 @@ static void predict_fixture(struct model_gpu *g)
     g->mem_latency_cycles = 600;
 }
 
+/* h100_in() for the issue-family models on predict_fixture's GPU (g from pipe_fixture), launch
+ * l and counts c, 1000 flops */
+static struct model_predict_in issue_in(struct model_gpu *g, const struct model_launch *l,
+                                        const struct model_issue_counts *c)
+{
+    struct model_predict_in in = h100_in();
+    predict_fixture(g);
+    in.gpu = g;
+    in.launch = l;
+    in.issue = c;
+    in.flops = 1e3;
+    return in;
+}
+
 static void test_p12_pipes(void **state)
 {
     (void)state;
@@ -597,13 +611,8 @@ static void test_p13_staging(void **state)
      * 32 blocks fit per SM, all 3 resident; issue binds the pipes (3000 x 0.6 / 4 =
      * 450 cycles), W = 450 / 30 = 15: 10 x (2 x 200 + 15) = 4150 cycles = 4.15 us,
      * beyond the body (L2 5e6 / 10e12 = 0.5 us), plus launch 1 us */
-    struct model_predict_in in = h100_in();
+    struct model_predict_in in = issue_in(&g, &l, &k);
     struct model_prediction r;
-    predict_fixture(&g);
-    in.gpu = &g;
-    in.launch = &l;
-    in.issue = &k;
-    in.flops = 1e3;
     in.level_bytes[MODEL_LEVEL_DRAM] = 1e6;
     in.level_bytes[MODEL_LEVEL_L2] = 4e6;
     in.launch_s = 1e-6;
@@ -663,14 +672,9 @@ static void test_p14_issue_counters(void **state)
 
     /* through model_predict: 3e5 measured instructions x 0.6 / 4 = 45000 cycles = 45 us at
      * 1 GHz, beyond the DRAM body (1e6 B / 3e12 B/s); the same counts under issue agree */
-    struct model_predict_in in = h100_in();
+    struct model_predict_in in = issue_in(&g, &l, &c);
     struct model_prediction a, b;
-    predict_fixture(&g);
     c.instr_warp = 3e5;
-    in.gpu = &g;
-    in.launch = &l;
-    in.issue = &c;
-    in.flops = 1e3;
     in.level_bytes[MODEL_LEVEL_DRAM] = 1e6;
     in.launch_s = 1e-6;
     assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &a, NULL), RK_OK);
@@ -706,18 +710,13 @@ static void test_p15_overlap(void **state)
     struct model_gpu g;
     struct model_launch l;
     struct model_occupancy o;
-    struct model_predict_in in = h100_in();
     struct model_prediction a, b;
     enum model_kind k;
     pipe_fixture(&g, &l, &o);
-    predict_fixture(&g);
     /* P14's counts: issue 3e5 x 0.6 / 4 = 45000 cycles = 45 us at 1 GHz; DRAM 1.35e8 B /
      * 3e12 B/s = 45 us too; the FMA term (1000 warp FMAs) is nanoseconds */
     struct model_issue_counts c = {1000, 3e5, 0, 0, 0, NAN, NAN, NAN, 0, 0, 0, 0};
-    in.gpu = &g;
-    in.launch = &l;
-    in.issue = &c;
-    in.flops = 1e3;
+    struct model_predict_in in = issue_in(&g, &l, &c);
     in.level_bytes[MODEL_LEVEL_DRAM] = 1.35e8;
     in.level_bytes[MODEL_LEVEL_L2] = 0;
     in.level_bytes[MODEL_LEVEL_L1] = 0;
