@@ -111,6 +111,44 @@ void rk_bug(const char *file, int line, const char *msg) __attribute__((noreturn
     } while (0)
 #endif
 
+/*
+ * A growing string (as git's strbuf and SQLite's sqlite3_str): appends never fail
+ * visibly; `oom` becomes 1 and stays 1 when memory runs out, and the caller checks it once.
+ */
+struct rk_buf {
+    char *s; /* NUL-terminated once anything was appended; NULL before */
+    size_t len, cap;
+    int oom;
+};
+/* clang-format off */
+#define RK_BUF_INIT {NULL, 0, 0, 0}
+/* clang-format on */
+void rk_buf_printf(struct rk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rk_buf_puts(struct rk_buf *b, const char *s);
+void rk_buf_release(struct rk_buf *b); /* frees s, back to RK_BUF_INIT */
+
+/*
+ * JSON writing: strings quoted with " \ and control characters escaped (\n \r \t, else
+ * \u00XX); NULL string -> null; numbers with %.17g (round-trips a double); NaN and
+ * infinities -> null.
+ */
+void rk_json_str(struct rk_buf *b, const char *s);
+void rk_json_num(struct rk_buf *b, double v);
+void rk_json_key_num(struct rk_buf *b, const char *key, double v);      /* "key":<num> */
+void rk_json_key_str(struct rk_buf *b, const char *key, const char *s); /* "key":"<s>" */
+
+/*
+ * JSON reading, for roofkit's own flat objects: the value of a top-level "key" of an object.
+ * RK_OK, or RK_ENODATA when json is NULL, the key is missing or its value is not a number.
+ */
+int rk_json_number(const char *json, const char *key, double *out /* OUT */);
+int rk_json_long(const char *json, const char *key, long *out /* OUT */); /* whole numbers only */
+/*
+ * "key":[[a,b],[c,d],...] -> pairs[i][0], pairs[i][1]; at most max pairs; returns the count,
+ * 0 when missing or malformed.
+ */
+int rk_json_pairs(const char *json, const char *key, double (*pairs)[2], int max);
+
 #ifdef __cplusplus
 }
 #endif
