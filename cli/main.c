@@ -26,7 +26,7 @@ static const char exit_codes_text[] =
     "    0  success\n"
     "    1  internal error (a bug: please report it)\n"
     "    2  bad command line (unknown option, malformed number, unknown name)\n"
-    "    3  not available in this version yet\n"
+    "    3  (retired, unused)\n"
     "    4  no usable CUDA GPU\n"
     "    5  a CUDA, cuBLAS or NVML call failed\n"
     "    6  a CUPTI call failed\n"

@@ -148,12 +148,10 @@ int collect_output_additive(const struct collect_plan *plan, int i);
 int collect_chip_name(int device, char *buf /* OUT */, size_t size);
 
 /*
- * collect_count_passes: replay passes that names[0..n) (aliases or raw names; n == 0 = the
- * default set) cost on the current GPU's chip, or on GH100 without a GPU.
- * collect_count_passes_for does the same for a named chip. Returns RK_OK, RK_EUSAGE for an
- * unknown name (message printed) or RK_ECUPTI.
+ * collect_count_passes_for: replay passes that names[0..n) (aliases or raw names; n == 0 = the
+ * default set) cost on `chip` (NULL = the current GPU's chip, or GH100 without a GPU). Returns
+ * RK_OK, RK_EUSAGE for an unknown name (message printed) or RK_ECUPTI.
  */
-int collect_count_passes(const char **names, int n, int *passes /* OUT */);
 int collect_count_passes_for(const char *chip, const char *const *names, int n,
                              int *passes /* OUT */);
 

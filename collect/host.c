@@ -167,11 +167,6 @@ int collect_count_passes_for(const char *chip, const char *const *names, int n, 
     return rc;
 }
 
-int collect_count_passes(const char **names, int n, int *passes)
-{
-    return collect_count_passes_for(NULL, (const char *const *)names, n, passes);
-}
-
 int collect_metric_supported(const char *chip, const char *name, int *supported, int *passes)
 {
     const struct collect_metric *m = collect_metric_find(name);

@@ -27,8 +27,6 @@ const char *rk_strerror(int err)
         return "internal error";
     case RK_EUSAGE:
         return "bad command line";
-    case RK_ENOTYET:
-        return "not available yet in this version";
     case RK_ENOGPU:
         return "no usable CUDA GPU";
     case RK_ECUDA:
@@ -57,11 +55,6 @@ const char *rk_strerror(int err)
 void rk_set_quiet(int q)
 {
     quiet = q;
-}
-
-int rk_is_quiet(void)
-{
-    return quiet;
 }
 
 double rk_now_s(void)

@@ -26,7 +26,7 @@ enum rk_err {
     RK_OK = 0,       /* success */
     RK_EFAIL = 1,    /* internal error (a bug): please report it */
     RK_EUSAGE = 2,   /* bad command line: unknown option, malformed number, ... */
-    RK_ENOTYET = 3,  /* the capability is not built yet */
+    /* 3 is retired and unused (it meant "not available in this version yet"); never reuse it */
     RK_ENOGPU = 4,   /* no usable CUDA GPU */
     RK_ECUDA = 5,    /* a CUDA, cuBLAS or NVML call failed */
     RK_ECUPTI = 6,   /* a CUPTI call failed */
@@ -44,7 +44,6 @@ const char *rk_strerror(int err);
 
 /* Verbosity shared by all modules: 0 = quiet (errors only), 1 = normal. */
 void rk_set_quiet(int quiet);
-int rk_is_quiet(void);
 
 /* Seconds on a monotonic clock (CLOCK_MONOTONIC), for timing roofkit's own phases. */
 double rk_now_s(void);

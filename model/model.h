@@ -429,10 +429,6 @@ int model_tsm2_search_exhaustive(const struct model_gpu *gpu, const struct model
                                  struct model_tsm2_choice *out /* OUT */);
 
 /* ------------------------------------------------------------------------------
- * Predictions for one measurement (`roofkit model`): the three models on numbers
- * ------------------------------------------------------------------------------ */
-
-/* ------------------------------------------------------------------------------
  * Occupancy and Little's law (extension, issue 7: the latency-bound regime of
  * 004 §5.1 and the unit-consistent form of 004 §3.6.2's Util_mem)
  * ------------------------------------------------------------------------------ */

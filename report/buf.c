@@ -200,12 +200,6 @@ void rp_cell_int(struct rp_table *t, long long v)
     cell2(t, s, s);
 }
 
-void rp_cell_fmt(struct rp_table *t, const char *human, double exact)
-{
-    char m[32];
-    cell2(t, human, rp_fmt_exact(m, exact));
-}
-
 const char *rp_table_colname(const struct rp_table *t, int c)
 {
     return t->text.p + t->colname[c];

@@ -164,7 +164,6 @@ void rp_table_col(struct rp_table *t, const char *name);
 void rp_cell_str(struct rp_table *t, const char *s);
 void rp_cell_num(struct rp_table *t, double v); /* 4 digits / 17 digits */
 void rp_cell_int(struct rp_table *t, long long v);
-void rp_cell_fmt(struct rp_table *t, const char *human, double exact); /* own text, exact csv */
 const char *rp_table_colname(const struct rp_table *t, int c);
 const char *rp_table_txt(const struct rp_table *t, int r, int c);
 const char *rp_table_csv(const struct rp_table *t, int r, int c);
