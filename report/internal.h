@@ -12,8 +12,10 @@
  *   rp_write_html(), rp_write_md(), rp_write_csv()   ... three printers
  *   rp_run_gnuplot()   one gnuplot process for all the scripts
  *
- * Every file goes through rp_out_write(), which writes a temporary file and renames
- * it, and records the name for the ownership marker.
+ * Every file goes through rp_out_write() (out.c), which writes a temporary file and
+ * renames it, and records the name for the ownership marker.
+ *
+ * Calls go one way: report.c -> tables.c, charts.c, pages.c (and load.c) -> out.c, buf.c.
  */
 #ifndef RK_REPORT_INTERNAL_H
 #define RK_REPORT_INTERNAL_H
@@ -172,7 +174,7 @@ void rp_table_release(struct rp_table *t);
 int rp_build_tables(const struct rp_data *d, struct rp_table **out /* OUT */, int *n /* OUT */);
 void rp_free_tables(struct rp_table *t, int n);
 
-/* ----------------------------------------------------------------- output */
+/* ------------------------------------------------------------ output (out.c) */
 
 /* The report directory and the files written into it. */
 struct rp_out {
@@ -188,6 +190,10 @@ int rp_out_write(struct rp_out *o, const char *rel, const char *data, size_t len
 int rp_out_record(struct rp_out *o, const char *rel);
 /* Reads dir/rel whole into *data (NUL-terminated). RK_OK, RK_EIO (not printed). */
 int rp_read_file(const char *dir, const char *rel, char **data /* OUT */, size_t *len /* OUT */);
+/* "dir/rel<suffix>", malloc'd; NULL when out of memory. */
+char *rp_out_path(const char *dir, const char *rel, const char *suffix);
+/* Frees the list of files (not dir) and empties it. */
+void rp_out_release(struct rp_out *o);
 
 /* ------------------------------------------------------------------ charts */
 

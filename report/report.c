@@ -17,7 +17,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,124 +54,6 @@ int report_parse_formats(const char *list, unsigned *out)
     }
     *out = bits;
     return RK_OK;
-}
-
-/* ------------------------------------------------------------------ files */
-
-static char *join(const char *dir, const char *rel, const char *suffix)
-{
-    size_t len = strlen(dir) + strlen(rel) + strlen(suffix) + 2;
-    char *s = malloc(len);
-    if (s)
-        snprintf(s, len, "%s/%s%s", dir, rel, suffix);
-    return s;
-}
-
-int rp_out_record(struct rp_out *o, const char *rel)
-{
-    for (int i = 0; i < o->nfiles; i++)
-        if (strcmp(o->files[i], rel) == 0)
-            return RK_OK;
-    if (o->nfiles == o->capfiles) {
-        int cap = o->capfiles ? 2 * o->capfiles : 64;
-        char **p = realloc(o->files, (size_t)cap * sizeof *p);
-        if (!p)
-            return rk_error(RK_ENOMEM, "out of memory listing the report's files");
-        o->files = p;
-        o->capfiles = cap;
-    }
-    if (!(o->files[o->nfiles] = strdup(rel)))
-        return rk_error(RK_ENOMEM, "out of memory listing the report's files");
-    o->nfiles++;
-    return RK_OK;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, data, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        data += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-int rp_out_write(struct rp_out *o, const char *rel, const char *data, size_t len)
-{
-    char tmpsuf[48];
-    char *full = join(o->dir, rel, ""), *tmp = NULL;
-    int fd = -1, rc = RK_OK, err = 0;
-    const char *slash = strchr(rel, '/');
-
-    snprintf(tmpsuf, sizeof tmpsuf, ".tmp%ld", (long)getpid());
-    tmp = join(o->dir, rel, tmpsuf);
-    if (!full || !tmp) {
-        rc = rk_error(RK_ENOMEM, "out of memory writing the report");
-        goto out;
-    }
-    if (slash) { /* one level of folder: csv/, plots/ */
-        full[strlen(o->dir) + 1 + (size_t)(slash - rel)] = '\0';
-        if (mkdir(full, 0777) != 0 && errno != EEXIST) {
-            rc = rk_error(RK_EIO,
-                          "cannot create '%s': %s; check the permissions of the report "
-                          "directory or pass another --out",
-                          full, strerror(errno));
-            goto out;
-        }
-        full[strlen(o->dir) + 1 + (size_t)(slash - rel)] = '/';
-    }
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write_all(fd, data, len) != 0)
-        err = errno;
-    if (fd >= 0 && close(fd) != 0 && !err)
-        err = errno;
-    fd = -1;
-    if (!err && rename(tmp, full) != 0)
-        err = errno;
-    if (err) {
-        unlink(tmp);
-        rc = rk_error(RK_EIO,
-                      "cannot write '%s': %s; check the space and permissions of the "
-                      "report directory or pass another --out",
-                      full, strerror(err));
-        goto out;
-    }
-    rc = rp_out_record(o, rel);
-out:
-    free(full);
-    free(tmp);
-    return rc;
-}
-
-int rp_read_file(const char *dir, const char *rel, char **data, size_t *len)
-{
-    char *full = join(dir, rel, ""), *buf = NULL;
-    FILE *f = NULL;
-    long size;
-    int rc = RK_EIO;
-    if (!full || !(f = fopen(full, "rb")))
-        goto out;
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        goto out;
-    if (!(buf = malloc((size_t)size + 1)))
-        goto out;
-    if (fread(buf, 1, (size_t)size, f) != (size_t)size)
-        goto out;
-    buf[size] = '\0';
-    *data = buf;
-    *len = (size_t)size;
-    buf = NULL;
-    rc = RK_OK;
-out:
-    if (f)
-        fclose(f);
-    free(buf);
-    free(full);
-    return rc;
 }
 
 /* mkdir -p */
@@ -230,9 +111,7 @@ static int write_marker(struct rp_out *o, const struct rp_out *list)
     /* written like the others, but not listed in itself */
     struct rp_out tmp = {o->dir, NULL, 0, 0};
     rc = rp_out_write(&tmp, MARKER + 1, b.p, b.len);
-    for (int i = 0; i < tmp.nfiles; i++)
-        free(tmp.files[i]);
-    free(tmp.files);
+    rp_out_release(&tmp);
     rp_buf_free(&b);
     return rc;
 }
@@ -291,20 +170,11 @@ static void remove_stale(const struct rp_out *o, const struct rp_out *old)
             kept = strcmp(old->files[i], o->files[j]) == 0;
         if (kept)
             continue;
-        char *full = join(o->dir, old->files[i], "");
+        char *full = rp_out_path(o->dir, old->files[i], "");
         if (full && unlink(full) != 0 && errno != ENOENT)
             rk_warn("cannot remove the old report file '%s': %s", full, strerror(errno));
         free(full);
     }
-}
-
-static void out_release(struct rp_out *o)
-{
-    for (int i = 0; i < o->nfiles; i++)
-        free(o->files[i]);
-    free(o->files);
-    o->files = NULL;
-    o->nfiles = o->capfiles = 0;
 }
 
 /* ------------------------------------------------------------ report_write */
@@ -369,7 +239,7 @@ int report_write(struct db *db, const struct report_opts *opts)
             char rel[160];
             struct stat st;
             snprintf(rel, sizeof rel, "plots/%s.svg", charts[i].name);
-            char *full = join(o.dir, rel, "");
+            char *full = rp_out_path(o.dir, rel, "");
             if (full && stat(full, &st) == 0)
                 rc = rp_out_record(&o, rel);
             else {
@@ -406,8 +276,8 @@ out:
         rp_data_release(&d);
     rp_free_tables(tables, ntables);
     free(charts);
-    out_release(&o);
-    out_release(&old);
+    rp_out_release(&o);
+    rp_out_release(&old);
     free(o.dir);
     return rc;
 }
