@@ -1,19 +1,17 @@
 /*
- * launch.cu - launch overhead of an empty kernel (issue 3): back-to-back
- * asynchronous launches (events around a batch, time per launch), and the round
- * trip of one launch followed by cudaStreamSynchronize (host monotonic clock per
+ * launch.cu - launch overhead of an empty kernel: back-to-back asynchronous
+ * launches (events around a batch, time per launch), and the round trip of one
+ * launch followed by cudaStreamSynchronize (common's monotonic clock, rk_now_s, per
  * iteration: what a program that waits for every kernel pays).
  *
  * The empty kernel has no work to verify; the check is that every launch returns
  * cudaSuccess and the stream drains.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 
 __global__ void k_empty(void)
 {
@@ -30,13 +28,6 @@ static int enqueue_batch(void *arg, cudaStream_t st)
         k_empty<<<1, 1, 0, st>>>();
     RK_CUDA(cudaGetLastError());
     return RK_OK;
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
 }
 
 int pt_launch(struct probes *s, int kind, struct probes_output *out)
@@ -73,10 +64,10 @@ int pt_launch(struct probes *s, int kind, struct probes_output *out)
         if (!t)
             return rk_error(RK_ENOMEM, "out of host memory");
         for (int i = 0; i < 20 + iters; i++) {
-            double t0 = now_us();
+            double t0 = rk_now_s();
             k_empty<<<1, 1, 0, s->stream>>>();
             cudaError_t e = cudaStreamSynchronize(s->stream);
-            double t1 = now_us();
+            double t1 = rk_now_s();
             if (e == cudaSuccess)
                 e = cudaGetLastError();
             if (e != cudaSuccess) {
@@ -84,8 +75,8 @@ int pt_launch(struct probes *s, int kind, struct probes_output *out)
                 return rk_error(RK_ECUDA, "an empty kernel launch failed: %s",
                                 cudaGetErrorString(e));
             }
-            if (i >= 20) /* the first 20 are warm-up */
-                t[i - 20] = t1 - t0;
+            if (i >= 20) /* the first 20 are warm-up; t in microseconds */
+                t[i - 20] = (t1 - t0) * 1e6;
             if (i % 64 == 0)
                 pt_sample(s);
         }

@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common.h"
 #include "probes.h"
@@ -45,24 +44,17 @@ static struct probes_output OUT;
 static int RCS[64];
 static double WALL[64], TOTAL;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int setup(void **state)
 {
     (void)state;
     if (probes_open(0, quick, &S) != RK_OK)
         return 0; /* no GPU: every case skips */
-    double t0 = now_s();
+    double t0 = rk_now_s();
     for (int i = 0; i < probes_count(); i++) {
         int first = OUT.n_results;
-        double t = now_s();
+        double t = rk_now_s();
         RCS[i] = probes_waived(S, i) ? -1 : probes_run(S, i, &OUT);
-        WALL[i] = now_s() - t;
+        WALL[i] = rk_now_s() - t;
         printf("# %-18s %6.2f s  rc %d\n", probes_get(i)->name, WALL[i], RCS[i]);
         for (int k = first; k < OUT.n_results; k++) {
             const struct probes_result *r = &OUT.results[k];
@@ -74,7 +66,7 @@ static int setup(void **state)
         }
         fflush(stdout);
     }
-    TOTAL = now_s() - t0;
+    TOTAL = rk_now_s() - t0;
     printf("# total %.2f s (%s)\n", TOTAL, quick ? "quick" : "full");
     for (int i = 0; i < OUT.n_points; i++)
         printf("chase %12lld B %8.1f cycles %8.1f ns\n", (long long)OUT.points[i].footprint_bytes,

@@ -8,20 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "db.h"
 #include "fixture.h"
 #include "report.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
@@ -39,14 +31,14 @@ int main(int argc, char **argv)
     snprintf(dbp, sizeof dbp, "%s/bench.db", dir);
     snprintf(out, sizeof out, "%s/report", dir);
     unlink(dbp);
-    double t0 = now();
+    double t0 = rk_now_s();
     if ((rc = fixture_make_db(dbp, n)) != RK_OK || (rc = db_open(dbp, DB_RO, &db)) != RK_OK)
         return rc;
-    double t1 = now();
+    double t1 = rk_now_s();
     struct report_opts o = {out, 0, "benchmark data", NULL, NULL, NULL};
     rk_set_quiet(1);
     rc = report_write(db, &o);
-    double t2 = now();
+    double t2 = rk_now_s();
     db_close(db);
     printf("database of %d+ measurements built in %.2f s; report_write: %.3f s (rc %d) -> %s\n", n,
            t1 - t0, t2 - t1, rc, out);
