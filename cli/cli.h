@@ -49,9 +49,6 @@ const struct rk_cmd *rk_find_command(const char *name);
 int rk_wants_help(int argc, char **argv);
 void rk_print_usage(const struct rk_cmd *cmd, FILE *to);
 
-/* Parses a comma-separated list of numbers ("1024,2048,1e4"); malloc'd array. */
-int rk_parse_long_list(const char *s, long **out /* OUT */, int *n /* OUT */);
-
 /*
  * Opens ctx->db if it is not open yet: rw != 0 creates the file if missing and may
  * write; rw == 0 opens an existing roofkit database read-only. Returns RK_OK or
@@ -147,35 +144,12 @@ struct db_measurement;
 void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
                         const struct kernels_result *r, const struct model_cost *cost,
                         struct db_measurement *m);
-struct db_latency_point;
-struct model_gpu;
-/* The TSM2 model's GPU (docs/model.md "Which numbers") from a device row, its ceilings and its
- * latency curve, for elements of elem_bytes (4 or 8); regs_fixed is left 0. used[] receives the
- * ceilings taken: peak FMA, DRAM bandwidth (read, else copy), DRAM latency (NULL when the
- * curve's largest footprint stood in) and FMA latency; NULL where missing (the field is NaN). */
-enum { RK_GPU_COMPUTE, RK_GPU_DRAM, RK_GPU_MEM_LAT, RK_GPU_COMP_LAT, RK_GPU_NUSED };
-void rk_tsm2_gpu(const struct db_device *dev, const struct db_ceiling *c, int nc,
-                 const struct db_latency_point *pts, int npts, int elem_bytes, struct model_gpu *g,
-                 const struct db_ceiling *used[RK_GPU_NUSED]);
-/* The ceiling called `name` among c[0..n), or NULL. */
-const struct db_ceiling *rk_find_ceiling(const struct db_ceiling *c, int n, const char *name);
-/*
- * The DRAM curve of ceiling c (lat_dram_loaded: params "points" = [[bytes in flight,
- * GB/s], ...]) as model_gpu's dram_curve: at most max points, bytes strictly ascending
- * (the best bandwidth of equal byte counts), utilisation = the best bandwidth at or below
- * those bytes over the curve's best. Returns the number of points; 0 when c is NULL or
- * holds fewer than two usable points.
- */
-enum { RK_DRAM_CURVE_MAX = 64 };
-int rk_dram_curve(const struct db_ceiling *c, double *bytes, double *util, int max);
-/* A ceiling's value in SI units (B/s, FLOP/s, cycles, s); NaN for an unknown unit or a value
- * that is not finite and positive. */
-double rk_ceiling_si(const struct db_ceiling *c);
-
 int cmd_probe(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_run(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_profile(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_model(int argc, char **argv, struct rk_ctx *ctx);
+/* `roofkit model explain` (cli/model_explain.c): needs no GPU and no database. */
+int cmd_model_explain(int argc, char **argv);
 int cmd_report(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_tune(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_list(int argc, char **argv, struct rk_ctx *ctx);

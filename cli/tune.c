@@ -21,9 +21,10 @@
  *      sweep (measured once more when it is not in it);
  *   7. the capture's note holds the result as one JSON object (the model's choices with
  *      their measurement ids, the best, the regrets), the same object --json prints.
- * The model's GPU comes from cli/shared.c's rk_tsm2_gpu, as `roofkit model` builds it.
+ * The model's GPU comes from analysis_tsm2_gpu, as `roofkit model` builds it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "analysis.h"
 #include "cli.h"
 #include "common.h"
 #include "db.h"
@@ -178,20 +179,6 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
 
 /* ------------------------------------------------------------ the ceilings */
 
-/* The device's current ceilings and latency curve (db_query_* by device). */
-struct tune_dev {
-    int64_t id, probe_capture;
-    struct db_ceiling *ceil;
-    int nceil;
-    struct db_latency_point *pts;
-    int npts;
-};
-
-static const struct db_ceiling *find_ceiling(const struct tune_dev *d, const char *name)
-{
-    return rk_find_ceiling(d->ceil, d->nceil, name);
-}
-
 /* Ceilings the tcf model uses beyond the TSM2 model's GPU (NaN: not measured). */
 struct tune_extra {
     double bw_l2;          /* bw_l2_read [B/s] */
@@ -200,20 +187,20 @@ struct tune_extra {
 
 /*
  * Loads the ceilings of the session's device and fills *g (docs/model.md "Which numbers":
- * the same ceilings `roofkit model` gives the TSM2 model). RK_OK, RK_ENODATA (printed: no
- * database, no device, no probe capture, a ceiling missing) or RK_EDB. *x gets the
- * ceilings beyond the TSM2 model's GPU that the tcf model uses.
+ * the same ceilings `roofkit model` gives the TSM2 model, analysis_tsm2_gpu, with the GPU's
+ * own description as the session sees it now). RK_OK, RK_ENODATA (printed: no database, no
+ * device, no probe capture, a ceiling missing) or RK_EDB. *x gets the ceilings beyond the
+ * TSM2 model's GPU that the tcf model uses.
  */
 static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int prec,
-                    struct tune_dev *d, struct model_gpu *g, struct tune_extra *x)
+                    struct analysis_device *d, struct model_gpu *g, struct tune_extra *x)
 {
-    struct db_device *devs = NULL;
-    int ndev = 0, rc;
+    int rc;
     const int e = prec == KERNELS_FP64 ? 8 : 4;
     const char *peak = e == 8 ? "peak_fp64_fma" : "peak_fp32_fma";
     const char *lat = e == 8 ? "lat_fma_fp64" : "lat_fma_fp32";
-    const struct db_ceiling *used[RK_GPU_NUSED];
-    struct db_device dv;
+    const struct db_ceiling *used[ANALYSIS_USE_COUNT];
+    struct analysis_device live;
     const char *why;
 
     if (access(ctx->db_path, F_OK) != 0)
@@ -223,31 +210,20 @@ static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int pre
                         ctx->db_path);
     rc = rk_ctx_open_db(ctx, 1);
     if (rc == RK_OK)
-        rc = db_list_devices(ctx->db, &devs, &ndev);
-    if (rc != RK_OK)
-        return rc;
-    for (int i = 0; i < ndev; i++)
-        if (devs[i].uuid && strcmp(devs[i].uuid, kd->uuid) == 0)
-            d->id = devs[i].id;
-    db_free_devices(devs, ndev);
-    if (d->id)
-        rc = db_latest_capture(ctx->db, DB_CAPTURE_PROBE, d->id, &d->probe_capture);
-    if (!d->id || rc == RK_ENODATA)
+        rc = analysis_device_find_uuid(ctx->db, kd->uuid, d);
+    if (rc == RK_ENODATA || (rc == RK_OK && d->probe_capture == 0))
         return rk_error(RK_ENODATA,
                         "no probe capture of '%s' in '%s': tune needs its measured ceilings; "
                         "run 'roofkit probe' on this GPU first",
                         kd->name, ctx->db_path);
-    if (rc == RK_OK)
-        rc = db_query_ceilings(ctx->db, d->id, 0, &d->ceil, &d->nceil);
-    if (rc == RK_OK)
-        rc = db_query_latency_points(ctx->db, d->id, 0, &d->pts, &d->npts);
     if (rc != RK_OK)
         return rc;
 
-    rk_device_row(kd, NULL, &dv);
-    rk_tsm2_gpu(&dv, d->ceil, d->nceil, d->pts, d->npts, e, g, used);
-    x->bw_l2 = rk_ceiling_si(find_ceiling(d, "bw_l2_read"));
-    x->mem_lat_loaded = rk_ceiling_si(find_ceiling(d, "lat_dram_loaded"));
+    live = *d; /* the stored ceilings, the GPU as the session sees it (its clock now) */
+    rk_device_row(kd, NULL, &live.dev);
+    analysis_tsm2_gpu(&live, e, g, used);
+    x->bw_l2 = analysis_ceiling_si(analysis_ceiling(d, NULL, ANALYSIS_USE_L2));
+    x->mem_lat_loaded = analysis_ceiling_si(analysis_find_ceiling(d, "lat_dram_loaded"));
 
     why = !isfinite(g->peak_flops)            ? peak
           : !isfinite(g->bandwidth)           ? "bw_dram_read"
@@ -369,8 +345,7 @@ static double regs_fixed(const struct tune_state *st, const struct tune_opts *o,
         double t2 = (double)t->params[i_t2], t3 = (double)t->params[i_t3];
         if (t2 > o->shape.n)
             t2 = (double)o->shape.n;
-        double c = t->registers - (3.0 * t2 + 2.0 * t3) * e / 4.0;
-        v[n++] = c > 0 ? c : 0;
+        v[n++] = model_tsm2_regs_fixed(t->registers, t2, t3, (int)e);
     }
     if (n == 0 || model_percentile(v, (size_t)n, 50.0, &r) != RK_OK) /* the median */
         r = 0;
@@ -459,14 +434,6 @@ static void map_by_model(const struct kernels_tune_space *sp, int a_t2, int a_t3
 
 /* ------------------------------------------------------------------ output */
 
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.6g", v);
-    else
-        fprintf(f, "null");
-}
-
 struct tune_result {
     const struct tune_opts *o;
     const struct kernels_tune_space *sp;
@@ -489,72 +456,79 @@ static double regret_of(const struct tune_result *t, int row)
     return model_tune_regret(t->st->rows[row].time_ns, t->st->rows[t->best_row].time_ns);
 }
 
-static void json_row(FILE *f, const struct tune_result *t, int row)
+static void json_row(struct rk_buf *b, const struct tune_result *t, int row)
 {
     if (row < 0) {
-        fprintf(f, "null");
+        rk_buf_puts(b, "null");
         return;
     }
     const struct tune_row *r = &t->st->rows[row];
-    fprintf(f, "{\"measurement\":%lld,\"params\":%s,\"time_ns\":", (long long)r->id, r->json);
-    json_num(f, r->time_ns);
-    fprintf(f, ",\"verified\":%s,\"regret\":", r->verified ? "true" : "false");
-    json_num(f, regret_of(t, row));
-    fprintf(f, "}");
+    rk_buf_printf(b, "{\"measurement\":%lld,\"params\":%s,", (long long)r->id, r->json);
+    rk_json_key_num(b, "time_ns", r->time_ns);
+    rk_buf_printf(b, ",\"verified\":%s,", r->verified ? "true" : "false");
+    rk_json_key_num(b, "regret", regret_of(t, row));
+    rk_buf_puts(b, "}");
 }
 
-static void write_json(FILE *f, const struct tune_result *t)
+/* The result as one JSON object: the capture's note, and what --json prints. */
+static void write_json(struct rk_buf *b, const struct tune_result *t)
 {
     const struct tune_opts *o = t->o;
-    fprintf(f,
-            "{\"tune\":\"%s\",\"kernel\":\"%s\",\"precision\":\"%s\",\"m\":%ld,\"n\":%ld,"
-            "\"k\":%ld,\"device\":\"%s\",\"capture\":%lld,\"probe_capture\":%lld,\"reps\":%d,"
-            "\"space\":{",
-            o->ism2 ? "ism2" : "tsm2", o->kernel->name, kernels_precision_name(o->prec), o->shape.m,
-            o->shape.n, o->shape.k, t->dev->name, (long long)t->capture,
-            (long long)t->probe_capture, o->kopt.reps);
+    rk_buf_puts(b, "{");
+    rk_json_key_str(b, "tune", o->ism2 ? "ism2" : "tsm2");
+    rk_buf_puts(b, ",");
+    rk_json_key_str(b, "kernel", o->kernel->name);
+    rk_buf_puts(b, ",");
+    rk_json_key_str(b, "precision", kernels_precision_name(o->prec));
+    rk_buf_printf(b, ",\"m\":%ld,\"n\":%ld,\"k\":%ld,", o->shape.m, o->shape.n, o->shape.k);
+    rk_json_key_str(b, "device", t->dev->name);
+    rk_buf_printf(b, ",\"capture\":%lld,\"probe_capture\":%lld,\"reps\":%d,\"space\":{",
+                  (long long)t->capture, (long long)t->probe_capture, o->kopt.reps);
     for (int a = 0; a < t->sp->n_axes; a++) {
-        fprintf(f, "%s\"%s\":[", a ? "," : "", t->sp->axes[a].name);
+        rk_buf_puts(b, a ? "," : "");
+        rk_json_str(b, t->sp->axes[a].name);
+        rk_buf_puts(b, ":[");
         for (int i = 0; i < t->sp->axes[a].n; i++)
-            fprintf(f, "%s%ld", i ? "," : "", t->sp->axes[a].values[i]);
-        fprintf(f, "]");
+            rk_buf_printf(b, "%s%ld", i ? "," : "", t->sp->axes[a].values[i]);
+        rk_buf_puts(b, "]");
     }
-    fprintf(f,
-            "},\"configurations\":%ld,\"measured\":%d,\"skipped\":%ld,\"failed\":%ld,"
-            "\"regs_fixed\":",
-            t->configurations, t->st->n, t->st->skipped, t->st->failed);
-    json_num(f, t->regs_fixed);
-    fprintf(f, ",\"best\":");
-    json_row(f, t, t->best_row);
-    fprintf(f, ",\"default\":");
-    json_row(f, t, t->def_row);
+    rk_buf_printf(b, "},\"configurations\":%ld,\"measured\":%d,\"skipped\":%ld,\"failed\":%ld,",
+                  t->configurations, t->st->n, t->st->skipped, t->st->failed);
+    rk_json_key_num(b, "regs_fixed", t->regs_fixed);
+    rk_buf_puts(b, ",\"best\":");
+    json_row(b, t, t->best_row);
+    rk_buf_puts(b, ",\"default\":");
+    json_row(b, t, t->def_row);
     for (int i = 0; i < 2; i++) {
         const struct tune_choice *ch = &t->ch[i];
-        fprintf(f, ",\"%s\":{\"model\":{\"t1\":%d,\"t2\":%d,\"t3\":%d,\"t2_raw\":", ch->name,
-                ch->c.t1, ch->c.t2, ch->c.t3);
-        json_num(f, ch->c.t2_raw);
-        fprintf(f, ",\"t3_raw\":");
-        json_num(f, ch->c.t3_raw);
-        fprintf(f, ",\"predicted_time_s\":");
-        json_num(f, ch->c.predicted_time_s);
-        fprintf(f, ",\"bound\":\"%s\",\"alg5_branch\":%d", model_bound_name(ch->c.bound),
-                ch->c.alg5_branch);
+        rk_buf_puts(b, ",");
+        rk_json_str(b, ch->name);
+        rk_buf_printf(b, ":{\"model\":{\"t1\":%d,\"t2\":%d,\"t3\":%d,", ch->c.t1, ch->c.t2,
+                      ch->c.t3);
+        rk_json_key_num(b, "t2_raw", ch->c.t2_raw);
+        rk_buf_puts(b, ",");
+        rk_json_key_num(b, "t3_raw", ch->c.t3_raw);
+        rk_buf_puts(b, ",");
+        rk_json_key_num(b, "predicted_time_s", ch->c.predicted_time_s);
+        rk_buf_puts(b, ",");
+        rk_json_key_str(b, "bound", model_bound_name(ch->c.bound));
+        rk_buf_printf(b, ",\"alg5_branch\":%d", ch->c.alg5_branch);
         if (o->ism2) {
-            fprintf(f, ",\"tcf\":%ld,\"tcf_predicted_time_s\":", ch->tcf);
-            json_num(f, ch->tcf_pred_s);
+            rk_buf_printf(b, ",\"tcf\":%ld,", ch->tcf);
+            rk_json_key_num(b, "tcf_predicted_time_s", ch->tcf_pred_s);
         }
-        fprintf(f,
-                "},\"mapped\":%s,\"mapping\":\"%s\",\"measured\":", ch->mapped ? "true" : "false",
-                ch->mapping);
-        json_row(f, t, ch->row);
-        fprintf(f, "}");
+        rk_buf_printf(b, "},\"mapped\":%s,", ch->mapped ? "true" : "false");
+        rk_json_key_str(b, "mapping", ch->mapping);
+        rk_buf_puts(b, ",\"measured\":");
+        json_row(b, t, ch->row);
+        rk_buf_puts(b, "}");
     }
-    fprintf(f, ",\"top\":[");
+    rk_buf_puts(b, ",\"top\":[");
     for (int i = 0; i < t->n_order && i < o->top; i++) {
-        fprintf(f, "%s", i ? "," : "");
-        json_row(f, t, t->order[i]);
+        rk_buf_puts(b, i ? "," : "");
+        json_row(b, t, t->order[i]);
     }
-    fprintf(f, "]}");
+    rk_buf_puts(b, "]}");
 }
 
 static void print_line(const struct tune_result *t, const char *label, int row, const char *extra)
@@ -755,15 +729,14 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     struct tune_opts o;
     struct kernels_tune_space sp;
     struct kernels_session *s = NULL;
-    struct tune_dev d;
+    struct analysis_device d;
     struct tune_state st;
     struct tune_result t;
     struct model_gpu g;
     struct model_tsm2_problem prob;
     long def[KERNELS_MAX_PARAMS];
     char why[200];
-    char *note = NULL;
-    size_t note_len = 0;
+    struct rk_buf note = RK_BUF_INIT;
     struct tune_extra x = {NAN, NAN};
     int64_t capture = 0;
     long done = 0, total;
@@ -872,23 +845,19 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     t.capture = capture;
     t.probe_capture = d.probe_capture;
 
-    {
-        FILE *f = open_memstream(&note, &note_len);
-        if (!f) {
-            rc = rk_error(RK_ENOMEM, "out of host memory");
-            db_capture_end(ctx->db, capture, DB_FAILED);
-            goto out;
-        }
-        write_json(f, &t);
-        fclose(f);
+    write_json(&note, &t);
+    if (note.oom) {
+        rc = rk_error(RK_ENOMEM, "out of host memory");
+        db_capture_end(ctx->db, capture, DB_FAILED);
+        goto out;
     }
-    rc = db_capture_note(ctx->db, capture, note);
+    rc = db_capture_note(ctx->db, capture, note.s);
     if (rc == RK_OK)
         rc = db_capture_end(ctx->db, capture, DB_DONE);
     if (rc != RK_OK)
         goto out;
     if (o.json)
-        printf("%s\n", note);
+        printf("%s\n", note.s);
     else
         print_text(&t);
     fflush(stdout);
@@ -901,11 +870,10 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
         rc = rk_error(RK_EVERIFY, "no configuration was verified; nothing to rank");
 out:
     kernels_session_close(s);
-    db_free_ceilings(d.ceil, d.nceil);
-    free(d.pts);
+    analysis_device_release(&d);
     free(st.rows);
     free(t.order);
-    free(note);
+    rk_buf_release(&note);
     free(o.override);
     return rc;
 }

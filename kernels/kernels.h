@@ -147,8 +147,8 @@ void kernels_model_params(const struct kernels_kernel *k, int prec, const long *
 /*
  * Depth of the cp.async ring through which TSM2 V3 and ISM2 opt. 1 stream A when
  * apipe = 1 (kernels/tsm2.cu): a thread's copies of this many groups of t3 x rpt
- * elements are in flight while it waits for the oldest. The model's Little's law
- * (cli/model.c, cli/tune.c) takes its bytes in flight from it.
+ * elements are in flight while it waits for the oldest. The model's Little's law takes its
+ * bytes in flight from it (kernels_bytes_in_flight).
  */
 #define KERNELS_TSM2_RING_STAGES 4
 
@@ -174,6 +174,21 @@ static inline long kernels_tsm2_cols(long n)
         nc *= 2;
     return nc;
 }
+
+/*
+ * Bytes one thread of a TSM2/ISM2 kernel keeps in flight (docs/model.md "occupancy"), for the
+ * model's Little's law: V2, V3 and ISM2 fetch t3 elements of A before they use them (004 §3.5,
+ * the t3 of §3.6.2's Concurrent_mem), V0 and V1 the elements of one unrolled step of their loop
+ * over k (KERNELS_TSM2_V0_UNROLL, KERNELS_TSM2_V1_UNROLL). Through the cp.async ring (a_staged)
+ * a thread has KERNELS_TSM2_RING_STAGES groups of t3 x rpt elements in flight while it waits
+ * for the oldest, fewer when its block streams fewer groups (its k chunk / t3 per row tile,
+ * times the row tiles it takes). grid is the launch's; params its resolved values, NULL when
+ * one is unknown. NaN for every other kernel (not modelled: no derating) and where a number
+ * it needs is unknown.
+ */
+double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
+                               const struct kernels_shape *shape, const long *params,
+                               const int grid[3]);
 
 /*
  * Analytic flops and bytes of one launch, from model_cost() for the kernel's

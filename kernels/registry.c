@@ -13,6 +13,7 @@
 #include "common.h"
 #include "internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -225,16 +226,18 @@ int kernels_check(const struct kernels_kernel *k, int prec, const long *params, 
 
 void kernels_params_json(const struct kernels_kernel *k, const long *params, char *buf, size_t len)
 {
-    size_t used = 0;
+    struct rk_buf b = RK_BUF_INIT;
     if (!len)
         return;
-    buf[0] = '\0';
-    used += (size_t)snprintf(buf, len, "{");
-    for (int i = 0; i < k->n_params && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s\"%s\":%ld", i ? "," : "",
-                                 k->params[i].name, params[i]);
-    if (used < len)
-        snprintf(buf + used, len - used, "}");
+    rk_buf_puts(&b, "{");
+    for (int i = 0; i < k->n_params; i++) {
+        rk_buf_puts(&b, i ? "," : "");
+        rk_json_str(&b, k->params[i].name);
+        rk_buf_printf(&b, ":%ld", params[i]); /* a long, exactly */
+    }
+    rk_buf_puts(&b, "}");
+    snprintf(buf, len, "%s", b.oom ? "" : b.s);
+    rk_buf_release(&b);
 }
 
 /* The kernel's parameters as struct model_params (model.h) for its cost family. */
@@ -393,4 +396,40 @@ const struct kernels_suite *kernels_suite_find(const char *name)
         if (strcmp(suites[i].name, name) == 0)
             return &suites[i];
     return NULL;
+}
+
+double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
+                               const struct kernels_shape *shape, const long *params,
+                               const int grid[3])
+{
+    struct model_params mp;
+    const int e = prec == KERNELS_FP64 ? 8 : 4;
+    double kchunk, tiles, groups, t3;
+    if (!k || prec < 0 || shape->m <= 0 || shape->k <= 0)
+        return NAN;
+    switch (k->cost_family) {
+    case MODEL_FAM_TSM2_V0:
+        return (double)KERNELS_TSM2_V0_UNROLL * e;
+    case MODEL_FAM_TSM2_V1:
+        return (double)KERNELS_TSM2_V1_UNROLL(kernels_tsm2_cols(shape->n)) * e;
+    case MODEL_FAM_TSM2_V2:
+    case MODEL_FAM_TSM2_V3:
+    case MODEL_FAM_ISM2:
+    case MODEL_FAM_ISM2_OPT2:
+        if (!params)
+            return NAN;
+        kernels_model_params(k, prec, params, &mp);
+        if (mp.t3 < 1)
+            return NAN;
+        kchunk = grid[1] > 0 ? ceil((double)shape->k / grid[1]) : (double)shape->k;
+        t3 = mp.t3 < kchunk ? mp.t3 : kchunk;
+        if (!mp.a_staged || mp.t1 < 1 || grid[0] < 1)
+            return t3 * e;
+        tiles = ceil(ceil((double)shape->m / ((double)mp.t1 * mp.rows_per_thread)) / grid[0]);
+        groups = ceil(kchunk / mp.t3) * tiles;
+        return (groups < KERNELS_TSM2_RING_STAGES ? groups : KERNELS_TSM2_RING_STAGES) * t3 *
+               mp.rows_per_thread * e;
+    default:
+        return NAN;
+    }
 }

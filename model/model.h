@@ -355,6 +355,12 @@ extern const int model_tsm2_nfields;
 double model_field_double(const struct model_field *f, const void *base);
 
 /*
+ * C of 004 §3.6.2 (registers a thread holds beyond its tiles) by offline profiling: the
+ * registers a kernel compiled to minus the tiles' (3 t2 + 2 t3) elem_bytes / 4, at least 0.
+ */
+double model_tsm2_regs_fixed(double registers, double t2, double t3, int elem_bytes);
+
+/*
  * Evaluates 004 §3.6.2 (and the times of §3.6.3) for prob's t2 and t3. Returns
  * RK_OK, or RK_EUSAGE when model_check_gpu() or model_check_tsm2(prob, 1) gives a
  * reason.

@@ -461,3 +461,9 @@ double model_field_double(const struct model_field *f, const void *base)
     }
     return NAN;
 }
+
+double model_tsm2_regs_fixed(double registers, double t2, double t3, int elem_bytes)
+{
+    double c = registers - (3.0 * t2 + 2.0 * t3) * elem_bytes / 4.0;
+    return c > 0 ? c : 0;
+}

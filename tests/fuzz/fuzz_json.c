@@ -1,20 +1,24 @@
 /*
- * fuzz_json.c - the JSON roofkit writes and reads back. A measurement's params are
- * written by kernels_params_json (kernels/registry.c) and read back by two readers:
- * json_long in cli/model.c (static, reached by including model.c unchanged) and
- * rp_json_number in report/load.c. The details JSON of a prediction is written by
- * model.c's sb_str/sb_num and is not read back by roofkit.
+ * fuzz_json.c - the JSON roofkit writes and reads back, through common/'s one writer and
+ * one reader. A measurement's params are written by kernels_params_json (kernels/registry.c)
+ * and read back by rk_json_long and rk_json_number (the analysis and the report read them so);
+ * a ceiling's DRAM curve by rk_json_pairs; the details JSON of a prediction is written by
+ * rk_json_str / rk_json_key_num and is not read back by roofkit.
  *
- * The input's first line is a key, the rest a JSON text for both readers. Then, as
+ * The input's first line is a key, the rest a JSON text for the readers. Then, as
  * properties: the first bytes choose a kernel and its parameter values, whose params
- * JSON must read back to the same values through both readers; and the input written
- * as a JSON string by sb_str must be a well-formed JSON string (quotes, backslashes and
- * control characters escaped).
+ * JSON must read back to the same values through both number readers; and the input
+ * written as a JSON string by rk_json_str must be a well-formed JSON string (quotes,
+ * backslashes and control characters escaped).
  */
-#include "../../cli/model.c"
-
+#include "common.h"
 #include "fuzz.h"
-#include "internal.h" /* report/: rp_json_number */
+#include "kernels.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* 1 when s is exactly one JSON string literal of the bytes of want (up to want's NUL). */
 static int json_string_ok(const char *s, const char *want)
@@ -32,6 +36,8 @@ static int json_string_ok(const char *s, const char *want)
             char e = *s++;
             if (e == '"' || e == '\\') {
                 c = (unsigned char)e;
+            } else if (e == 'n' || e == 'r' || e == 't') {
+                c = e == 'n' ? '\n' : e == 'r' ? '\r' : '\t';
             } else if (e == 'u' && sscanf(s, "%4x", &u) == 1 && u < 0x20) {
                 c = (unsigned char)u;
                 s += 4;
@@ -50,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *nl;
     long l;
     double d;
-    struct sbuf b = {NULL, 0, 0, 0};
+    struct rk_buf b = RK_BUF_INIT;
+    double pairs[8][2];
     if (!s)
         return 0;
 
@@ -58,8 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nl = strchr(s, '\n');
     if (nl) {
         *nl = '\0';
-        (void)json_long(nl + 1, s, &l);
-        (void)rp_json_number(nl + 1, s, &d);
+        (void)rk_json_long(nl + 1, s, &l);
+        (void)rk_json_number(nl + 1, s, &d);
+        FUZZ_CHECK(rk_json_pairs(nl + 1, s, pairs, 8) <= 8);
         *nl = '\n';
     }
 
@@ -77,16 +85,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < k->n_params; i++) {
             long back = 0;
             double dback = 0;
-            FUZZ_CHECK(json_long(json, k->params[i].name, &back) == RK_OK && back == p[i]);
-            FUZZ_CHECK(rp_json_number(json, k->params[i].name, &dback) == RK_OK &&
+            FUZZ_CHECK(rk_json_long(json, k->params[i].name, &back) == RK_OK && back == p[i]);
+            FUZZ_CHECK(rk_json_number(json, k->params[i].name, &dback) == RK_OK &&
                        dback == (double)p[i]);
         }
     }
 
     /* The details writer's strings are well-formed JSON. */
-    sb_str(&b, s);
+    rk_json_str(&b, s);
     FUZZ_CHECK(!b.oom && b.s && json_string_ok(b.s, s));
-    free(b.s);
+    rk_buf_release(&b);
     free(s);
     return 0;
 }

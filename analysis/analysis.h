@@ -1,0 +1,211 @@
+/*
+ * analysis.h - the one place where a stored measurement and its device's measured
+ * ceilings become what the model takes and what the report draws.
+ *
+ * The model (model/) is pure arithmetic and the database (db/) only stores; between
+ * them, someone must decide which ceiling a measurement is judged against, which byte
+ * and flop counts stand for it (the analytic ones of roofkit's own kernels, or the
+ * counters), and where it sits on the roofline. This module decides that, once, for
+ * `roofkit model`, `roofkit tune` and `roofkit report` alike, so that a row's roof in
+ * the report is the roof its roofline prediction used.
+ *
+ *   analysis_device_load()    a device row, its current ceilings (the newest probe of
+ *                             each name), its latency curve and its DRAM curve
+ *   analysis_judge_of()       what a measurement is judged as: precision, pipe (CUDA or
+ *                             tensor cores), width of its shared-memory loads
+ *   analysis_ceiling()        THE ceiling policy: (device, judge, use) -> ceiling
+ *   analysis_predict()        model inputs from a measurement (one builder per group of
+ *                             inputs), model_predict(), the prediction's details JSON
+ *   analysis_place()          the roofline placement: intensity per level, roof, % of
+ *                             roof, bound
+ *
+ * Invariants:
+ *   - Reads through db/ only; writes nothing. Which ceilings and counts each model
+ *     takes is docs/model.md's table "Which numbers each model takes"; the unit tests
+ *     (tests/analysis/) check this module against it row by row.
+ *   - Functions return enum rk_err; RK_ENODATA with a static reason when a model
+ *     cannot be applied to a row (a number is unknown), never a made-up number.
+ *   - Ceiling values in SI units (B/s, FLOP/s, OP/s, s, cycles); NaN when unknown.
+ */
+#ifndef RK_ANALYSIS_H
+#define RK_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "db.h"
+#include "model.h"
+
+/* --------------------------------------------------------------- devices */
+
+enum { ANALYSIS_CURVE_MAX = 64 }; /* points of the DRAM curve kept */
+
+/* One device with its current ceilings and latency curve. */
+struct analysis_device {
+    int64_t id;
+    struct db_device dev;
+    int64_t probe_capture; /* newest done/interrupted probe capture; 0 when none */
+    struct db_ceiling *ceil;
+    int nceil;
+    struct db_latency_point *pts; /* the latency curve, by footprint */
+    int npts;
+    /* DRAM bandwidth against bytes in flight (probe lat_dram_loaded) as model_gpu's
+     * dram_curve: bytes ascending, utilisation of the curve's best; ncurve 0 when not
+     * measured */
+    double curve_bytes[ANALYSIS_CURVE_MAX], curve_util[ANALYSIS_CURVE_MAX];
+    int ncurve;
+};
+
+/*
+ * analysis_device_load: device `id` of db with its current ceilings (db_query_ceilings by
+ * device), latency curve and DRAM curve. A device without a probe capture loads with
+ * probe_capture 0 and no ceilings. RK_OK, RK_ENODATA (not printed) when db has no such
+ * device, or the database's error (printed). Release with analysis_device_release.
+ */
+int analysis_device_load(struct db *db, int64_t id, struct analysis_device *out /* OUT */);
+/* analysis_device_find_uuid: the same for the device whose UUID is uuid; RK_ENODATA
+ * (not printed) when db has none. */
+int analysis_device_find_uuid(struct db *db, const char *uuid,
+                              struct analysis_device *out /* OUT */);
+void analysis_device_release(struct analysis_device *d);
+
+/* The ceiling called `name` among d's, or NULL. */
+const struct db_ceiling *analysis_find_ceiling(const struct analysis_device *d, const char *name);
+
+/*
+ * A value in `unit` in SI units: B/s (also from KB/s .. PB/s and KiB/s .. TiB/s, binary
+ * prefixes as powers of 1024), FLOP/s and OP/s (K .. P), s (also ms, us, ns), cycles.
+ * NaN for a unit roofkit does not know. analysis_ceiling_si: a ceiling's value so, NaN
+ * for NULL or a value that is not finite and positive.
+ */
+double analysis_unit_si(double v, const char *unit);
+double analysis_ceiling_si(const struct db_ceiling *c);
+
+/*
+ * The DRAM curve of ceiling c (lat_dram_loaded: params "points" = [[bytes in flight,
+ * GB/s], ...]) as model_gpu's dram_curve: at most max points, bytes strictly ascending
+ * (the best bandwidth of equal byte counts), utilisation = the best bandwidth at or below
+ * those bytes over the curve's best. Returns the number of points; 0 when c is NULL or
+ * holds fewer than two usable points.
+ */
+int analysis_dram_curve(const struct db_ceiling *c, double *bytes, double *util, int max);
+
+/* ------------------------------------------------------- the ceiling policy */
+
+/* The pipe a measurement's arithmetic runs on. */
+enum analysis_pipe { ANALYSIS_PIPE_CUDA = 0, ANALYSIS_PIPE_TENSOR };
+
+/* What a measurement is judged as. */
+struct analysis_judge {
+    const char *precision;   /* "fp64", "fp32", "tf32", "fp16", "bf16"; NULL: unknown */
+    enum analysis_pipe pipe; /* CUDA cores unless a library call runs on tensor cores */
+    int smem_load_bytes;     /* bytes one shared-memory load moves (0: unknown, 16-byte) */
+};
+
+/*
+ * What measurement m is judged as: its precision; the tensor pipe for cuBLAS calls of
+ * fp64 (DMMA), fp16, bf16, tf32 and fp32 with the "tf32" parameter 1, CUDA cores for
+ * everything else; the shared-load width its registry kernel uses (kernels_smem_load_bytes).
+ */
+void analysis_judge_of(const struct db_measurement *m, struct analysis_judge *j /* OUT */);
+
+/* The ceilings a prediction or a roofline placement can use. */
+enum analysis_use {
+    ANALYSIS_USE_COMPUTE, /* peak of the judge's precision on its pipe */
+    ANALYSIS_USE_DRAM,    /* bw_dram_read, else bw_dram_copy */
+    ANALYSIS_USE_L2,      /* bw_l2_read */
+    ANALYSIS_USE_L1,      /* bw_l1_read */
+    ANALYSIS_USE_SHARED,  /* bw_shared_read_32 for 4-byte loads, else bw_shared_read */
+    ANALYSIS_USE_MEM_LAT, /* lat_chase_dram */
+    ANALYSIS_USE_COMP_LAT,     /* lat_fma_fp64 for fp64, else lat_fma_fp32 */
+    ANALYSIS_USE_LAUNCH,       /* launch_async */
+    ANALYSIS_USE_L2_LAT,       /* lat_chase_l2 */
+    ANALYSIS_USE_L2_FAR_LAT,   /* lat_chase_l2_far */
+    ANALYSIS_USE_ISSUE_SHARED, /* lat_issue_shared */
+    ANALYSIS_USE_STAGE_EXTRA,  /* lat_stage_extra */
+    ANALYSIS_USE_COUNT
+};
+
+/* The name of a use in the details JSON ("compute", "dram", ... "stage_extra"). */
+const char *analysis_use_name(enum analysis_use u);
+
+/*
+ * THE ceiling policy: the ceiling of device d that a measurement judged as j is held
+ * to for `use` (the comments of enum analysis_use, docs/model.md "Which ceilings"), or
+ * NULL when d has none. Compute: fp64 on the tensor pipe takes peak_tensor_fp64, else
+ * peak_fp64_fma; fp32 peak_fp32_fma (tensor: peak_tensor_tf32); tf32 peak_tensor_tf32;
+ * fp16 peak_fp16x2_fma (tensor: peak_tensor_fp16); bf16 likewise. j may be NULL for a
+ * device-wide choice (CUDA cores, 16-byte shared loads, no precision).
+ */
+const struct db_ceiling *analysis_ceiling(const struct analysis_device *d,
+                                          const struct analysis_judge *j, enum analysis_use use);
+
+/* The model level of a bandwidth use (DRAM, L2, L1, shared) and back. */
+enum analysis_use analysis_level_use(enum model_level_id level);
+
+/*
+ * The TSM2 model's GPU (docs/model.md "Which numbers") from device d for elements of
+ * elem_bytes (4 or 8), through the ceiling policy on CUDA cores; regs_fixed is left 0.
+ * used[] (ANALYSIS_USE_COUNT entries, NULL where not used or missing) receives the
+ * compute, DRAM, DRAM latency (NULL when the latency curve's largest footprint stood in)
+ * and FMA latency ceilings.
+ */
+void analysis_tsm2_gpu(const struct analysis_device *d, int elem_bytes, struct model_gpu *g,
+                       const struct db_ceiling **used /* OUT: ANALYSIS_USE_COUNT */);
+
+/* ------------------------------------------------------------ predictions */
+
+/* Whether model `kind` applies to measurement m at all (tsm2: TSM2/ISM2 kernels only). */
+int analysis_applies(enum model_kind kind, const struct db_measurement *m);
+
+/* One model's prediction of one measurement. */
+struct analysis_prediction {
+    double time_ns;
+    const char *bound; /* static */
+    char *details;     /* malloc'd JSON object: inputs, terms, the ceilings used */
+};
+
+/*
+ * One model's prediction for the measurement `row` on device d: builds the model's inputs
+ * (docs/model.md "Which numbers each model takes"), calls model_predict() and writes the
+ * details. RK_OK (out->details malloc'd: free it), RK_ENODATA with *why (static) when the
+ * model cannot be applied to this row, or RK_ENOMEM (printed).
+ */
+int analysis_predict(const struct analysis_device *d, const struct db_measurement_row *row,
+                     enum model_kind kind, struct analysis_prediction *out /* OUT */,
+                     const char **why /* OUT */);
+
+/* The value of metric `name` (alias or raw name) of row; NaN when it has none. */
+double analysis_metric(const struct db_measurement_row *row, const char *name);
+
+/* ------------------------------------------------------- roofline placement */
+
+/* Where a measurement sits on its device's roofline. */
+struct analysis_point {
+    double time_s;    /* median time [s]; NaN if not stored */
+    double flops;     /* the flops of the height: analytic (useful) flops [FLOP] */
+    double flops_i;   /* the flops of the intensity: counters when present, else analytic */
+    int counters;     /* 1 when flops_i and the DRAM bytes come from counters */
+    double bytes[MODEL_LEVEL_COUNT];     /* traffic per level [B] (NaN when unknown): DRAM
+                                            from counters when present, else analytic; the
+                                            others from counters where measured */
+    double intensity[MODEL_LEVEL_COUNT]; /* flops_i / bytes of each level [FLOP/B] */
+    double flop_rate;                    /* flops / time [FLOP/s] */
+    double dram_rate;                    /* DRAM bytes / time [B/s] */
+    const struct db_ceiling *peak_c;     /* the compute ceiling (the policy's), or NULL */
+    const struct db_ceiling *dram_c;     /* the DRAM ceiling (the policy's), or NULL */
+    double peak;                         /* its value [FLOP/s]; NaN when none */
+    double roof;     /* min(peak, DRAM intensity x DRAM bandwidth) [FLOP/s]: the roof the
+                        roofline model judges it by */
+    double pct_roof; /* 100 * flop_rate / roof */
+    const char *bound; /* "compute" or "dram" at its DRAM intensity; NULL when unknown */
+};
+
+/*
+ * The roofline placement of `row` on device d (NULL: no device; the roof is then NaN).
+ * The roof is the roofline model's: the policy's compute ceiling and DRAM ceiling
+ * (model_roofline_attainable, 003_d5ffc223df97ef85.txt Q5.A).
+ */
+void analysis_place(const struct analysis_device *d, const struct db_measurement_row *row,
+                    struct analysis_point *p /* OUT */);
+
+#endif /* RK_ANALYSIS_H */
