@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "db.h"
 #include "report.h"
 
@@ -51,15 +52,17 @@ const char *rp_fmt_exact(char *buf, double v);
 
 /* ------------------------------------------------------------ loaded data */
 
-/* One device with its current ceilings (db_query_ceilings by device). */
+/* One device with its current ceilings (analysis_device_load). */
 struct rp_dev {
+    struct analysis_device a; /* owns what d, ceil and lat point into */
     struct db_device d;
     struct db_ceiling *ceil;
     int nceil;
     struct db_latency_point *lat;
     int nlat;
-    /* Highest measured bandwidth of each level [B/s] and the ceiling it comes from
-     * (NULL when none): index = enum model_level_id (dram, l2, l1, shared). */
+    /* The bandwidth of each level [B/s] by the ceiling policy (analysis_ceiling, device-wide)
+     * and the ceiling it is (NULL when none): index = enum model_level_id (dram, l2, l1,
+     * shared). */
     double bw[4];
     const struct db_ceiling *bw_c[4];
     int nmeas; /* measurements taken on it */
@@ -76,13 +79,14 @@ struct rp_meas {
     double flops_i;     /* flops of the intensity: counters when present, else analytic */
     double intensity;   /* flops_i / bytes [FLOP/B] */
     int counters;       /* 1 when intensity and bytes come from counters */
-    double peak;        /* compute ceiling of its precision [GFLOP/s]; NaN if none */
-    double roof;        /* attainable at its intensity (DRAM roof) [GFLOP/s] */
+    double peak;        /* the policy's compute ceiling of its precision and pipe [GFLOP/s] */
+    double roof;        /* the roofline model's roof at its intensity [GFLOP/s] */
     double pct_roof;    /* 100 * gflops / roof */
     double bw_util;     /* memory throughput [GB/s] for the utilisation charts: gld_throughput
                            when stored, else gbs */
     const char *bw_src; /* "gld_throughput", "dram counters" or "cost formula" */
     int charted;        /* verified (or not checked) and has a time: drawn in charts */
+    struct analysis_point pt; /* analysis_place: where the figures above come from */
 };
 
 struct rp_data {
@@ -117,8 +121,8 @@ double rp_metric(const struct rp_meas *m, const char *name);
 /* A ceiling's value in base units (B/s, FLOP/s, s) from its unit ("GB/s",
  * "TFLOP/s", "cycles" stays cycles); *ok = 0 for a unit roofkit does not know. */
 double rp_to_base(double v, const char *unit, int *ok /* OUT */);
-/* The compute ceiling of `precision` for the roofline (the highest non-tensor one,
- * else the highest of that precision) or NULL. */
+/* The compute ceiling of `precision` on the CUDA cores by the ceiling policy
+ * (analysis_ceiling), or NULL. */
 const struct db_ceiling *rp_peak_ceiling(const struct rp_dev *d, const char *precision);
 /* A number stored under "key" in a flat JSON object; RK_OK or RK_ENODATA. */
 int rp_json_number(const char *json, const char *key, double *out /* OUT */);

@@ -4,24 +4,19 @@
  * same numbers.
  *
  * Assumes:
- *   - A measurement's device is its capture's device; a device's ceilings are its
- *     current ones (db_query_ceilings by device: the newest capture that measured
- *     each name) and its latency curve the newest one.
- *   - Times are medians. GFLOP/s is quoted against the analytic (useful) flops,
- *     2mnk for a GEMM, as the seeds do (000 §4, 003 Q3, 004 §4).
- *   - Operational intensity comes from counters when the measurement has them
- *     (flop_count_sp + _dp + _hp over dram_read_bytes + dram_write_bytes: what
- *     the DRAM actually saw), else from the cost formula's flops over bytes_dram.
- *   - The roof of a measurement is the classic roofline of its device:
- *     min(peak of its precision, intensity x the highest DRAM bandwidth measured)
- *     (model_roofline_attainable; 003_d5ffc223df97ef85.txt Q5.A).
+ *   - A measurement's device is its capture's device, loaded once with its current
+ *     ceilings and latency curve (analysis_device_load).
+ *   - Every figure a row is judged by comes from analysis/: its roofline placement
+ *     (analysis_place: intensity, roof, % of roof, bound) uses the same ceiling policy as
+ *     the model, so a row's roof here is the roof of its roofline prediction; the
+ *     device-wide bandwidth of each level drawn in the charts is the policy's too.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "internal.h"
 #include "model.h"
 
@@ -40,97 +35,26 @@ const struct db_prediction *rp_prediction(const struct rp_meas *m, const char *m
 
 double rp_metric(const struct rp_meas *m, const char *name)
 {
-    for (int i = 0; i < m->row->n_metrics; i++) {
-        const struct db_metric *x = &m->row->metrics[i];
-        if ((strcmp(x->name, name) == 0 || (x->raw_name && strcmp(x->raw_name, name) == 0)) &&
-            isfinite(x->value))
-            return x->value;
-    }
-    return NAN;
+    const double v = analysis_metric(m->row, name);
+    return isfinite(v) ? v : NAN;
 }
 
 double rp_to_base(double v, const char *unit, int *ok)
 {
-    static const struct {
-        char prefix;
-        double scale;
-    } si[] = {{'K', 1e3}, {'k', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}, {'P', 1e15}};
-    *ok = 1;
-    if (!unit)
-        return (*ok = 0), NAN;
-    if (strcmp(unit, "cycles") == 0)
-        return v;
-    if (strcmp(unit, "s") == 0)
-        return v;
-    if (strcmp(unit, "ms") == 0)
-        return v * 1e-3;
-    if (strcmp(unit, "us") == 0)
-        return v * 1e-6;
-    if (strcmp(unit, "ns") == 0)
-        return v * 1e-9;
-    if (strcmp(unit, "B/s") == 0 || strcmp(unit, "FLOP/s") == 0 || strcmp(unit, "OP/s") == 0)
-        return v;
-    for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
-        if (unit[0] == si[i].prefix &&
-            (strcmp(unit + 1, "B/s") == 0 || strcmp(unit + 1, "FLOP/s") == 0 ||
-             strcmp(unit + 1, "OP/s") == 0 || strcmp(unit + 1, "iB/s") == 0))
-            return v * si[i].scale;
-    *ok = 0;
-    return NAN;
-}
-
-/* Value of a ceiling in base units, NaN when unknown. */
-static double ceil_base(const struct db_ceiling *c)
-{
-    int ok;
-    double v = rp_to_base(c->value, c->unit, &ok);
-    return ok && isfinite(v) && v > 0 ? v : NAN;
+    const double x = analysis_unit_si(v, unit);
+    *ok = !isnan(x);
+    return x;
 }
 
 const struct db_ceiling *rp_peak_ceiling(const struct rp_dev *d, const char *precision)
 {
-    const struct db_ceiling *best = NULL, *any = NULL;
-    if (!precision)
-        return NULL;
-    for (int i = 0; i < d->nceil; i++) {
-        const struct db_ceiling *c = &d->ceil[i];
-        if (strcmp(c->kind, "compute") || !c->precision || strcmp(c->precision, precision))
-            continue;
-        double v = ceil_base(c);
-        if (isnan(v))
-            continue;
-        if (!any || v > ceil_base(any))
-            any = c;
-        if (!strstr(c->name, "tensor") && (!best || v > ceil_base(best)))
-            best = c;
-    }
-    return best ? best : any;
+    const struct analysis_judge j = {precision, ANALYSIS_PIPE_CUDA, 0};
+    return analysis_ceiling(&d->a, &j, ANALYSIS_USE_COMPUTE);
 }
 
 int rp_json_number(const char *json, const char *key, double *out)
 {
-    size_t kl = strlen(key);
-    if (!json)
-        return RK_ENODATA;
-    for (const char *p = strchr(json, '"'); p; p = strchr(p + 1, '"')) {
-        if (strncmp(p + 1, key, kl) || p[kl + 1] != '"')
-            continue;
-        const char *q = p + kl + 2;
-        while (isspace((unsigned char)*q))
-            q++;
-        if (*q != ':')
-            continue;
-        q++;
-        while (isspace((unsigned char)*q))
-            q++;
-        char *end;
-        double v = strtod(q, &end);
-        if (end == q)
-            return RK_ENODATA;
-        *out = v;
-        return RK_OK;
-    }
-    return RK_ENODATA;
+    return rk_json_number(json, key, out);
 }
 
 const char *rp_dev_label(const struct rp_data *d, int dev, char *buf, size_t len)
@@ -249,73 +173,38 @@ static int device_of(const struct rp_data *d, int64_t cap_id)
     return -1;
 }
 
+/* The bandwidth of each level the charts draw: the policy's device-wide choice. */
 static void derive_device(struct rp_dev *v)
 {
-    for (int l = 0; l < 4; l++) {
-        v->bw[l] = NAN;
-        v->bw_c[l] = NULL;
-    }
-    for (int i = 0; i < v->nceil; i++) {
-        const struct db_ceiling *c = &v->ceil[i];
-        enum model_level_id l;
-        if (strcmp(c->kind, "bandwidth") || !c->level)
-            continue;
-        for (l = 0; l < MODEL_LEVEL_COUNT; l++)
-            if (strcmp(c->level, model_level_name(l)) == 0)
-                break;
-        if (l == MODEL_LEVEL_COUNT)
-            continue;
-        double b = ceil_base(c);
-        if (isfinite(b) && (!v->bw_c[l] || b > v->bw[l])) {
-            v->bw[l] = b;
-            v->bw_c[l] = c;
-        }
+    v->d = v->a.dev; /* the strings stay v->a's */
+    v->ceil = v->a.ceil;
+    v->nceil = v->a.nceil;
+    v->lat = v->a.pts;
+    v->nlat = v->a.npts;
+    for (int l = 0; l < MODEL_LEVEL_COUNT; l++) {
+        v->bw_c[l] = analysis_ceiling(&v->a, NULL, analysis_level_use((enum model_level_id)l));
+        v->bw[l] = analysis_ceiling_si(v->bw_c[l]);
+        if (isnan(v->bw[l]))
+            v->bw_c[l] = NULL;
     }
 }
 
 static void derive_meas(const struct rp_data *d, struct rp_meas *x)
 {
     const struct db_measurement *m = &x->row->m;
+    struct analysis_point *p = &x->pt;
     x->dev = device_of(d, m->capture_id);
-    x->time_s = m->time_median_ns > 0 ? m->time_median_ns * 1e-9 : NAN;
-    x->gflops = m->flops / x->time_s * 1e-9;
-
-    double fl = 0.0, rd = rp_metric(x, "dram_read_bytes"), wr = rp_metric(x, "dram_write_bytes");
-    int have_fl = 0;
-    static const char *const flop_metrics[] = {"flop_count_sp", "flop_count_dp", "flop_count_hp"};
-    for (int i = 0; i < 3; i++) {
-        double v = rp_metric(x, flop_metrics[i]);
-        if (isfinite(v)) {
-            fl += v;
-            have_fl = 1;
-        }
-    }
-    double cbytes = (isfinite(rd) ? rd : 0.0) + (isfinite(wr) ? wr : 0.0);
-    if (have_fl && fl > 0 && (isfinite(rd) || isfinite(wr)) && cbytes > 0) {
-        x->counters = 1;
-        x->flops_i = fl;
-        x->bytes = cbytes;
-    } else {
-        x->counters = 0;
-        x->flops_i = m->flops;
-        x->bytes = m->bytes_dram;
-    }
-    x->intensity = x->bytes > 0 ? x->flops_i / x->bytes : NAN;
-    x->gbs = x->bytes / x->time_s * 1e-9;
-
-    x->peak = x->roof = x->pct_roof = NAN;
-    if (x->dev >= 0) {
-        const struct rp_dev *v = &d->devs[x->dev];
-        const struct db_ceiling *pk = rp_peak_ceiling(v, m->precision);
-        if (pk)
-            x->peak = ceil_base(pk) * 1e-9;
-        if (pk && v->bw_c[MODEL_LEVEL_DRAM] && isfinite(x->intensity)) {
-            x->roof =
-                model_roofline_attainable(x->peak * 1e9, v->bw[MODEL_LEVEL_DRAM], x->intensity) *
-                1e-9;
-            x->pct_roof = 100.0 * x->gflops / x->roof;
-        }
-    }
+    analysis_place(x->dev >= 0 ? &d->devs[x->dev].a : NULL, x->row, p);
+    x->time_s = p->time_s;
+    x->gflops = p->flop_rate * 1e-9;
+    x->counters = p->counters;
+    x->flops_i = p->flops_i;
+    x->bytes = p->bytes[MODEL_LEVEL_DRAM];
+    x->intensity = p->intensity[MODEL_LEVEL_DRAM];
+    x->gbs = p->dram_rate * 1e-9;
+    x->peak = p->peak * 1e-9;
+    x->roof = p->roof * 1e-9;
+    x->pct_roof = p->pct_roof;
 
     double gld = rp_metric(x, "gld_throughput");
     if (isfinite(gld) && gld > 0) {
@@ -349,19 +238,12 @@ int rp_load(struct db *db, struct rp_data *out)
             goto out;
         }
     }
-    for (int i = 0; i < ndevs; i++)
-        d.devs[i].d = devs[i]; /* the strings now belong to d.devs[i].d */
-    d.ndevs = ndevs;
-    free(devs);
-    devs = NULL;
-    for (int i = 0; i < d.ndevs; i++) {
-        struct rp_dev *v = &d.devs[i];
-        rc = db_query_ceilings(db, v->d.id, 0, &v->ceil, &v->nceil);
-        if (rc == RK_OK)
-            rc = db_query_latency_points(db, v->d.id, 0, &v->lat, &v->nlat);
+    for (int i = 0; i < ndevs; i++) {
+        rc = analysis_device_load(db, devs[i].id, &d.devs[i].a);
         if (rc != RK_OK)
             goto out;
-        derive_device(v);
+        d.ndevs++;
+        derive_device(&d.devs[i]);
     }
 
     rc = db_list_captures(db, &d.caps, &d.ncaps);
@@ -447,11 +329,8 @@ static int leave_out_tune(struct rp_data *d)
 
 void rp_data_release(struct rp_data *d)
 {
-    for (int i = 0; i < d->ndevs; i++) {
-        db_device_release(&d->devs[i].d);
-        db_free_ceilings(d->devs[i].ceil, d->devs[i].nceil);
-        free(d->devs[i].lat);
-    }
+    for (int i = 0; i < d->ndevs; i++)
+        analysis_device_release(&d->devs[i].a);
     free(d->devs);
     db_free_captures(d->caps, d->ncaps);
     db_free_measurements(d->rows, d->nrows_all);
