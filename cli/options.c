@@ -1,8 +1,9 @@
 /*
- * options.c - option and list parsing shared by the subcommand files: getopt_long
- * with roofkit's own error messages, number options, comma-separated lists, and
- * opening the database on demand. Uses getopt_long (glibc) rather than a parser
- * of our own; each subcommand keeps its own option table.
+ * options.c - option parsing shared by the subcommand files: getopt_long with
+ * roofkit's own error messages, number options (comma-separated lists are common's
+ * rk_parse_name_list / rk_parse_long_list), and opening the database on demand. Uses
+ * getopt_long (glibc) rather than a parser of our own; each subcommand keeps its own
+ * option table.
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -10,7 +11,6 @@
 #include "db.h"
 
 #include <getopt.h>
-#include <stdlib.h>
 #include <string.h>
 
 int rk_wants_help(int argc, char **argv)
@@ -88,32 +88,4 @@ int rk_opt_long(const char *name, const char *val, long min, long max, long *out
                         max, v);
     *out = v;
     return RK_OK;
-}
-
-int rk_parse_long_list(const char *s, long **out, int *n)
-{
-    char **names = NULL;
-    int count = 0, rc;
-    long *vals = NULL;
-    rc = rk_parse_name_list(s, &names, &count);
-    if (rc != RK_OK)
-        return rc;
-    vals = malloc(sizeof *vals * (size_t)count);
-    if (!vals) {
-        rc = RK_EUSAGE;
-        goto out;
-    }
-    for (int i = 0; i < count; i++) {
-        if (rk_parse_long(names[i], &vals[i]) != RK_OK) {
-            rc = RK_EUSAGE;
-            goto out;
-        }
-    }
-    *out = vals;
-    *n = count;
-    vals = NULL;
-out:
-    free(vals);
-    rk_free_name_list(names, count);
-    return rc;
 }

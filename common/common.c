@@ -217,3 +217,31 @@ void rk_free_name_list(char **names, int n)
         free(names[i]);
     free(names);
 }
+
+int rk_parse_long_list(const char *s, long **out, int *n)
+{
+    char **names = NULL;
+    int count = 0, rc;
+    long *vals = NULL;
+    rc = rk_parse_name_list(s, &names, &count);
+    if (rc != RK_OK)
+        return rc;
+    vals = malloc(sizeof *vals * (size_t)count);
+    if (!vals) {
+        rc = RK_ENOMEM;
+        goto out;
+    }
+    for (int i = 0; i < count; i++) {
+        if (rk_parse_long(names[i], &vals[i]) != RK_OK) {
+            rc = RK_EUSAGE;
+            goto out;
+        }
+    }
+    *out = vals;
+    *n = count;
+    vals = NULL;
+out:
+    free(vals);
+    rk_free_name_list(names, count);
+    return rc;
+}

@@ -23,9 +23,9 @@ extern "C" {
  * in `roofkit --help` and docs/exit-codes.md. Never renumber; append.
  */
 enum rk_err {
-    RK_OK = 0,       /* success */
-    RK_EFAIL = 1,    /* internal error (a bug): please report it */
-    RK_EUSAGE = 2,   /* bad command line: unknown option, malformed number, ... */
+    RK_OK = 0,     /* success */
+    RK_EFAIL = 1,  /* internal error (a bug): please report it */
+    RK_EUSAGE = 2, /* bad command line: unknown option, malformed number, ... */
     /* 3 is retired and unused (it meant "not available in this version yet"); never reuse it */
     RK_ENOGPU = 4,   /* no usable CUDA GPU */
     RK_ECUDA = 5,    /* a CUDA, cuBLAS or NVML call failed */
@@ -80,14 +80,17 @@ int rk_parse_double(const char *s, double *out /* OUT */);
 int rk_parse_long(const char *s, long *out /* OUT */);
 
 /*
- * Splits a comma-separated list of names ("dram_read_bytes,gpu_time") into a malloc'd
- * array of malloc'd strings; free it with rk_free_name_list(names, n). RK_OK, RK_EUSAGE
- * (NULL or empty list, an empty name) or RK_ENOMEM, nothing printed. Used by cli/ for
- * --metrics, --model and the like, and by collect/'s injection library for the lists
- * roofkit passes in the environment.
+ * The one comma-list parser. rk_parse_name_list splits a comma-separated list of names
+ * ("dram_read_bytes,gpu_time") into a malloc'd array of malloc'd strings; free it with
+ * rk_free_name_list(names, n). RK_OK, RK_EUSAGE (NULL or empty list, an empty name) or
+ * RK_ENOMEM, nothing printed. Used by cli/ for --metrics, --model and the like, by probes'
+ * --only and report's --format, and by collect/'s injection library for the lists roofkit
+ * passes in the environment. rk_parse_long_list splits the same way, then parses each item
+ * with rk_parse_long ("1024,2048,1e4"): a malloc'd array; RK_OK, RK_EUSAGE or RK_ENOMEM.
  */
 int rk_parse_name_list(const char *s, char ***out /* OUT */, int *n /* OUT */);
 void rk_free_name_list(char **names, int n);
+int rk_parse_long_list(const char *s, long **out /* OUT */, int *n /* OUT */);
 
 /* Programmer errors only (never bad input): prints file:line and aborts. */
 #define RK_BUG(msg) rk_bug(__FILE__, __LINE__, (msg))

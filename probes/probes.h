@@ -115,8 +115,9 @@ const char *probes_group_name(enum probes_group g);
 /*
  * Parses an --only list: comma-separated group names (bandwidth, latency, flops,
  * launch) and probe-name prefixes (bw_dram, lat_, peak_tensor_bf16). list NULL or
- * empty selects every probe. selected must hold probes_count() entries; each is set
- * to 1 or 0. Returns RK_OK, or RK_EUSAGE after printing which name matched nothing.
+ * empty selects every probe; an empty name between commas is an error. selected must hold
+ * probes_count() entries; each is set to 1 or 0. Returns RK_OK, or RK_EUSAGE after printing
+ * which name matched nothing, or RK_ENOMEM.
  */
 int probes_select(const char *list, unsigned char *selected /* OUT */);
 

@@ -108,36 +108,40 @@ const char *probes_group_name(enum probes_group g)
 
 int probes_select(const char *list, unsigned char *selected)
 {
-    const char *p = list;
-    int all = !list || !*list;
+    int all = !list || !*list, n = 0, rc = RK_OK;
+    char **items = NULL;
 
     for (int i = 0; i < N_PROBES; i++)
         selected[i] = (unsigned char)all;
-    while (!all && *p) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (all)
+        return RK_OK;
+    rc = rk_parse_name_list(list, &items, &n);
+    if (rc == RK_ENOMEM)
+        return rk_error(RK_ENOMEM, "out of host memory");
+    if (rc != RK_OK)
+        return rk_error(RK_EUSAGE,
+                        "'%s' has an empty name; --only takes names separated by one "
+                        "comma each",
+                        list);
+    for (int k = 0; k < n && rc == RK_OK; k++) {
+        size_t len = strlen(items[k]);
         int hits = 0;
-        if (len > 0) {
-            for (int i = 0; i < N_PROBES; i++) {
-                const char *g = probes_group_name(registry[i].info.group);
-                const char *name = registry[i].info.name;
-                if ((strlen(g) == len && strncmp(g, p, len) == 0) ||
-                    (strlen(name) >= len && strncmp(name, p, len) == 0)) {
-                    selected[i] = 1;
-                    hits++;
-                }
+        for (int i = 0; i < N_PROBES; i++) {
+            const char *g = probes_group_name(registry[i].info.group);
+            const char *name = registry[i].info.name;
+            if (strcmp(g, items[k]) == 0 || strncmp(name, items[k], len) == 0) {
+                selected[i] = 1;
+                hits++;
             }
-            if (!hits)
-                return rk_error(RK_EUSAGE,
-                                "'%.*s' is neither a probe group (bandwidth, latency, flops, "
-                                "launch) nor the start of a probe name; see 'roofkit probe --list'",
-                                (int)len, p);
         }
-        p += len;
-        if (*p == ',')
-            p++;
+        if (!hits)
+            rc = rk_error(RK_EUSAGE,
+                          "'%s' is neither a probe group (bandwidth, latency, flops, launch) nor "
+                          "the start of a probe name; see 'roofkit probe --list'",
+                          items[k]);
     }
-    return RK_OK;
+    rk_free_name_list(items, n);
+    return rc;
 }
 
 const char *probes_waived(const struct probes *s, int i)

@@ -35,25 +35,21 @@ int report_parse_formats(const char *list, unsigned *out)
         unsigned bit;
     } names[] = {{"html", REPORT_HTML}, {"md", REPORT_MD}, {"csv", REPORT_CSV}};
     unsigned bits = 0;
-    const char *p = list;
-    if (!list || !*list)
-        return RK_EUSAGE;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        size_t i;
-        for (i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0)
-                break;
+    char **items = NULL;
+    int n = 0, rc = rk_parse_name_list(list, &items, &n);
+    for (int k = 0; k < n && rc == RK_OK; k++) {
+        size_t i = 0;
+        while (i < sizeof names / sizeof names[0] && strcmp(items[k], names[i].name) != 0)
+            i++;
         if (i == sizeof names / sizeof names[0])
-            return RK_EUSAGE;
-        bits |= names[i].bit;
-        p += len + (e ? 1 : 0);
-        if (e && !*p)
-            return RK_EUSAGE; /* trailing comma */
+            rc = RK_EUSAGE;
+        else
+            bits |= names[i].bit;
     }
-    *out = bits;
-    return RK_OK;
+    rk_free_name_list(items, n);
+    if (rc == RK_OK)
+        *out = bits;
+    return rc;
 }
 
 /* mkdir -p */

@@ -59,7 +59,7 @@ struct report_opts {
 
 /*
  * Parses a --format list ("html,md,csv") into REPORT_* bits. Returns RK_OK, or
- * RK_EUSAGE (nothing printed) for an empty list or an unknown name.
+ * RK_EUSAGE (nothing printed) for an empty list, an empty or unknown name, or RK_ENOMEM.
  */
 int report_parse_formats(const char *list, unsigned *out /* OUT */);
 

@@ -1,9 +1,9 @@
 /*
  * fuzz_lists.c - the list and number parsers every option goes through: comma-separated
- * names and numbers (cli/options.c: --sizes, --param values, --metrics, --kernel,
- * --precision), rk_parse_double / rk_parse_long (common.c), and the kernel registry's
- * name parsers (kernels_precision_parse, kernels_match, kernels_find), and probe --only
- * (probes_select).
+ * names and numbers (common.c's rk_parse_name_list / rk_parse_long_list: --sizes, --param
+ * values, --metrics, --kernel, --precision), rk_parse_double / rk_parse_long (common.c), and
+ * the kernel registry's name parsers (kernels_precision_parse, kernels_match, kernels_find),
+ * and probe --only (probes_select).
  *
  * Properties checked beside "no crash": a parsed list has at least one element and no
  * empty name; each name is a piece of the input between commas; a parsed number is finite;
@@ -12,7 +12,6 @@
  */
 #include "fuzz.h"
 
-#include "cli.h"
 #include "common.h"
 #include "kernels.h"
 #include "probes.h"

@@ -10,7 +10,6 @@
  */
 #include "fuzz.h"
 
-#include "cli.h"
 #include "collect.h"
 #include "common.h"
 

@@ -183,10 +183,15 @@ int main(int argc, char **argv)
             if (strlen(buf) >= sizeof specs[nspecs].name)
                 return fprintf(stderr, "parameter name too long\n"), 2;
             memcpy(specs[nspecs].name, buf, strlen(buf) + 1);
-            specs[nspecs].n = 0;
-            for (char *t = strtok(eq + 1, ","); t && specs[nspecs].n < MAX_VALUES;
-                 t = strtok(NULL, ","))
-                specs[nspecs].v[specs[nspecs].n++] = atol(t);
+            long *vals = NULL;
+            int nv = 0;
+            if (rk_parse_long_list(eq + 1, &vals, &nv) != RK_OK || nv > MAX_VALUES) {
+                free(vals);
+                return fprintf(stderr, "bad --param values %s\n", eq + 1), 2;
+            }
+            memcpy(specs[nspecs].v, vals, sizeof *vals * (size_t)nv);
+            specs[nspecs].n = nv;
+            free(vals);
             nspecs++;
         } else {
             fprintf(stderr, "kbench: unknown argument '%s'\n", a);
@@ -209,20 +214,27 @@ int main(int argc, char **argv)
         if (!su)
             return fprintf(stderr, "no suite %s\n", suite), 2;
     } else {
-        static char kbuf[512];
+        /* kpats is kept to the end: the entry's patterns point into it */
+        static char **kpats;
+        static int nk;
+        char **shapes = NULL;
+        int nshapes = 0;
+        if (!sizes)
+            sizes = "1024";
         memset(&custom, 0, sizeof custom);
         custom.n_entries = 1;
-        snprintf(kbuf, sizeof kbuf, "%s", kern ? kern : "");
-        int nk = 0;
-        for (char *t = strtok(kbuf, ","); t && nk < KERNELS_SUITE_MAX_KERNELS - 1;
-             t = strtok(NULL, ","))
-            custom.entries[0].kernels[nk++] = t;
-        static char sbuf[512];
-        snprintf(sbuf, sizeof sbuf, "%s", sizes ? sizes : "1024");
+        if ((kern && rk_parse_name_list(kern, &kpats, &nk) != RK_OK) ||
+            nk > KERNELS_SUITE_MAX_KERNELS - 1)
+            return fprintf(stderr, "bad --kernel list %s\n", kern), 2;
+        for (int k = 0; k < nk; k++)
+            custom.entries[0].kernels[k] = kpats[k];
+        if (rk_parse_name_list(sizes, &shapes, &nshapes) != RK_OK)
+            return fprintf(stderr, "bad --sizes list %s\n", sizes), 2;
         int ns = 0;
-        for (char *t = strtok(sbuf, ","); t && ns < KERNELS_SUITE_MAX_SHAPES; t = strtok(NULL, ","))
-            if (parse_shape(t, &custom.entries[0].shapes[ns]) == 0)
+        for (int k = 0; k < nshapes && ns < KERNELS_SUITE_MAX_SHAPES; k++)
+            if (parse_shape(shapes[k], &custom.entries[0].shapes[ns]) == 0)
                 ns++;
+        rk_free_name_list(shapes, nshapes);
         custom.entries[0].n_shapes = ns;
         su = &custom;
     }

@@ -4,7 +4,7 @@
  * Case ids:
  *   R1  names are unique, prefixed by their group's convention, summaries present
  *   R2  --only: NULL/empty selects all; groups; prefixes; several at once
- *   R3  --only: an unknown name is RK_EUSAGE, also inside a list
+ *   R3  --only: an unknown name is RK_EUSAGE, also inside a list; so is an empty name
  *   R4  lane table: H100 figures (fp32 128, fp64 64), unknown GPU 0
  *   R5  without a GPU, probes_open returns RK_ENOGPU and no session (skipped where
  *       a GPU is present)
@@ -85,6 +85,8 @@ static void r3_select_bad(void **state)
     assert_int_equal(probes_select("bogus", sel), RK_EUSAGE);
     assert_int_equal(probes_select("latency,bw_dram_reed", sel), RK_EUSAGE);
     assert_int_equal(probes_select("Bandwidth", sel), RK_EUSAGE);
+    assert_int_equal(probes_select("latency,,launch", sel), RK_EUSAGE);
+    assert_int_equal(probes_select("latency,", sel), RK_EUSAGE);
 }
 
 static void r4_lanes(void **state)
