@@ -110,12 +110,12 @@ void analysis_judge_of(const struct db_measurement *m, struct analysis_judge *j 
 
 /* The ceilings a prediction or a roofline placement can use. */
 enum analysis_use {
-    ANALYSIS_USE_COMPUTE, /* peak of the judge's precision on its pipe */
-    ANALYSIS_USE_DRAM,    /* bw_dram_read, else bw_dram_copy */
-    ANALYSIS_USE_L2,      /* bw_l2_read */
-    ANALYSIS_USE_L1,      /* bw_l1_read */
-    ANALYSIS_USE_SHARED,  /* bw_shared_read_32 for 4-byte loads, else bw_shared_read */
-    ANALYSIS_USE_MEM_LAT, /* lat_chase_dram */
+    ANALYSIS_USE_COMPUTE,      /* peak of the judge's precision on its pipe */
+    ANALYSIS_USE_DRAM,         /* bw_dram_read, else bw_dram_copy */
+    ANALYSIS_USE_L2,           /* bw_l2_read */
+    ANALYSIS_USE_L1,           /* bw_l1_read */
+    ANALYSIS_USE_SHARED,       /* bw_shared_read_32 for 4-byte loads, else bw_shared_read */
+    ANALYSIS_USE_MEM_LAT,      /* lat_chase_dram */
     ANALYSIS_USE_COMP_LAT,     /* lat_fma_fp64 for fp64, else lat_fma_fp32 */
     ANALYSIS_USE_LAUNCH,       /* launch_async */
     ANALYSIS_USE_L2_LAT,       /* lat_chase_l2 */
@@ -181,10 +181,10 @@ double analysis_metric(const struct db_measurement_row *row, const char *name);
 
 /* Where a measurement sits on its device's roofline. */
 struct analysis_point {
-    double time_s;    /* median time [s]; NaN if not stored */
-    double flops;     /* the flops of the height: analytic (useful) flops [FLOP] */
-    double flops_i;   /* the flops of the intensity: counters when present, else analytic */
-    int counters;     /* 1 when flops_i and the DRAM bytes come from counters */
+    double time_s;  /* median time [s]; NaN if not stored */
+    double flops;   /* the flops of the height: analytic (useful) flops [FLOP] */
+    double flops_i; /* the flops of the intensity: counters when present, else analytic */
+    int counters;   /* 1 when flops_i and the DRAM bytes come from counters */
     double bytes[MODEL_LEVEL_COUNT];     /* traffic per level [B] (NaN when unknown): DRAM
                                             from counters when present, else analytic; the
                                             others from counters where measured */
@@ -194,9 +194,9 @@ struct analysis_point {
     const struct db_ceiling *peak_c;     /* the compute ceiling (the policy's), or NULL */
     const struct db_ceiling *dram_c;     /* the DRAM ceiling (the policy's), or NULL */
     double peak;                         /* its value [FLOP/s]; NaN when none */
-    double roof;     /* min(peak, DRAM intensity x DRAM bandwidth) [FLOP/s]: the roof the
-                        roofline model judges it by */
-    double pct_roof; /* 100 * flop_rate / roof */
+    double roof;       /* min(peak, DRAM intensity x DRAM bandwidth) [FLOP/s]: the roof the
+                          roofline model judges it by */
+    double pct_roof;   /* 100 * flop_rate / roof */
     const char *bound; /* "compute" or "dram" at its DRAM intensity; NULL when unknown */
 };
 

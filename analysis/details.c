@@ -18,8 +18,8 @@ static void details_ceilings(struct rk_buf *b, const struct db_ceiling *const *u
         const struct db_ceiling *c = used[i];
         if (!c)
             continue;
-        rk_buf_printf(b, "%s\"%s\":{\"id\":%lld,\"name\":", first ? "" : ",", analysis_use_name((enum analysis_use)i),
-                  (long long)c->id);
+        rk_buf_printf(b, "%s\"%s\":{\"id\":%lld,\"name\":", first ? "" : ",",
+                      analysis_use_name((enum analysis_use)i), (long long)c->id);
         rk_json_str(b, c->name);
         rk_buf_printf(b, ",");
         rk_json_key_num(b, "value", c->value);
@@ -51,7 +51,8 @@ static void details_terms(struct rk_buf *b, const struct model_predict_in *in,
         rk_buf_printf(b, ",");
         rk_json_key_num(b, "time_dram_s", p->terms.time_level_s[MODEL_LEVEL_DRAM]);
         rk_buf_printf(b, ",");
-        rk_json_key_num(b, "ridge", model_ridge_point(in->peak_flops, in->bandwidth[MODEL_LEVEL_DRAM]));
+        rk_json_key_num(b, "ridge",
+                        model_ridge_point(in->peak_flops, in->bandwidth[MODEL_LEVEL_DRAM]));
         return;
     }
     rk_buf_printf(b, ",\"dram_bytes\":\"%s\",\"levels\":{", dram_source);
@@ -73,9 +74,10 @@ static void details_tsm2(struct rk_buf *b, const struct model_predict_in *in,
     const struct model_gpu *g = in->gpu;
     const struct model_tsm2_problem *pr = in->tsm2;
     rk_buf_printf(b,
-              "\"m\":%ld,\"n\":%ld,\"k\":%ld,\"elem_bytes\":%d,\"t1\":%d,\"t2\":%d,\"t3\":%d,"
-              "\"t2_kernel\":%ld,\"t3_kernel\":%ld,\"gpu\":{",
-              pr->m, pr->n, pr->k, pr->elem_bytes, pr->t1, pr->t2, pr->t3, t2_kernel, t3_kernel);
+                  "\"m\":%ld,\"n\":%ld,\"k\":%ld,\"elem_bytes\":%d,\"t1\":%d,\"t2\":%d,\"t3\":%d,"
+                  "\"t2_kernel\":%ld,\"t3_kernel\":%ld,\"gpu\":{",
+                  pr->m, pr->n, pr->k, pr->elem_bytes, pr->t1, pr->t2, pr->t3, t2_kernel,
+                  t3_kernel);
     rk_json_key_num(b, "peak_flops", g->peak_flops);
     rk_buf_printf(b, ",");
     rk_json_key_num(b, "bandwidth", g->bandwidth);
@@ -96,7 +98,7 @@ static void details_tsm2(struct rk_buf *b, const struct model_predict_in *in,
             rk_buf_printf(b, ",");
         if (f->type == MODEL_F_BOUND)
             rk_buf_printf(b, "\"%s\":\"%s\"", f->key,
-                      model_bound_name((enum model_bound)model_field_double(f, &p->tsm2)));
+                          model_bound_name((enum model_bound)model_field_double(f, &p->tsm2)));
         else
             rk_json_key_num(b, f->key, model_field_double(f, &p->tsm2));
     }
@@ -162,7 +164,7 @@ static void details_occupancy(struct rk_buf *b, const struct model_predict_in *i
     if (in->launch) {
         rk_json_key_num(b, "blocks", in->launch->blocks);
         rk_buf_printf(b, ",\"threads_per_block\":%d,\"regs_per_thread\":%d,",
-                  in->launch->threads_per_block, in->launch->regs_per_thread);
+                      in->launch->threads_per_block, in->launch->regs_per_thread);
         rk_json_key_num(b, "smem_per_block", in->launch->smem_per_block);
         rk_buf_printf(b, ",");
         rk_json_key_num(b, "bytes_in_flight_per_thread", in->launch->bytes_in_flight_per_thread);
@@ -182,14 +184,13 @@ static void details_occupancy(struct rk_buf *b, const struct model_predict_in *i
     rk_buf_printf(b, "}");
 }
 
-
 int analysis_details(enum model_kind kind, const struct model_predict_in *in,
                      const struct model_prediction *p, const struct db_ceiling *const *used,
                      const char *dram_source, long t2_kernel, long t3_kernel, char **out)
 {
     struct rk_buf b = RK_BUF_INIT;
-    const int issue_like = kind == MODEL_KIND_ISSUE || kind == MODEL_KIND_ISSUE_COUNTERS ||
-                           kind == MODEL_KIND_OVERLAP;
+    const int issue_like =
+        kind == MODEL_KIND_ISSUE || kind == MODEL_KIND_ISSUE_COUNTERS || kind == MODEL_KIND_OVERLAP;
     *out = NULL;
     rk_buf_printf(&b, "{\"model\":\"%s\",", model_kind_name(kind));
     rk_json_key_num(&b, "predicted_time_s", p->time_s);

@@ -83,8 +83,8 @@ double analysis_unit_si(double v, const char *unit)
         const char *prefix;
         double scale;
     } prefixes[] = {
-        {"", 1.0},       {"K", 1e3},  {"k", 1e3},  {"M", 1e6},  {"G", 1e9},  {"T", 1e12},
-        {"P", 1e15},     {"Ki", 0x1p10}, {"Mi", 0x1p20}, {"Gi", 0x1p30}, {"Ti", 0x1p40},
+        {"", 1.0},   {"K", 1e3},     {"k", 1e3},     {"M", 1e6},     {"G", 1e9},     {"T", 1e12},
+        {"P", 1e15}, {"Ki", 0x1p10}, {"Mi", 0x1p20}, {"Gi", 0x1p30}, {"Ti", 0x1p40},
     };
     static const char *const rates[] = {"B/s", "FLOP/s", "OP/s"};
     static const struct {
@@ -203,8 +203,8 @@ static const struct {
 
 /* The ceilings of every other use, tried in order. */
 static const struct {
-    const char *key;       /* the details JSON's name */
-    const char *names[2];  /* tried in order */
+    const char *key;      /* the details JSON's name */
+    const char *names[2]; /* tried in order */
 } use_policy[ANALYSIS_USE_COUNT] = {
     [ANALYSIS_USE_COMPUTE] = {"compute", {NULL, NULL}}, /* compute_policy */
     /* the kernels' traffic is nearly all reads: the read ceiling, else the copy one */
@@ -265,8 +265,8 @@ const struct db_ceiling *analysis_ceiling(const struct analysis_device *d,
                 return first_of(d, compute_policy[i].names);
         return NULL;
     case ANALYSIS_USE_COMP_LAT:
-        return analysis_find_ceiling(d, p && strcmp(p, "fp64") == 0 ? "lat_fma_fp64"
-                                                                     : "lat_fma_fp32");
+        return analysis_find_ceiling(d,
+                                     p && strcmp(p, "fp64") == 0 ? "lat_fma_fp64" : "lat_fma_fp32");
     case ANALYSIS_USE_SHARED:
         /* the ceiling of the load width the kernel uses: one 4-byte element a load, else
          * 16-byte loads (8-byte ones reach the same); equal on the H100 */
@@ -292,7 +292,7 @@ void analysis_tsm2_gpu(const struct analysis_device *d, int elem_bytes, struct m
     memset(g, 0, sizeof *g);
     g->peak_flops = analysis_ceiling_si(used[ANALYSIS_USE_COMPUTE]);
     g->bandwidth = analysis_ceiling_si(used[ANALYSIS_USE_DRAM]);
-    g->clock_hz = dev->sm_clock_mhz > 0                ? dev->sm_clock_mhz * 1e6
+    g->clock_hz = dev->sm_clock_mhz > 0        ? dev->sm_clock_mhz * 1e6
                   : used[ANALYSIS_USE_COMPUTE] ? used[ANALYSIS_USE_COMPUTE]->sm_clock_mhz * 1e6
                                                : NAN;
     g->sms = dev->sm_count;

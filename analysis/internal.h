@@ -16,7 +16,6 @@
  */
 int analysis_details(enum model_kind kind, const struct model_predict_in *in,
                      const struct model_prediction *p, const struct db_ceiling *const *used,
-                     const char *dram_source, long t2_kernel, long t3_kernel,
-                     char **out /* OUT */);
+                     const char *dram_source, long t2_kernel, long t3_kernel, char **out /* OUT */);
 
 #endif /* RK_ANALYSIS_INTERNAL_H */

@@ -39,8 +39,8 @@ struct build {
     struct model_gpu g;
     struct model_tsm2_problem pr;
     const struct db_ceiling *used[ANALYSIS_USE_COUNT]; /* for the details */
-    const char *dram_source;                          /* for the details */
-    long t2_kernel, t3_kernel;                        /* tsm2: the kernel's own tiles */
+    const char *dram_source;                           /* for the details */
+    long t2_kernel, t3_kernel;                         /* tsm2: the kernel's own tiles */
 };
 
 /* Takes the policy's ceiling for `use` into the details and returns its SI value. */
@@ -188,7 +188,8 @@ static const char *kernel_tiles(const struct kernels_kernel *k, const struct db_
     case MODEL_FAM_TSM2_V3:
     case MODEL_FAM_ISM2:
     case MODEL_FAM_ISM2_OPT2:
-        if (rk_json_long(m->params, "t2", t2) != RK_OK || rk_json_long(m->params, "t3", t3) != RK_OK)
+        if (rk_json_long(m->params, "t2", t2) != RK_OK ||
+            rk_json_long(m->params, "t3", t3) != RK_OK)
             return "t2 or t3 unknown";
         return NULL;
     default:
@@ -346,11 +347,10 @@ static int inputs_launch(struct build *b)
     if (!(blocks > 0 && threads > 0))
         return 0;
     occupancy_gpu(b);
-    b->launch = (struct model_launch){
-        (double)blocks, threads, m->registers > 0 ? m->registers : 0,
-        (double)(m->smem_static > 0 ? m->smem_static : 0) +
-            (m->smem_dynamic > 0 ? m->smem_dynamic : 0),
-        bytes_in_flight(m)};
+    b->launch = (struct model_launch){(double)blocks, threads, m->registers > 0 ? m->registers : 0,
+                                      (double)(m->smem_static > 0 ? m->smem_static : 0) +
+                                          (m->smem_dynamic > 0 ? m->smem_dynamic : 0),
+                                      bytes_in_flight(m)};
     b->in.gpu = &b->g;
     b->in.launch = &b->launch;
     return 1;
@@ -487,7 +487,7 @@ static int inputs_issue(struct build *b, const char **why)
         counted = 1;
     }
     if (!counted)
-        return RK_OK; /* no pipe term: the occupancy model */
+        return RK_OK;               /* no pipe term: the occupancy model */
     if (isfinite(ic->bytes_dram)) { /* sector-counted DRAM bytes (TSM2 V0) */
         b->in.level_bytes[MODEL_LEVEL_DRAM] = ic->bytes_dram;
         b->dram_source = "sectors the access pattern moves (issue counts)";
@@ -553,8 +553,8 @@ int analysis_predict(const struct analysis_device *d, const struct db_measuremen
     if (rc == RK_OK && model_predict(kind, &b->in, &p, why) != RK_OK)
         rc = RK_ENODATA;
     if (rc == RK_OK)
-        rc = analysis_details(kind, &b->in, &p, b->used, b->dram_source, b->t2_kernel,
-                              b->t3_kernel, &out->details);
+        rc = analysis_details(kind, &b->in, &p, b->used, b->dram_source, b->t2_kernel, b->t3_kernel,
+                              &out->details);
     if (rc == RK_OK) {
         out->time_ns = p.time_s * 1e9;
         out->bound = model_bound_name(p.bound);

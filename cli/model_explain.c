@@ -48,7 +48,7 @@ enum {
 
 /* H100 SXM defaults: 132 SMs, 1.98 GHz seen, 64 Ki registers and 228 KiB shared
  * memory per SM, 2048 threads per SM; DRAM latency 661 cycles at 512 MB and FP64 FMA
- * dependent latency about 8 cycles (REFERENCE.md; the probes measure both). */
+ * dependent latency about 8 cycles, as roofkit's probes measured them on one. */
 static void explain_defaults(struct explain_opt *o)
 {
     const struct explain_opt init[X_COUNT] = {
@@ -79,8 +79,8 @@ static void explain_defaults(struct explain_opt *o)
 static void json_choice(struct rk_buf *b, const char *key, const struct model_tsm2_choice *c,
                         int last)
 {
-    rk_buf_printf(b, "    \"%s\": {\"t1\": %d, \"t2\": %d, \"t3\": %d, \"t2_raw\": ", key,
-                  c->t1, c->t2, c->t3);
+    rk_buf_printf(b, "    \"%s\": {\"t1\": %d, \"t2\": %d, \"t3\": %d, \"t2_raw\": ", key, c->t1,
+                  c->t2, c->t3);
     rk_json_num(b, c->t2_raw);
     rk_buf_puts(b, ", \"t3_raw\": ");
     rk_json_num(b, c->t3_raw);
@@ -92,9 +92,8 @@ static void json_choice(struct rk_buf *b, const char *key, const struct model_ts
         last ? "" : ",");
 }
 
-static int print_json(const struct explain_opt *o, const struct model_tsm2_eval *ev, int t2,
-                      int t3, const struct model_tsm2_choice *gd,
-                      const struct model_tsm2_choice *ex)
+static int print_json(const struct explain_opt *o, const struct model_tsm2_eval *ev, int t2, int t3,
+                      const struct model_tsm2_choice *gd, const struct model_tsm2_choice *ex)
 {
     struct rk_buf b = RK_BUF_INIT;
     rk_buf_puts(&b, "{\n  \"inputs\": {");
@@ -277,4 +276,3 @@ int cmd_model_explain(int argc, char **argv)
     print_text(o, &ev, prob.t2, prob.t3, o[X_T2].given, &gd, &ex);
     return RK_OK;
 }
-

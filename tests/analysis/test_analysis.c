@@ -48,9 +48,11 @@
 
 /* ------------------------------------------------------------ the fixture */
 
-#define C(id_, name_, kind_, level_, prec_, value_, unit_)                                          \
-    {.id = id_, .capture_id = 1, .name = name_, .kind = kind_, .level = level_,                    \
-     .precision = prec_, .value = value_, .unit = unit_}
+#define C(id_, name_, kind_, level_, prec_, value_, unit_)                                         \
+    {                                                                                              \
+        .id = id_, .capture_id = 1, .name = name_, .kind = kind_, .level = level_,                 \
+        .precision = prec_, .value = value_, .unit = unit_                                         \
+    }
 
 /* Every ceiling the policy can choose, each with a distinct id and value. */
 static struct db_ceiling all_ceilings[] = {
@@ -186,6 +188,22 @@ static char *predict(const struct analysis_device *d, const struct db_measuremen
     assert_non_null(p.details);
     assert_true(p.time_ns > 0);
     return p.details;
+}
+
+/* The same, for a row the model must predict. */
+static char *predict_ok(const struct analysis_device *d, const struct db_measurement_row *r,
+                        enum model_kind kind)
+{
+    const char *why = NULL;
+    char *x = predict(d, r, kind, &why);
+    assert_non_null(x);
+    return x;
+}
+
+/* stso (a seeds' kernel with analytic counts and 4-byte shared loads in fp32) with counters. */
+static struct db_measurement_row stso_row(const char *prec)
+{
+    return row_of("stso", "stso", prec, "{\"block_size\":32}", 1, counters, NCOUNTERS);
 }
 
 static double details_number(const char *details, const char *key)
@@ -357,7 +375,8 @@ static void a6_memory_policy(void **state)
     struct db_ceiling buf[NCEIL];
     static const char *const no_read[] = {"bw_dram_read", "bw_shared_read_32", NULL};
     struct analysis_device d2 = device_without(buf, no_read);
-    struct analysis_judge j4 = {"fp32", ANALYSIS_PIPE_CUDA, 4}, j16 = {"fp64", ANALYSIS_PIPE_CUDA, 16};
+    struct analysis_judge j4 = {"fp32", ANALYSIS_PIPE_CUDA, 4},
+                          j16 = {"fp64", ANALYSIS_PIPE_CUDA, 16};
     (void)state;
     assert_string_equal(analysis_ceiling(&d, &j4, ANALYSIS_USE_DRAM)->name, "bw_dram_read");
     assert_string_equal(analysis_ceiling(&d2, &j4, ANALYSIS_USE_DRAM)->name, "bw_dram_copy");
@@ -389,11 +408,9 @@ static void a7_roofline(void **state)
     struct analysis_device d = full();
     struct db_measurement_row r =
         row_of("cublas_dgemm", "cublas", "fp64", NULL, 1, counters, NCOUNTERS);
-    const char *why;
     char *x;
     (void)state;
-    x = predict(&d, &r, MODEL_KIND_ROOFLINE, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &r, MODEL_KIND_ROOFLINE);
     assert_true(used(x, "compute", "peak_tensor_fp64"));
     assert_true(used(x, "dram", "bw_dram_read"));
     assert_true(used(x, "l2", NULL) && used(x, "launch", NULL) && used(x, "mem_latency", NULL));
@@ -405,13 +422,10 @@ static void a7_roofline(void **state)
 static void a8_roofline_counters(void **state)
 {
     struct analysis_device d = full();
-    struct db_measurement_row r =
-        row_of("stso", "stso", "fp32", "{\"block_size\":32}", 1, counters, NCOUNTERS);
-    const char *why;
+    struct db_measurement_row r = stso_row("fp32");
     char *x;
     (void)state;
-    x = predict(&d, &r, MODEL_KIND_COUNTERS, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &r, MODEL_KIND_COUNTERS);
     assert_true(strstr(x, "\"dram_bytes\":\"counters dram_read_bytes + dram_write_bytes\""));
     assert_true(used(x, "compute", "peak_fp32_fma") && used(x, "dram", "bw_dram_read"));
     assert_true(used(x, "l2", "bw_l2_read") && used(x, "shared", "bw_shared_read_32"));
@@ -419,8 +433,7 @@ static void a8_roofline_counters(void **state)
     assert_true(strstr(x, "\"dram\":{\"bytes\":44000000,"));
     free(x);
     r.n_metrics = 2; /* DRAM only: no L2 or shared term */
-    x = predict(&d, &r, MODEL_KIND_COUNTERS, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &r, MODEL_KIND_COUNTERS);
     assert_true(used(x, "l2", NULL) && used(x, "shared", NULL));
     free(x);
 }
@@ -428,15 +441,12 @@ static void a8_roofline_counters(void **state)
 static void a9_hierarchical(void **state)
 {
     struct analysis_device d = full();
-    struct db_measurement_row r =
-        row_of("stso", "stso", "fp64", "{\"block_size\":32}", 1, counters, NCOUNTERS);
+    struct db_measurement_row r = stso_row("fp64");
     struct db_measurement_row lib = /* a kernel roofkit does not know: its stored counts */
         row_of("my_kernel", NULL, "fp64", NULL, 1, counters, NCOUNTERS);
-    const char *why;
     char *x;
     (void)state;
-    x = predict(&d, &r, MODEL_KIND_HIERARCHICAL, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &r, MODEL_KIND_HIERARCHICAL);
     assert_true(strstr(x, "\"dram_bytes\":\"compulsory (model_cost bytes_dram_min)\""));
     /* 3 matrices of 1024^2 fp64 elements once */
     assert_true(strstr(x, "\"dram\":{\"bytes\":25165824,"));
@@ -444,8 +454,7 @@ static void a9_hierarchical(void **state)
     assert_true(used(x, "shared", "bw_shared_read")); /* 8-byte loads */
     assert_true(used(x, "launch", NULL));
     free(x);
-    x = predict(&d, &lib, MODEL_KIND_HIERARCHICAL, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &lib, MODEL_KIND_HIERARCHICAL);
     assert_true(strstr(x, "\"dram_bytes\":\"analytic bytes_dram (no reuse)\""));
     assert_true(used(x, "l2", "bw_l2_read") && used(x, "l1", "bw_l1_read"));
     assert_true(used(x, "shared", "bw_shared_read"));
@@ -455,13 +464,11 @@ static void a9_hierarchical(void **state)
 static void a10_occupancy(void **state)
 {
     struct analysis_device d = full();
-    struct db_measurement_row r =
-        row_of("stso", "stso", "fp32", "{\"block_size\":32}", 1, counters, NCOUNTERS);
+    struct db_measurement_row r = stso_row("fp32");
     const char *why;
     char *x;
     (void)state;
-    x = predict(&d, &r, MODEL_KIND_OCCUPANCY, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &r, MODEL_KIND_OCCUPANCY);
     assert_true(used(x, "launch", "launch_async") && used(x, "mem_latency", "lat_chase_dram"));
     assert_true(strstr(x, "\"occupancy\":{\"blocks\":4096,"));
     assert_true(used(x, "comp_latency", NULL) && used(x, "issue_shared", NULL));
@@ -477,32 +484,27 @@ static void a10_occupancy(void **state)
 static void a11_issue(void **state)
 {
     struct analysis_device d = full();
-    struct db_measurement_row r =
-        row_of("stso", "stso", "fp32", "{\"block_size\":32}", 1, counters, NCOUNTERS);
+    struct db_measurement_row r = stso_row("fp32");
     struct db_measurement_row t = row_of("tiled_003", "tiled", "fp32",
                                          "{\"tiledim_m\":128,\"tiledim_n\":64,\"tiledim_k\":16,"
                                          "\"tilescale_m\":8,\"tilescale_n\":4}",
                                          1, counters, NCOUNTERS);
-    const char *why;
     char *x;
     (void)state;
-    x = predict(&d, &r, MODEL_KIND_ISSUE, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &r, MODEL_KIND_ISSUE);
     assert_true(used(x, "comp_latency", "lat_fma_fp32") && used(x, "l1", "bw_l1_read"));
     assert_true(used(x, "shared", "bw_shared_read_32"));
     assert_true(used(x, "issue_shared", "lat_issue_shared"));
     assert_true(strstr(x, "\"pipes\":{"));
     free(x);
-    x = predict(&d, &t, MODEL_KIND_ISSUE, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &t, MODEL_KIND_ISSUE);
     assert_true(used(x, "l2_latency", "lat_chase_l2"));
     assert_true(used(x, "l2_far_latency", "lat_chase_l2_far"));
     assert_true(used(x, "stage_extra", "lat_stage_extra"));
     free(x);
     /* a library call has no counts of its own: no pipe term, the occupancy model */
     r = row_of("cublas_dgemm", "cublas", "fp64", NULL, 1, counters, NCOUNTERS);
-    x = predict(&d, &r, MODEL_KIND_ISSUE, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &r, MODEL_KIND_ISSUE);
     assert_null(strstr(x, "\"pipes\":{"));
     free(x);
 }
@@ -512,19 +514,16 @@ static void a12_measured_issue(void **state)
     struct analysis_device d = full();
     struct db_measurement_row lib =
         row_of("cublas_sgemm", "cublas", "fp32", "{\"tf32\":0}", 1, counters, NCOUNTERS);
-    struct db_measurement_row r =
-        row_of("stso", "stso", "fp32", "{\"block_size\":32}", 1, counters, NCOUNTERS);
+    struct db_measurement_row r = stso_row("fp32");
     const char *why;
     char *x;
     (void)state;
-    x = predict(&d, &lib, MODEL_KIND_ISSUE_COUNTERS, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &lib, MODEL_KIND_ISSUE_COUNTERS);
     assert_true(strstr(x, "\"dram_bytes\":\"counters dram_read_bytes + dram_write_bytes\""));
     assert_true(strstr(x, "\"pipes\":{"));
     assert_null(strstr(x, "\"l2\":{\"bytes\":9000000000,")); /* issue_counters: the cost's */
     free(x);
-    x = predict(&d, &lib, MODEL_KIND_OVERLAP, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &lib, MODEL_KIND_OVERLAP);
     assert_true(strstr(x, "\"l2\":{\"bytes\":9000000000,")); /* overlap: the counters' */
     assert_true(strstr(x, "\"shared\":{\"bytes\":8000000000,"));
     assert_true(strstr(x, "\"overlap\":{"));
@@ -545,9 +544,9 @@ static void a13_tsm2(void **state)
     struct db_ceiling buf[NCEIL];
     static const char *const no_lat[] = {"lat_fma_fp64", NULL};
     struct analysis_device d2 = device_without(buf, no_lat);
-    struct db_measurement_row r = row_of("tsm2_v3", "tsm2", "fp64",
-                                         "{\"t1\":128,\"t2\":16,\"t3\":8,\"apipe\":1,\"rpt\":2}",
-                                         1, NULL, 0);
+    struct db_measurement_row r =
+        row_of("tsm2_v3", "tsm2", "fp64", "{\"t1\":128,\"t2\":16,\"t3\":8,\"apipe\":1,\"rpt\":2}",
+               1, NULL, 0);
     struct db_measurement_row nok = row_of("tsm2_v3", "tsm2", "fp64", "{\"t1\":128}", 1, NULL, 0);
     struct db_measurement_row other =
         row_of("stso", "stso", "fp64", "{\"block_size\":32,\"t1\":128}", 1, NULL, 0);
@@ -557,8 +556,7 @@ static void a13_tsm2(void **state)
     assert_true(analysis_applies(MODEL_KIND_TSM2, &r.m));
     assert_false(analysis_applies(MODEL_KIND_TSM2, &other.m));
     assert_true(analysis_applies(MODEL_KIND_ROOFLINE, &other.m));
-    x = predict(&d, &r, MODEL_KIND_TSM2, &why);
-    assert_non_null(x);
+    x = predict_ok(&d, &r, MODEL_KIND_TSM2);
     assert_true(used(x, "compute", "peak_fp64_fma") && used(x, "dram", "bw_dram_read"));
     assert_true(used(x, "mem_latency", "lat_chase_dram"));
     assert_true(used(x, "comp_latency", "lat_fma_fp64"));
@@ -579,7 +577,8 @@ static void a14_place(void **state)
     struct analysis_device d = full();
     struct db_measurement_row lib =
         row_of("cublas_dgemm", "cublas", "fp64", NULL, 1, counters, NCOUNTERS);
-    struct db_measurement_row plain = row_of("stso", "stso", "fp64", "{\"block_size\":32}", 1, NULL, 0);
+    struct db_measurement_row plain =
+        row_of("stso", "stso", "fp64", "{\"block_size\":32}", 1, NULL, 0);
     struct analysis_point p;
     struct analysis_prediction pr;
     const char *why;
@@ -615,13 +614,13 @@ static void a14_place(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(a1_units),         cmocka_unit_test(a2_curve),
-        cmocka_unit_test(a3_curve_refused), cmocka_unit_test(a4_judge),
+        cmocka_unit_test(a1_units),          cmocka_unit_test(a2_curve),
+        cmocka_unit_test(a3_curve_refused),  cmocka_unit_test(a4_judge),
         cmocka_unit_test(a5_compute_policy), cmocka_unit_test(a6_memory_policy),
-        cmocka_unit_test(a7_roofline),      cmocka_unit_test(a8_roofline_counters),
-        cmocka_unit_test(a9_hierarchical),  cmocka_unit_test(a10_occupancy),
-        cmocka_unit_test(a11_issue),        cmocka_unit_test(a12_measured_issue),
-        cmocka_unit_test(a13_tsm2),         cmocka_unit_test(a14_place),
+        cmocka_unit_test(a7_roofline),       cmocka_unit_test(a8_roofline_counters),
+        cmocka_unit_test(a9_hierarchical),   cmocka_unit_test(a10_occupancy),
+        cmocka_unit_test(a11_issue),         cmocka_unit_test(a12_measured_issue),
+        cmocka_unit_test(a13_tsm2),          cmocka_unit_test(a14_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
