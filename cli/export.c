@@ -4,7 +4,7 @@
  * (db_dump_table: every column, by rowid, REAL with 17 significant digits); this
  * file only prints them. CSV follows RFC 4180 with a header line (none for a table
  * with no rows: the names come with the rows); JSON is an array of objects, SQL NULL
- * as null, numbers bare.
+ * (and an infinite REAL, which JSON cannot write) as null, numbers bare.
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -13,6 +13,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { FMT_NONE, FMT_CSV, FMT_JSON };
@@ -40,27 +41,6 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch == '\n')
-            fputs("\\n", f);
-        else if (ch == '\t')
-            fputs("\\t", f);
-        else if (ch == '\r')
-            fputs("\\r", f);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 static int print_row(int ncols, const char *const *names, const char *const *values,
                      const enum db_type *types, void *user)
 {
@@ -81,20 +61,28 @@ static int print_row(int ncols, const char *const *names, const char *const *val
         }
         fputs("\r\n", d->to);
     } else {
-        fputs(d->rows ? ",\n{" : "\n{", d->to);
+        struct rk_buf b = RK_BUF_INIT;
+        rk_buf_puts(&b, d->rows ? ",\n{" : "\n{");
         for (int i = 0; i < ncols; i++) {
-            if (i)
-                fputc(',', d->to);
-            json_string(d->to, names[i]);
-            fputc(':', d->to);
+            rk_buf_puts(&b, i ? "," : "");
+            rk_json_str(&b, names[i]);
+            rk_buf_puts(&b, ":");
             if (!values[i] || types[i] == DB_NULL)
-                fputs("null", d->to);
-            else if (types[i] == DB_INTEGER || types[i] == DB_REAL)
-                fputs(values[i], d->to);
+                rk_buf_puts(&b, "null");
+            else if (types[i] == DB_INTEGER)
+                rk_buf_puts(&b, values[i]);
+            else if (types[i] == DB_REAL) /* the same 17 digits; an infinity as null */
+                rk_json_num(&b, strtod(values[i], NULL));
             else
-                json_string(d->to, values[i]);
+                rk_json_str(&b, values[i]);
         }
-        fputc('}', d->to);
+        rk_buf_puts(&b, "}");
+        const int oom = b.oom;
+        if (!oom)
+            fputs(b.s, d->to);
+        rk_buf_release(&b);
+        if (oom)
+            return rk_error(RK_ENOMEM, "out of host memory");
     }
     d->rows++;
     return ferror(d->to) ? RK_EIO : 0;

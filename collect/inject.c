@@ -88,39 +88,32 @@ static int split_metrics(const char *list, char ***out, int *n)
     return rk_parse_name_list(list, out, n);
 }
 
-/* Appends s to buf as a JSON string body (quotes and control characters escaped). */
-static void json_str(char *buf, size_t size, size_t *at, const char *s)
-{
-    for (; s && *s && *at + 8 < size; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            *at += (size_t)snprintf(buf + *at, size - *at, "\\%c", c);
-        else if (c < 0x20)
-            *at += (size_t)snprintf(buf + *at, size - *at, "\\u%04x", c);
-        else
-            buf[(*at)++] = (char)c;
-    }
-    buf[*at] = '\0';
-}
-
 static int store_launch(struct db *db, int64_t capture, const struct collect_launch *l,
                         const char *mode)
 {
-    char params[4096];
-    size_t at = 0;
-    at += (size_t)snprintf(params, sizeof params, "{\"mangled\":\"");
-    json_str(params, sizeof params - 256, &at, l->name);
-    snprintf(params + at, sizeof params - at,
-             "\",\"pid\":%ld,\"device\":%u,\"context\":%u,\"stream\":%u,\"cluster\":[%u,%u,%u],"
-             "\"local_mem_per_thread\":%d,\"mode\":\"%s\",\"timed_by\":\"%s\"}",
-             (long)getpid(), l->device, l->context, l->stream, l->cluster[0], l->cluster[1],
-             l->cluster[2], l->local_mem, mode,
-             l->start_ns ? "activity" : (isnan(l->duration_ns) ? "none" : "gpu__time_duration"));
+    struct rk_buf params = RK_BUF_INIT;
+    rk_buf_puts(&params, "{");
+    rk_json_key_str(&params, "mangled", l->name);
+    rk_buf_printf(&params,
+                  ",\"pid\":%ld,\"device\":%u,\"context\":%u,\"stream\":%u,\"cluster\":[%u,%u,%u],"
+                  "\"local_mem_per_thread\":%d,",
+                  (long)getpid(), l->device, l->context, l->stream, l->cluster[0], l->cluster[1],
+                  l->cluster[2], l->local_mem);
+    rk_json_key_str(&params, "mode", mode);
+    rk_buf_puts(&params, ",");
+    rk_json_key_str(&params, "timed_by",
+                    l->start_ns ? "activity"
+                                : (isnan(l->duration_ns) ? "none" : "gpu__time_duration"));
+    rk_buf_puts(&params, "}");
+    if (params.oom) {
+        rk_buf_release(&params);
+        return RK_ENOMEM;
+    }
 
     struct db_measurement m;
     memset(&m, 0, sizeof m);
     m.kernel = l->demangled ? l->demangled : l->name;
-    m.params = params;
+    m.params = params.s;
     for (int i = 0; i < 3; i++) {
         m.grid[i] = (int)l->grid[i];
         m.block[i] = (int)l->block[i];
@@ -141,8 +134,10 @@ static int store_launch(struct db *db, int64_t capture, const struct collect_lau
     struct db_metric *mv = NULL;
     int nm = 0;
     if (l->has_counters && l->nvalues > 0) {
-        if (!(mv = calloc((size_t)l->nvalues, sizeof *mv)))
+        if (!(mv = calloc((size_t)l->nvalues, sizeof *mv))) {
+            rk_buf_release(&params);
             return RK_ENOMEM;
+        }
         for (int i = 0; i < l->nvalues; i++) {
             const struct collect_value *v = &l->values[i];
             mv[nm].name = v->alias ? v->alias : v->raw;
@@ -154,6 +149,7 @@ static int store_launch(struct db *db, int64_t capture, const struct collect_lau
     }
     int rc = db_insert_measurement(db, capture, &m, mv, nm, NULL);
     free(mv);
+    rk_buf_release(&params);
     return rc;
 }
 

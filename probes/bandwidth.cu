@@ -238,7 +238,8 @@ int pt_bw_dram(struct probes *s, int op, struct probes_output *out)
     int reps = s->quick ? 5 : 12, rc = RK_OK;
     double ms[PT_MAX_REPS], best_ms[PT_MAX_REPS], best_med = INFINITY, ref_ms[PT_MAX_REPS];
     int best_block = 0, best_grid = 0;
-    double traffic; /* bytes moved per repetition */
+    double traffic;        /* bytes moved per repetition */
+    double ref_gbps = NAN; /* the same copy through cudaMemcpy (PT_DRAM_COPY) */
     uint32_t *d_word = NULL;
     unsigned long long *d_bad = NULL;
     struct dram_job j;
@@ -324,15 +325,18 @@ int pt_bw_dram(struct probes *s, int op, struct probes_output *out)
         if ((rc = pt_time(s, enqueue_dram, &m, 2, reps, ref_ms)) != RK_OK)
             goto out;
         pt_stats(ref_ms, reps, &lo, &med, &hi);
-        snprintf(r->params, sizeof r->params,
-                 "{\"buffer_bytes\":%zu,\"block\":%d,\"grid\":%d,\"elem_bytes\":16,"
-                 "\"cudamemcpy_d2d_gbps\":%.1f,\"ratio_to_cudamemcpy\":%.4f}",
-                 j.bytes, best_block, best_grid, traffic / med / 1e6,
-                 r->value / (traffic / med / 1e6));
-    } else {
-        snprintf(r->params, sizeof r->params,
-                 "{\"buffer_bytes\":%zu,\"block\":%d,\"grid\":%d,\"elem_bytes\":16}", j.bytes,
-                 best_block, best_grid);
+        ref_gbps = traffic / med / 1e6;
+    }
+    {
+        struct rk_buf p = RK_BUF_INIT;
+        rk_buf_printf(&p, "{\"buffer_bytes\":%zu,\"block\":%d,\"grid\":%d,\"elem_bytes\":16",
+                      j.bytes, best_block, best_grid);
+        if (op == PT_DRAM_COPY) {
+            pt_json_fixed(&p, "cudamemcpy_d2d_gbps", ref_gbps, 1);
+            pt_json_fixed(&p, "ratio_to_cudamemcpy", r->value / ref_gbps, 4);
+        }
+        rk_buf_puts(&p, "}");
+        rc = pt_set_params(r, &p);
     }
 out:
     cudaFree(d_word);
@@ -568,6 +572,7 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
     uint32_t *d_sink = NULL;
     size_t footprint = 0;
     double clk, per_sm;
+    struct rk_buf p = RK_BUF_INIT; /* the params, built last */
     struct probes_result *r;
 
     if ((rc = pt_alloc_dram(s)) != RK_OK)
@@ -671,11 +676,13 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
                  "with 16-byte %s (no L1); best median of %d configurations",
                  footprint >> 20, b->chunk_vecs * 16 / 1024, b->passes,
                  b->variant ? "ld.global.nc.L1::no_allocate" : "ld.global.cg", n_cfg);
-        snprintf(r->params, sizeof r->params,
-                 "{\"footprint_bytes\":%zu,\"chunk_bytes\":%u,\"block\":%d,\"grid\":%d,"
-                 "\"passes\":%d,\"load\":\"%s\",\"stagger\":%s,\"clock_mhz\":%.0f}",
-                 footprint, b->chunk_vecs * 16, b->block, b->grid, b->passes,
-                 b->variant ? "nc.L1::no_allocate" : "cg", b->stagger ? "true" : "false", clk);
+        rk_buf_printf(&p,
+                      "{\"footprint_bytes\":%zu,\"chunk_bytes\":%u,\"block\":%d,\"grid\":%d,"
+                      "\"passes\":%d,",
+                      footprint, b->chunk_vecs * 16, b->block, b->grid, b->passes);
+        rk_json_key_str(&p, "load", b->variant ? "nc.L1::no_allocate" : "cg");
+        rk_buf_printf(&p, ",\"stagger\":%s", b->stagger ? "true" : "false");
+        pt_json_fixed(&p, "clock_mhz", clk, 0);
     } else {
         int k = level == PT_CACHE_L1 ? variants[b->variant].k : variants[b->variant].sk;
         const int word = level == PT_CACHE_SHARED32 ? 4 : 16; /* bytes a thread loads at once */
@@ -690,12 +697,15 @@ int pt_bw_cache(struct probes *s, int level, struct probes_output *out)
                  : level == PT_CACHE_SHARED32 ? "ld.shared.u32 (LDS.32)"
                                               : "ld.shared (LDS.128)",
                  s->dev.sm_count, n_cfg);
-        snprintf(r->params, sizeof r->params,
-                 "{\"footprint_bytes\":%zu,\"block\":%d,\"grid\":%d,\"passes\":%d,"
-                 "\"loads_per_pass\":%d,\"load_bytes\":%d,\"clock_mhz\":%.0f,"
-                 "\"bytes_per_clk_per_sm\":%.1f}",
-                 fp, b->block, b->grid, b->passes, k * 16 / word, word, clk, per_sm);
+        rk_buf_printf(&p,
+                      "{\"footprint_bytes\":%zu,\"block\":%d,\"grid\":%d,\"passes\":%d,"
+                      "\"loads_per_pass\":%d,\"load_bytes\":%d",
+                      fp, b->block, b->grid, b->passes, k * 16 / word, word);
+        pt_json_fixed(&p, "clock_mhz", clk, 0);
+        pt_json_fixed(&p, "bytes_per_clk_per_sm", per_sm, 1);
     }
+    rk_buf_puts(&p, "}");
+    rc = pt_set_params(r, &p);
 out:
     cudaFree(d_sink);
     return rc;
@@ -834,11 +844,16 @@ int pt_issue_shared(struct probes *s, int arg, struct probes_output *out)
                  "a pass, each with %d independent FFMAs, all warps resident (issue-bound); "
                  "4 x SMs x clock / loads per second - %d (the loop's share included)",
                  ISSUE_LOADS, ISSUE_FMAS, ISSUE_FMAS);
-        snprintf(r->params, sizeof r->params,
-                 "{\"loads_per_pass\":%d,\"fmas_per_load\":%d,\"block\":%d,\"grid\":%d,"
-                 "\"passes\":%d,\"loads_per_clk_per_sm\":%.3f,\"clock_mhz\":%.0f}",
-                 ISSUE_LOADS, ISSUE_FMAS, best.block, best.grid, best.passes,
-                 best_rate * 1e3 / (s->dev.sm_count * clk * 1e6), clk);
+        struct rk_buf p = RK_BUF_INIT;
+        rk_buf_printf(&p,
+                      "{\"loads_per_pass\":%d,\"fmas_per_load\":%d,\"block\":%d,\"grid\":%d,"
+                      "\"passes\":%d",
+                      ISSUE_LOADS, ISSUE_FMAS, best.block, best.grid, best.passes);
+        pt_json_fixed(&p, "loads_per_clk_per_sm", best_rate * 1e3 / (s->dev.sm_count * clk * 1e6),
+                      3);
+        pt_json_fixed(&p, "clock_mhz", clk, 0);
+        rk_buf_puts(&p, "}");
+        rc = pt_set_params(r, &p);
     }
 out:
     cudaFree(d_sink);

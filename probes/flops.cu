@@ -255,12 +255,19 @@ static int run_peak(struct probes *s, const char *name, const char *prec, const 
              "%d independent %s chains per thread unrolled %d, %d blocks of %d threads; flops = "
              "%g per instruction; dead-code guard: conditional store",
              CHAINS, sass, UNROLL, j.grid, PEAK_BLOCK, flops_per_fma);
-    snprintf(r->params, sizeof r->params,
-             "{\"chains\":%d,\"unroll\":%d,\"iters\":%d,\"grid\":%d,\"block\":%d,"
-             "\"lanes_per_sm\":%d,\"clock_seen_mhz\":%.0f,\"clock_measured_mhz\":%.1f,"
-             "\"fraction_of_theoretical\":%.4f}",
-             CHAINS, UNROLL, j.iters, j.grid, PEAK_BLOCK, lanes, seen,
-             isnan(clk_mhz_kernel) ? 0.0 : clk_mhz_kernel, lanes ? r->value / r->theoretical : 0.0);
+    {
+        /* unknown (no clock measured, no lanes known for this precision): null */
+        struct rk_buf p = RK_BUF_INIT;
+        rk_buf_printf(&p,
+                      "{\"chains\":%d,\"unroll\":%d,\"iters\":%d,\"grid\":%d,\"block\":%d,"
+                      "\"lanes_per_sm\":%d",
+                      CHAINS, UNROLL, j.iters, j.grid, PEAK_BLOCK, lanes);
+        pt_json_fixed(&p, "clock_seen_mhz", seen, 0);
+        pt_json_fixed(&p, "clock_measured_mhz", clk_mhz_kernel, 1);
+        pt_json_fixed(&p, "fraction_of_theoretical", r->value / r->theoretical, 4);
+        rk_buf_puts(&p, "}");
+        rc = pt_set_params(r, &p);
+    }
 out:
     cudaFree(j.out);
     cudaFree(j.clk);

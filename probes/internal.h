@@ -127,6 +127,15 @@ struct probes_result *pt_add_result(struct probes_output *out, const char *name)
 int pt_add_point(struct probes_output *out, const struct probes_point *p);
 /* Fills r's min/median/max/value/reps from times converted by `scale / ms`. */
 void pt_fill_rate(struct probes_result *r, const double *ms, int reps, double scale);
+/*
+ * Params JSON (common's rk_buf and rk_json_*): pt_json_fixed appends "key":v (key NULL: v
+ * alone), after a comma unless it opens the object or array, with `decimals` digits after the
+ * point, the digits a measurement means, or null when v is not finite; pt_set_params moves the
+ * object built in b into r->params and releases b: RK_OK, RK_ENOMEM, or RK_EFAIL (a bug: params too
+ * small for it), message printed.
+ */
+void pt_json_fixed(struct rk_buf *b, const char *key, double v, int decimals);
+int pt_set_params(struct probes_result *r, struct rk_buf *b);
 
 /* ---- NVML (nvml.c) ---- */
 int pt_nvml_open(struct pt_nvml *n, const char *pci_bus_id);

@@ -244,12 +244,18 @@ static int store_plateaus(struct probes *s, struct probes_output *out, int first
                      "order of %d-byte lines, clock64; each point the median over %d SMs), "
                      "median of its %d points",
                      level_name(pl[i].level), LINE, n_sms, m);
-            snprintf(r->params, sizeof r->params,
-                     "{\"plateau\":\"%s\",\"from_bytes\":%lld,\"to_bytes\":%lld,\"points\":%d,"
-                     "\"line_bytes\":%d,\"tolerance\":0.08,\"clock_measured_mhz\":%.1f,"
-                     "\"sms\":%d}",
-                     pl[i].level, (long long)pl[i].from_bytes, (long long)pl[i].to_bytes, m, LINE,
-                     mhz, n_sms);
+            struct rk_buf p = RK_BUF_INIT;
+            rk_buf_puts(&p, "{");
+            rk_json_key_str(&p, "plateau", pl[i].level);
+            rk_buf_printf(&p,
+                          ",\"from_bytes\":%lld,\"to_bytes\":%lld,\"points\":%d,\"line_bytes\":%d,"
+                          "\"tolerance\":0.08",
+                          (long long)pl[i].from_bytes, (long long)pl[i].to_bytes, m, LINE);
+            pt_json_fixed(&p, "clock_measured_mhz", mhz, 1);
+            rk_buf_printf(&p, ",\"sms\":%d}", n_sms);
+            int rc = pt_set_params(r, &p);
+            if (rc != RK_OK)
+                return rc;
         }
     }
     return RK_OK;
@@ -481,9 +487,12 @@ int pt_lat_shared(struct probes *s, int arg, struct probes_output *out)
                  "one thread chases a random cycle of %d 32-bit indices in shared memory, "
                  "j = s[j], clock64 over %ld steps",
                  SH_ENTRIES, steps);
-        snprintf(r->params, sizeof r->params,
-                 "{\"entries\":%d,\"steps\":%ld,\"clock_measured_mhz\":%.1f}", SH_ENTRIES, steps,
-                 mhz);
+        struct rk_buf p = RK_BUF_INIT;
+        rk_buf_printf(&p, "{\"entries\":%d,\"steps\":%ld", SH_ENTRIES, steps);
+        pt_json_fixed(&p, "clock_measured_mhz", mhz, 1);
+        rk_buf_puts(&p, "}");
+        if ((rc = pt_set_params(r, &p)) != RK_OK)
+            goto out;
     }
 out:
     cudaFree(d_order);
@@ -629,11 +638,19 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
              "memory, barrier; the next segment is word 0; clock64 over %ld rounds, median "
              "block",
              STAGE_THREADS, bytes >> 20, rounds);
-    snprintf(r->params, sizeof r->params,
-             "{\"threads\":%d,\"footprint_bytes\":%u,\"rounds\":%ld,\"blocks_per_sm\":1,"
-             "\"cycles_4_blocks_per_sm\":%.1f,\"cycles_alone\":%.1f,\"extra_over_alone\":%.1f,"
-             "\"clock_measured_mhz\":%.1f}",
-             STAGE_THREADS, bytes, rounds, med[1], med[2], med[0] - med[2], mhz);
+    {
+        struct rk_buf p = RK_BUF_INIT;
+        rk_buf_printf(&p,
+                      "{\"threads\":%d,\"footprint_bytes\":%u,\"rounds\":%ld,\"blocks_per_sm\":1",
+                      STAGE_THREADS, bytes, rounds);
+        pt_json_fixed(&p, "cycles_4_blocks_per_sm", med[1], 1);
+        pt_json_fixed(&p, "cycles_alone", med[2], 1);
+        pt_json_fixed(&p, "extra_over_alone", med[0] - med[2], 1);
+        pt_json_fixed(&p, "clock_measured_mhz", mhz, 1);
+        rk_buf_puts(&p, "}");
+        if ((rc = pt_set_params(r, &p)) != RK_OK)
+            goto out;
+    }
     {
         /* what a round adds to the lone load: the model's staging rounds pay it on top of a
          * load's latency (docs/model.md "issue"); each repetition's pair */
@@ -650,9 +667,12 @@ int pt_lat_stage(struct probes *s, int arg, struct probes_output *out)
                  "lat_stage_l2's round less one thread's chase of the same segments (one load "
                  "a step, no store, no barrier): the shared store, barrier and loop a staging "
                  "round adds to a load's latency");
-        snprintf(r->params, sizeof r->params,
-                 "{\"round_cycles\":%.1f,\"alone_cycles\":%.1f,\"footprint_bytes\":%u}", med[0],
-                 med[2], bytes);
+        struct rk_buf p = RK_BUF_INIT;
+        rk_buf_puts(&p, "{");
+        pt_json_fixed(&p, "round_cycles", med[0], 1);
+        pt_json_fixed(&p, "alone_cycles", med[2], 1);
+        rk_buf_printf(&p, ",\"footprint_bytes\":%u}", bytes);
+        rc = pt_set_params(r, &p);
     }
 out:
     free(h);

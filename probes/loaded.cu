@@ -190,18 +190,34 @@ int pt_lat_loaded(struct probes *s, int arg, struct probes_output *out)
                      "threads per SM; Little's law where bandwidth crosses 95%% of the best "
                      "(interpolated in log bytes in flight): latency = bytes in flight / "
                      "bandwidth");
-            int len =
-                snprintf(r->params, sizeof r->params,
-                         "{\"frac\":0.95,\"crossing_bytes\":%.0f,\"knee_inflight_bytes\":%.0f,"
-                         "\"knee_gbps\":%.1f,"
-                         "\"peak_gbps\":%.1f,\"least_loaded_ns\":%.1f,\"points\":[",
-                         k.crossing_bytes, k.inflight_bytes, k.bandwidth_bps / 1e9,
-                         k.peak_bps / 1e9, k.latency_min_s * 1e9);
-            for (int i = 0; i < n && len > 0 && len < (int)sizeof r->params - 32; i++)
-                len += snprintf(r->params + len, sizeof r->params - len, "%s[%.0f,%.1f]",
-                                i ? "," : "", inflight[i], bps[i] / 1e9);
-            if (len > 0 && len < (int)sizeof r->params - 2)
-                snprintf(r->params + len, sizeof r->params - len, "]}");
+            struct rk_buf p = RK_BUF_INIT;
+            rk_buf_puts(&p, "{\"frac\":0.95");
+            pt_json_fixed(&p, "crossing_bytes", k.crossing_bytes, 0);
+            pt_json_fixed(&p, "knee_inflight_bytes", k.inflight_bytes, 0);
+            pt_json_fixed(&p, "knee_gbps", k.bandwidth_bps / 1e9, 1);
+            pt_json_fixed(&p, "peak_gbps", k.peak_bps / 1e9, 1);
+            pt_json_fixed(&p, "least_loaded_ns", k.latency_min_s * 1e9, 1);
+            rk_buf_puts(&p, ",\"points\":[");
+            /* [bytes in flight, GB/s] pairs, a point without both numbers left out; the
+             * points that do not fit in r->params with the closing "]}" are dropped */
+            for (int i = 0, first = 1; i < n; i++) {
+                const size_t at = p.len;
+                if (!isfinite(inflight[i]) || !isfinite(bps[i]))
+                    continue;
+                rk_buf_puts(&p, first ? "[" : ",[");
+                pt_json_fixed(&p, NULL, inflight[i], 0);
+                pt_json_fixed(&p, NULL, bps[i] / 1e9, 1);
+                rk_buf_puts(&p, "]");
+                if (!p.oom && p.len + 2 >= sizeof r->params) {
+                    p.len = at;
+                    p.s[at] = '\0';
+                    break;
+                }
+                first = 0;
+            }
+            rk_buf_puts(&p, "]}");
+            if ((rc = pt_set_params(r, &p)) != RK_OK)
+                goto out;
         }
     }
 out:

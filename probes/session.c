@@ -152,6 +152,35 @@ void pt_fill_rate(struct probes_result *r, const double *ms, int reps, double sc
     r->reps = reps;
 }
 
+void pt_json_fixed(struct rk_buf *b, const char *key, double v, int decimals)
+{
+    const char last = b->len ? b->s[b->len - 1] : '{';
+    if (last != '{' && last != '[')
+        rk_buf_puts(b, ",");
+    if (key) {
+        rk_json_str(b, key);
+        rk_buf_puts(b, ":");
+    }
+    if (isfinite(v))
+        rk_buf_printf(b, "%.*f", decimals, v);
+    else
+        rk_json_num(b, v); /* null */
+}
+
+int pt_set_params(struct probes_result *r, struct rk_buf *b)
+{
+    int rc = RK_OK;
+    if (b->oom)
+        rc = rk_error(RK_ENOMEM, "out of host memory");
+    else if (b->len >= sizeof r->params)
+        rc = rk_error(RK_EFAIL, "internal error: the params of %s take %zu bytes, more than %zu",
+                      r->name, b->len, sizeof r->params - 1);
+    else
+        memcpy(r->params, b->s, b->len + 1);
+    rk_buf_release(b);
+    return rc;
+}
+
 void probes_output_release(struct probes_output *out)
 {
     if (!out)

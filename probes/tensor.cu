@@ -353,18 +353,19 @@ int pt_peak_tensor(struct probes *s, int t, struct probes_output *out)
              "cuBLASLt GEMM %dx%dx%d, TN, %s inputs on random data, best of %d heuristic "
              "algorithms (each verified), median of %d",
              GEMM_N, GEMM_N, GEMM_N, ty->name, n_algos, reps);
-    if (t == PT_TC_BF16)
-        snprintf(r->params, sizeof r->params,
-                 "{\"m\":%d,\"n\":%d,\"k\":%d,\"layout\":\"TN\",\"algos_tried\":%d,"
-                 "\"algo_rank\":%d,\"workspace_bytes\":%zu,\"cublas_gemmex_tflops\":%.1f,"
-                 "\"ratio_to_cublas\":%.4f}",
-                 GEMM_N, GEMM_N, GEMM_N, n_algos, best, s->workspace_bytes, ref_tflops,
-                 r->value / ref_tflops);
-    else
-        snprintf(r->params, sizeof r->params,
-                 "{\"m\":%d,\"n\":%d,\"k\":%d,\"layout\":\"TN\",\"algos_tried\":%d,"
-                 "\"algo_rank\":%d,\"workspace_bytes\":%zu}",
-                 GEMM_N, GEMM_N, GEMM_N, n_algos, best, s->workspace_bytes);
+    {
+        struct rk_buf p = RK_BUF_INIT;
+        rk_buf_printf(&p,
+                      "{\"m\":%d,\"n\":%d,\"k\":%d,\"layout\":\"TN\",\"algos_tried\":%d,"
+                      "\"algo_rank\":%d,\"workspace_bytes\":%zu",
+                      GEMM_N, GEMM_N, GEMM_N, n_algos, best, s->workspace_bytes);
+        if (t == PT_TC_BF16) {
+            pt_json_fixed(&p, "cublas_gemmex_tflops", ref_tflops, 1);
+            pt_json_fixed(&p, "ratio_to_cublas", r->value / ref_tflops, 4);
+        }
+        rk_buf_puts(&p, "}");
+        rc = pt_set_params(r, &p);
+    }
 out:
     if (pref)
         cublasLtMatmulPreferenceDestroy(pref);

@@ -490,8 +490,8 @@ static void latency_chart(const struct rp_data *d, int dev, struct charts *cs, s
         }
         if (!isfinite(cyc))
             continue;
-        if (rp_json_number(x->params, "from_bytes", &from) ||
-            rp_json_number(x->params, "to_bytes", &to)) {
+        if (rk_json_number(x->params, "from_bytes", &from) ||
+            rk_json_number(x->params, "to_bytes", &to)) {
             from = (double)fmin_b;
             to = (double)fmax_b;
         }

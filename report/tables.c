@@ -515,8 +515,8 @@ static double measured_at(const struct rp_meas *const *g, int n, const char *ker
 {
     for (int i = 0; i < n; i++) {
         double a, b;
-        if (strcmp(g[i]->row->m.kernel, kernel) || rp_json_number(g[i]->row->m.params, "t2", &a) ||
-            rp_json_number(g[i]->row->m.params, "t3", &b))
+        if (strcmp(g[i]->row->m.kernel, kernel) || rk_json_number(g[i]->row->m.params, "t2", &a) ||
+            rk_json_number(g[i]->row->m.params, "t3", &b))
             continue;
         if ((int)a == t2 && (int)b == t3)
             return g[i]->row->m.time_median_ns;
@@ -612,7 +612,7 @@ static void tsm2_params_table(const struct rp_data *d, struct tabs *ts)
         struct model_tsm2_choice gd, ex;
         double t1;
         const char *why = tsm2_gpu(&d->devs[x->dev], m->precision, &g);
-        if (rp_json_number(fast->row->m.params, "t1", &t1) == RK_OK)
+        if (rk_json_number(fast->row->m.params, "t1", &t1) == RK_OK)
             pr.t1 = (int)t1;
         if (!why && !pr.elem_bytes)
             why = "precision has no element size";

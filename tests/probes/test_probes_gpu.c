@@ -175,9 +175,9 @@ static void g3_bandwidth(void **state)
     /* 4-byte loads use the same banks: never above the 16-byte rate, at least half of it */
     assert_true(val("bw_shared_read_32") <= 1.02 * val("bw_shared_read"));
     assert_true(val("bw_shared_read_32") >= 0.5 * val("bw_shared_read"));
-    const char *p = strstr(get("bw_dram_copy")->params, "\"ratio_to_cudamemcpy\":");
-    assert_non_null(p);
-    double ratio = strtod(p + strlen("\"ratio_to_cudamemcpy\":"), NULL);
+    double ratio = 0;
+    assert_int_equal(rk_json_number(get("bw_dram_copy")->params, "ratio_to_cudamemcpy", &ratio),
+                     RK_OK);
     if (!(ratio >= 0.9))
         fail_msg("copy kernel at %.3f of cudaMemcpy", ratio);
     in_range("bw_h2d", 1, 200);
@@ -210,9 +210,10 @@ static void g4_latency(void **state)
     assert_true(val("lat_dram_loaded_ns") > 0);
     const struct probes_result *ld = get("lat_dram_loaded");
     assert_non_null(ld);
-    const char *kg = strstr(ld->params, "\"knee_gbps\":");
-    assert_non_null(kg);
-    const double knee_gbps = strtod(kg + strlen("\"knee_gbps\":"), NULL);
+    double knee_gbps = 0;
+    assert_int_equal(rk_json_number(ld->params, "knee_gbps", &knee_gbps), RK_OK);
+    double curve[64][2];
+    assert_true(rk_json_pairs(ld->params, "points", curve, 64) >= 2);
     assert_true(knee_gbps > 0.6 * val("bw_dram_read") && knee_gbps < 1.2 * val("bw_dram_read"));
 }
 
