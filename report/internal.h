@@ -124,8 +124,6 @@ double rp_to_base(double v, const char *unit, int *ok /* OUT */);
 /* The compute ceiling of `precision` on the CUDA cores by the ceiling policy
  * (analysis_ceiling), or NULL. */
 const struct db_ceiling *rp_peak_ceiling(const struct rp_dev *d, const char *precision);
-/* A number stored under "key" in a flat JSON object; RK_OK or RK_ENODATA. */
-int rp_json_number(const char *json, const char *key, double *out /* OUT */);
 /* Orders measurements by device, precision, m, n, k (0 = same shape). */
 int rp_shape_cmp(const struct rp_meas *a, const struct rp_meas *b);
 /* The charted measurements for which keep() is true, sorted by shape then median

@@ -52,11 +52,6 @@ const struct db_ceiling *rp_peak_ceiling(const struct rp_dev *d, const char *pre
     return analysis_ceiling(&d->a, &j, ANALYSIS_USE_COMPUTE);
 }
 
-int rp_json_number(const char *json, const char *key, double *out)
-{
-    return rk_json_number(json, key, out);
-}
-
 const char *rp_dev_label(const struct rp_data *d, int dev, char *buf, size_t len)
 {
     if (dev < 0 || dev >= d->ndevs)
