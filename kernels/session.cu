@@ -326,12 +326,6 @@ void fill_args(struct kernels_session *s, const long *p, struct kern_args *args)
     args->dev = &s->dev;
 }
 
-int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 size_t round_up(size_t v, size_t to)
 {
     return (v + to - 1) / to * to;
@@ -659,10 +653,9 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     if ((rc = check_output(s, layout, &rel2, &bad2)) != RK_OK)
         goto out;
 
-    qsort(times, (size_t)reps, sizeof *times, cmp_double);
+    r->time_median_ns = model_median(times, (size_t)reps); /* sorts times */
     r->time_min_ns = times[0];
     r->time_max_ns = times[reps - 1];
-    r->time_median_ns = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
     r->reps = reps;
     r->warm = warm;
     r->tolerance =

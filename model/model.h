@@ -776,6 +776,16 @@ int model_ape_summarize(const double *pred, const double *meas, size_t n,
  * (n == 0, non-finite value, pct outside [0, 100]) or RK_ENOMEM. */
 int model_percentile(const double *x, size_t n, double pct, double *out /* OUT */);
 
+/*
+ * The median of a sample of measurements (repetition times, clock samples, a latency
+ * curve's points): sorts v[0..n) in place (so v[0] and v[n - 1] are then its minimum and
+ * maximum) and returns the middle value, or 0.5 * (sum of the two middle values) for an
+ * even n; NaN when n == 0. v must hold no NaN. This is model_percentile(v, n, 50) written as
+ * the measurement code has always computed it; the two can differ in the last bit when the
+ * two middle values are more than a factor 2 apart.
+ */
+double model_median(double *v, size_t n);
+
 /* Geometric mean exp(mean(log x_i)); every x_i must be finite and > 0, else RK_EUSAGE. */
 int model_geomean(const double *x, size_t n, double *out /* OUT */);
 

@@ -4,8 +4,9 @@
  * (DESIGN.md "The model": "Statistics"). The model-validation targets (e.g. a
  * 90th-percentile error) are computed here so that the report and the tests agree.
  *
- * Assumes: inputs are caller-owned arrays that are never modified; the median and
- * percentiles sort a malloc'd copy, freed before returning. No I/O.
+ * Assumes: inputs are caller-owned arrays that are never modified (the median and
+ * percentiles sort a malloc'd copy, freed before returning), except model_median's, which
+ * it sorts in place. No I/O.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -61,6 +62,14 @@ static double sorted_percentile(const double *x, size_t n, double pct)
     size_t hi = lo + 1 < n ? lo + 1 : lo;
     double frac = pos - (double)lo;
     return x[lo] + (x[hi] - x[lo]) * frac;
+}
+
+double model_median(double *v, size_t n)
+{
+    if (!v || n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int model_percentile(const double *x, size_t n, double pct, double *out)

@@ -109,6 +109,8 @@ void pt_stats(const double *v, int n, double *min, double *med, double *max);
  * unit (static strings). */
 void pt_fill_stats(struct probes_result *r, const double *v, int n, const char *kind,
                    const char *level, const char *unit);
+/* The median of v[0..n)'s values that are not NaN (model_median on a copy of at most
+ * PT_MAX_SAMPLES of them; v untouched); NaN when there are none. */
 double pt_median(const double *v, int n);
 
 /* Takes one NVML sample into s->samples (no-op without NVML). */

@@ -23,19 +23,14 @@
  *           bandwidth probes use), else the last one past the L2
  */
 #include "common.h"
+#include "model.h"
 #include "probes.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of the cycles (or ns) of points first..last, sorted in a scratch copy. */
+/* Median of the cycles (or ns) of points first..last (model_median on a scratch copy). */
 static double run_median(const struct probes_point *pts, int first, int last, int want_ns)
 {
     int n = last - first + 1;
@@ -46,8 +41,7 @@ static double run_median(const struct probes_point *pts, int first, int last, in
         return NAN;
     for (int i = 0; i < n; i++)
         v[i] = want_ns ? pts[first + i].ns : pts[first + i].cycles;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    m = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    m = model_median(v, (size_t)n);
     if (v != stack)
         free(v);
     return m;

@@ -9,18 +9,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 double pt_median(const double *v, int n)
 {
@@ -29,10 +24,7 @@ double pt_median(const double *v, int n)
     for (int i = 0; i < n && m < PT_MAX_SAMPLES; i++)
         if (!isnan(v[i]))
             tmp[m++] = v[i];
-    if (m == 0)
-        return NAN;
-    qsort(tmp, (size_t)m, sizeof *tmp, cmp_double);
-    return (m % 2) ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
+    return model_median(tmp, (size_t)m);
 }
 
 void pt_stats(const double *v, int n, double *min, double *med, double *max)

@@ -58,7 +58,7 @@ static double copy_bandwidth(void)
     cudaMemset(src, 1, bytes);
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
-    float all[10];
+    double all[10];
     for (int i = 0; i < 12; i++) {
         cudaEventRecord(e0, 0);
         cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0);
@@ -70,15 +70,7 @@ static double copy_bandwidth(void)
         if (i >= 2 && ms < best)
             best = ms;
     }
-    /* median of 10 */
-    for (int i = 0; i < 10; i++)
-        for (int j = i + 1; j < 10; j++)
-            if (all[j] < all[i]) {
-                float t = all[i];
-                all[i] = all[j];
-                all[j] = t;
-            }
-    ms = 0.5f * (all[4] + all[5]);
+    ms = (float)model_median(all, 10);
     cudaFree(src);
     cudaFree(dst);
     printf("copy: cudaMemcpy D2D 2 GiB: median %.1f GB/s (read+write), best %.1f GB/s\n",

@@ -21,6 +21,7 @@
  *   T4  TSM2: each of HW_MAX, R_SM/R_thread, S_SM/S_thread binds somewhere  004 §3.6.2
  *   T5  TSM2: the field table names every required key; values match the struct
  *   S1  statistics: relative error, MAPE, median, percentile, geomean; inputs untouched
+ *       (model_median sorts its input in place)
  *   D1  measured DRAM curve: utilisation exact at its points, linear in log(bytes) between,
  *       proportional below the first, 1 beyond the last; without a curve Little's law;
  *       model_check_gpu refuses a curve that descends, exceeds 1 or ends below 1
@@ -770,6 +771,13 @@ static void test_s1_stats(void **state)
     assert_int_equal(model_percentile(x, 1, 90.0, &v), RK_OK);
     assert_true(close_to(v, 4.0, 1e-12));
     assert_true(x[0] == 4 && x[1] == 1);
+
+    double m4[] = {4, 1, 3, 2}, m3[] = {3, 1, 2}, m2[] = {0.1, 10};
+    assert_true(model_median(m4, 4) == 2.5); /* the mean of the two middle values */
+    assert_true(m4[0] == 1 && m4[1] == 2 && m4[2] == 3 && m4[3] == 4); /* sorted in place */
+    assert_true(model_median(m3, 3) == 2);
+    assert_true(model_median(m2, 2) == 0.5 * (0.1 + 10));
+    assert_true(isnan(model_median(m3, 0)));
 
     double g[] = {1, 10, 100};
     assert_int_equal(model_geomean(g, 3, &v), RK_OK);
