@@ -125,14 +125,15 @@ void rk_counters_note(const struct rk_counters *c, struct db *db, int64_t captur
 int rk_counters_status(const struct rk_counters *c, long measured);
 
 /* cli/shared.c: what several subcommands need alike. */
-struct kernels_device;
+struct rk_gpu;
 struct db_device;
 struct db_ceiling;
-/* The database row of a kernels/ session's GPU (pointers into d and host, not copies). */
-void rk_device_row(const struct kernels_device *d, const char *host, struct db_device *dv);
+/* The database row of a session's GPU, probes/ or kernels/ (pointers into d and host, not
+ * copies). */
+void rk_device_row(const struct rk_gpu *d, const char *host, struct db_device *dv);
 /* Stores that GPU (with this host's name) in ctx->db and begins a capture of `kind` on it:
  * RK_OK with *capture, or the database's error (printed). */
-int rk_begin_device_capture(struct rk_ctx *ctx, const struct kernels_device *d, int kind,
+int rk_begin_device_capture(struct rk_ctx *ctx, const struct rk_gpu *d, int kind,
                             int64_t *capture /* OUT */);
 struct kernels_kernel;
 struct kernels_shape;

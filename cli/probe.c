@@ -1,10 +1,11 @@
 /*
  * cli/probe.c - `roofkit probe`: measures the GPU's ceilings with probes/ and
- * stores them as one capture (DESIGN.md: ceiling, latency_point).
+ * stores them as one capture (the database's ceiling and latency_point rows).
  *
  * Order matters: the GPU is opened BEFORE anything is written, so a machine with no
  * GPU gets one line, exit code RK_ENOGPU (4) and an untouched database. Then the
- * device row is upserted, a capture begun (status running), and each probe's
+ * device row is upserted and a capture begun (status running) as run and tune do
+ * (rk_begin_device_capture), and each probe's
  * results stored as they come: each ceiling is one insert (its own transaction),
  * the latency curve one transaction. A failing probe is reported and the others
  * still run (the capture ends `failed`, the exit code is the first failure's);
@@ -21,11 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#ifndef RK_VERSION
-#define RK_VERSION "0.0.0"
-#endif
 
 static void list_probes(FILE *to)
 {
@@ -34,35 +30,6 @@ static void list_probes(FILE *to)
         const struct probes_info *p = probes_get(i);
         fprintf(to, "%-18s %-10s %s\n", p->name, probes_group_name(p->group), p->summary);
     }
-}
-
-static int store_device(struct db *db, const struct probes_device *d, int64_t *id)
-{
-    char host[256] = "";
-    struct db_device row;
-
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
-    memset(&row, 0, sizeof row);
-    row.name = d->name;
-    row.uuid = d->uuid;
-    row.pci_bus_id = d->pci_bus_id;
-    row.cc_major = d->cc_major;
-    row.cc_minor = d->cc_minor;
-    row.sm_count = d->sm_count;
-    row.sm_clock_mhz = d->max_sm_clock_mhz;
-    row.mem_clock_mhz = d->mem_clock_mhz;
-    row.bus_width_bits = d->bus_width_bits;
-    row.l2_bytes = d->l2_bytes;
-    row.memory_bytes = d->global_mem_bytes;
-    row.smem_per_sm_bytes = d->smem_per_sm_bytes;
-    row.smem_per_block_optin_bytes = d->smem_per_block_optin_bytes;
-    row.regs_per_sm = d->regs_per_sm;
-    row.max_threads_per_sm = d->max_threads_per_sm;
-    row.driver_version = d->driver_version;
-    row.runtime_version = d->runtime_version;
-    row.host = host[0] ? host : NULL;
-    return db_device_upsert(db, &row, id);
 }
 
 /* Stores results [first, out->n_results) and points [first_pt, out->n_points). */
@@ -132,7 +99,7 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
     unsigned char *sel = NULL;
     struct probes *s = NULL;
     struct probes_output out = {0};
-    int64_t device_id = 0, capture = 0;
+    int64_t capture = 0;
 
     if (rk_wants_help(argc, argv)) {
         rk_print_usage(rk_find_command("probe"), stdout);
@@ -177,10 +144,7 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
         goto out;
     if ((rc = rk_ctx_open_db(ctx, 1)) != RK_OK)
         goto out;
-    if ((rc = store_device(ctx->db, probes_device(s), &device_id)) != RK_OK)
-        goto out;
-    if ((rc = db_capture_begin(ctx->db, device_id, DB_CAPTURE_PROBE, ctx->cmdline, RK_VERSION,
-                               &capture)) != RK_OK)
+    if ((rc = rk_begin_device_capture(ctx, probes_device(s), DB_CAPTURE_PROBE, &capture)) != RK_OK)
         goto out;
     rk_info("probing %s (device %d, %d probes%s) into capture %lld of %s", probes_device(s)->name,
             ctx->device, n_sel, quick ? ", quick" : "", (long long)capture, ctx->db_path);

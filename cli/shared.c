@@ -19,7 +19,7 @@
 #define RK_VERSION "0.0.0"
 #endif
 
-void rk_device_row(const struct kernels_device *d, const char *host, struct db_device *dv)
+void rk_device_row(const struct rk_gpu *d, const char *host, struct db_device *dv)
 {
     memset(dv, 0, sizeof *dv);
     dv->name = d->name;
@@ -32,9 +32,9 @@ void rk_device_row(const struct kernels_device *d, const char *host, struct db_d
     dv->mem_clock_mhz = d->mem_clock_mhz;
     dv->bus_width_bits = d->bus_width_bits;
     dv->l2_bytes = d->l2_bytes;
-    dv->memory_bytes = (int64_t)d->total_mem;
-    dv->smem_per_sm_bytes = (int)d->smem_per_sm;
-    dv->smem_per_block_optin_bytes = (int)d->smem_per_block_optin;
+    dv->memory_bytes = d->memory_bytes;
+    dv->smem_per_sm_bytes = d->smem_per_sm_bytes;
+    dv->smem_per_block_optin_bytes = d->smem_per_block_optin_bytes;
     dv->regs_per_sm = d->regs_per_sm;
     dv->max_threads_per_sm = d->max_threads_per_sm;
     dv->driver_version = d->driver_version;
@@ -78,8 +78,7 @@ void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct k
     m->correlation_id = -1;
 }
 
-int rk_begin_device_capture(struct rk_ctx *ctx, const struct kernels_device *d, int kind,
-                            int64_t *capture)
+int rk_begin_device_capture(struct rk_ctx *ctx, const struct rk_gpu *d, int kind, int64_t *capture)
 {
     struct db_device dv;
     char host[256] = "";

@@ -192,7 +192,7 @@ struct tune_extra {
  * device, no probe capture, a ceiling missing) or RK_EDB. *x gets the ceilings beyond the
  * TSM2 model's GPU that the tcf model uses.
  */
-static int load_gpu(struct rk_ctx *ctx, const struct kernels_device *kd, int prec,
+static int load_gpu(struct rk_ctx *ctx, const struct rk_gpu *kd, int prec,
                     struct analysis_device *d, struct model_gpu *g, struct tune_extra *x)
 {
     int rc;
@@ -438,7 +438,7 @@ struct tune_result {
     const struct tune_opts *o;
     const struct kernels_tune_space *sp;
     const struct tune_state *st;
-    const struct kernels_device *dev;
+    const struct rk_gpu *dev;
     int64_t capture, probe_capture;
     long configurations;
     double regs_fixed;

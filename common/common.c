@@ -1,7 +1,7 @@
 /*
- * common.c - error printing, progress, number and name-list parsing and a monotonic clock shared by
- * all modules. Assumes one thread prints at a time (roofkit's host code is single-threaded apart
- * from CUPTI callbacks, which never print progress).
+ * common.c - error printing, progress, number and name-list parsing, a monotonic clock and a GPU
+ * UUID's text, shared by all modules. Assumes one thread prints at a time (roofkit's host code is
+ * single-threaded apart from CUPTI callbacks, which never print progress).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, strndup */
 #include "common.h"
@@ -216,6 +216,14 @@ void rk_free_name_list(char **names, int n)
     for (int i = 0; i < n; i++)
         free(names[i]);
     free(names);
+}
+
+void rk_gpu_uuid(const unsigned char bytes[16], char *out, size_t len)
+{
+    const unsigned char *u = bytes;
+    snprintf(out, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
 }
 
 int rk_parse_long_list(const char *s, long **out, int *n)

@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,6 +92,34 @@ int rk_parse_long(const char *s, long *out /* OUT */);
 int rk_parse_name_list(const char *s, char ***out /* OUT */, int *n /* OUT */);
 void rk_free_name_list(char **names, int n);
 int rk_parse_long_list(const char *s, long **out /* OUT */, int *n /* OUT */);
+
+/*
+ * What a CUDA device is, as probes/ and kernels/ read it when they open it (rk_gpu_read in
+ * gpu.h fills it from cudaGetDeviceProperties and the device attributes) and as cli/ stores it
+ * in the database's device row. Plain C: code without the CUDA toolkit's headers includes it.
+ */
+struct rk_gpu {
+    int index;           /* CUDA device index */
+    char name[256];      /* "NVIDIA H100 80GB HBM3" */
+    char uuid[48];       /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (rk_gpu_uuid) */
+    char pci_bus_id[32]; /* "0000:19:00.0" */
+    int cc_major, cc_minor;
+    int sm_count;
+    int sm_clock_mhz;  /* peak SM clock (cudaDevAttrClockRate) */
+    int mem_clock_mhz; /* peak memory clock (cudaDevAttrMemoryClockRate) */
+    int bus_width_bits;
+    int64_t l2_bytes;
+    int64_t memory_bytes; /* global memory */
+    int smem_per_sm_bytes;
+    int smem_per_block_optin_bytes;
+    int regs_per_sm;
+    int max_threads_per_sm;
+    int driver_version, runtime_version; /* 13000 = 13.0 */
+};
+
+/* Writes a device's 16 UUID bytes as NVIDIA prints them ("GPU-" then 8-4-4-4-12 lowercase hex
+ * digits, as nvidia-smi -L) into out (at least 41 bytes; shorter is truncated). */
+void rk_gpu_uuid(const unsigned char bytes[16], char *out, size_t len);
 
 /* Programmer errors only (never bad input): prints file:line and aborts. */
 #define RK_BUG(msg) rk_bug(__FILE__, __LINE__, (msg))

@@ -33,7 +33,7 @@ struct kern_args {
     size_t ws_bytes;
     cudaStream_t stream;
     cublasHandle_t cublas;
-    const struct kernels_device *dev;
+    const struct rk_gpu *dev;
 };
 
 /* What one timed call launched, for the measurement row. */
@@ -97,7 +97,7 @@ int kern_check_launch(const char *what);
 int kern_check_block(const void *func, unsigned threads, const char *name);
 
 /* Raises a kernel's dynamic shared memory limit when it needs more than 48 KB. */
-int kern_smem_optin(const void *func, size_t bytes, const struct kernels_device *dev);
+int kern_smem_optin(const void *func, size_t bytes, const struct rk_gpu *dev);
 
 /* The launchers (tsm2.cu, seed000.cu, seed001.cu, seed002.cu, seed003.cu, regtile.cu, cublas.c). */
 extern const struct kern_ops kern_tsm2_v0, kern_tsm2_v1, kern_tsm2_v2, kern_tsm2_v3;

@@ -31,7 +31,8 @@
 
 #include <stddef.h>
 
-#include "model.h" /* enum model_kernel_family, struct model_cost */
+#include "common.h" /* struct rk_gpu */
+#include "model.h"  /* enum model_kernel_family, struct model_cost */
 
 #ifdef __cplusplus
 extern "C" {
@@ -202,22 +203,6 @@ int kernels_cost(const struct kernels_kernel *k, int prec, const struct kernels_
 /* Writes {"name":value,...} for the kernel's parameters into buf. */
 void kernels_params_json(const struct kernels_kernel *k, const long *params, char *buf, size_t len);
 
-/* What the device is; filled by kernels_session_open. */
-struct kernels_device {
-    int ordinal;
-    char name[256];
-    char uuid[48]; /* "GPU-xxxxxxxx-xxxx-..." */
-    int cc_major, cc_minor;
-    int sm_count;
-    long l2_bytes;
-    long smem_per_sm, smem_per_block_optin;
-    int regs_per_sm, max_threads_per_sm;
-    size_t total_mem;
-    int sm_clock_mhz, mem_clock_mhz, bus_width_bits; /* peak clocks; 0 if unknown */
-    char pci_bus_id[32];
-    int driver_version, runtime_version;
-};
-
 struct kernels_session;
 
 /*
@@ -228,7 +213,8 @@ struct kernels_session;
 int kernels_session_open(int ordinal, unsigned long long seed,
                          struct kernels_session **out /* OUT */);
 void kernels_session_close(struct kernels_session *s); /* NULL is fine */
-const struct kernels_device *kernels_session_device(const struct kernels_session *s);
+/* What the device is, read by kernels_session_open (common's rk_gpu_read). */
+const struct rk_gpu *kernels_session_device(const struct kernels_session *s);
 
 /*
  * Bytes of GPU memory that preparing this precision and shape needs, workspace

@@ -192,7 +192,7 @@ int resolve_stso(const struct kern_args *a, long *p, char *why, size_t len)
 {
     if (p[0] < 1 || p[0] > 32)
         return kern_why(why, len, "block_size must be 1..32 (block_size^2 <= 1024 threads)");
-    if (a->dev && 2 * p[0] * p[0] * (long)kern_elem(a->prec) > a->dev->smem_per_block_optin)
+    if (a->dev && 2 * p[0] * p[0] * (long)kern_elem(a->prec) > a->dev->smem_per_block_optin_bytes)
         return kern_why(why, len, "tiles exceed the shared memory per block");
     return RK_OK;
 }
@@ -215,11 +215,12 @@ int resolve_stmvb(const struct kern_args *a, long *p, char *why, size_t len)
         return kern_why(why, len, "block_size must be 1..32 (block_size^2 <= 1024 threads)");
     if (!is_pow2_upto8(p[1]))
         return kern_why(why, len, "parallel must be 1, 2, 4 or 8, not %ld", p[1]);
-    if (a->dev && 2 * p[1] * p[0] * p[0] * (long)kern_elem(a->prec) > a->dev->smem_per_block_optin)
+    if (a->dev &&
+        2 * p[1] * p[0] * p[0] * (long)kern_elem(a->prec) > a->dev->smem_per_block_optin_bytes)
         return kern_why(why, len,
-                        "2 x parallel x block_size^2 elements exceed the %ld bytes of "
+                        "2 x parallel x block_size^2 elements exceed the %d bytes of "
                         "shared memory per block",
-                        a->dev->smem_per_block_optin);
+                        a->dev->smem_per_block_optin_bytes);
     return RK_OK;
 }
 

@@ -118,9 +118,10 @@ int resolve_tiled(const struct kern_args *a, long *p, char *why, size_t len)
         return kern_why(why, len, "thread block %ld x %ld exceeds 1024 threads", bx, by);
     if (tk < 1)
         return kern_why(why, len, "tiledim_k must be at least 1");
-    if (a->dev && (tm * tk + tk * tn) * (long)kern_elem(a->prec) > a->dev->smem_per_block_optin)
-        return kern_why(why, len, "tiles need more shared memory than the %ld bytes per block",
-                        a->dev->smem_per_block_optin);
+    if (a->dev &&
+        (tm * tk + tk * tn) * (long)kern_elem(a->prec) > a->dev->smem_per_block_optin_bytes)
+        return kern_why(why, len, "tiles need more shared memory than the %d bytes per block",
+                        a->dev->smem_per_block_optin_bytes);
     return RK_OK;
 }
 

@@ -23,6 +23,7 @@
  *     it is timed.
  */
 #include "common.h"
+#include "gpu.h"
 #include "internal.h"
 
 #include <cuda_runtime.h>
@@ -34,7 +35,7 @@
 #include <string.h>
 
 struct kernels_session {
-    struct kernels_device dev;
+    struct rk_gpu dev;
     cudaStream_t stream;
     cublasHandle_t cublas;
     cudaEvent_t ev_start, ev_stop;
@@ -87,13 +88,13 @@ extern "C" int kern_check_block(const void *func, unsigned threads, const char *
     return RK_OK;
 }
 
-extern "C" int kern_smem_optin(const void *func, size_t bytes, const struct kernels_device *dev)
+extern "C" int kern_smem_optin(const void *func, size_t bytes, const struct rk_gpu *dev)
 {
     if (bytes <= 48 * 1024)
         return RK_OK;
-    if ((long)bytes > dev->smem_per_block_optin)
-        return rk_error(RK_EUSAGE, "%zu bytes of shared memory per block exceed the device's %ld",
-                        bytes, dev->smem_per_block_optin);
+    if ((long)bytes > dev->smem_per_block_optin_bytes)
+        return rk_error(RK_EUSAGE, "%zu bytes of shared memory per block exceed the device's %d",
+                        bytes, dev->smem_per_block_optin_bytes);
     RK_CUDA(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return RK_OK;
 }
@@ -359,7 +360,6 @@ const char *kernels_layout_name(int layout)
 int kernels_session_open(int ordinal, unsigned long long seed, struct kernels_session **out)
 {
     struct kernels_session *s = NULL;
-    struct cudaDeviceProp prop;
     int count = 0, rc = RK_OK;
     cudaError_t cerr;
     cublasStatus_t st;
@@ -378,43 +378,8 @@ int kernels_session_open(int ordinal, unsigned long long seed, struct kernels_se
         return rk_error(RK_ENOMEM, "out of host memory");
     s->seed = seed;
     RK_CUDA(cudaSetDevice(ordinal));
-    cerr = cudaGetDeviceProperties(&prop, ordinal);
-    if (cerr != cudaSuccess) {
-        rc = rk_error(RK_ECUDA, "cudaGetDeviceProperties failed: %s", cudaGetErrorString(cerr));
+    if ((rc = rk_gpu_read(ordinal, &s->dev)) != RK_OK)
         goto out;
-    }
-    s->dev.ordinal = ordinal;
-    snprintf(s->dev.name, sizeof s->dev.name, "%s", prop.name);
-    {
-        const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
-        snprintf(s->dev.uuid, sizeof s->dev.uuid,
-                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-                 u[14], u[15]);
-    }
-    s->dev.cc_major = prop.major;
-    s->dev.cc_minor = prop.minor;
-    s->dev.sm_count = prop.multiProcessorCount;
-    s->dev.l2_bytes = prop.l2CacheSize;
-    s->dev.smem_per_sm = (long)prop.sharedMemPerMultiprocessor;
-    s->dev.smem_per_block_optin = (long)prop.sharedMemPerBlockOptin;
-    s->dev.regs_per_sm = prop.regsPerMultiprocessor;
-    s->dev.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-    s->dev.total_mem = prop.totalGlobalMem;
-    {
-        int v = 0;
-        if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, ordinal) == cudaSuccess)
-            s->dev.sm_clock_mhz = v / 1000;
-        if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, ordinal) == cudaSuccess)
-            s->dev.mem_clock_mhz = v / 1000;
-        if (cudaDeviceGetAttribute(&v, cudaDevAttrGlobalMemoryBusWidth, ordinal) == cudaSuccess)
-            s->dev.bus_width_bits = v;
-        if (cudaDeviceGetPCIBusId(s->dev.pci_bus_id, (int)sizeof s->dev.pci_bus_id, ordinal) !=
-            cudaSuccess)
-            s->dev.pci_bus_id[0] = '\0';
-    }
-    cudaDriverGetVersion(&s->dev.driver_version);
-    cudaRuntimeGetVersion(&s->dev.runtime_version);
 
 #define TRY(call)                                                                                  \
     do {                                                                                           \
@@ -488,7 +453,7 @@ void kernels_session_close(struct kernels_session *s)
     free(s);
 }
 
-const struct kernels_device *kernels_session_device(const struct kernels_session *s)
+const struct rk_gpu *kernels_session_device(const struct kernels_session *s)
 {
     return &s->dev;
 }

@@ -964,7 +964,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         return kern_why(why, len, "t1 (%ld) must be a multiple of t3 (%ld)", t1, t3);
     if (a->m <= 0)
         return RK_OK; /* no shape yet: static checks only */
-    if (uses_rows(v, p) && rows_smem(a, p) > (size_t)a->dev->smem_per_block_optin)
+    if (uses_rows(v, p) && rows_smem(a, p) > (size_t)a->dev->smem_per_block_optin_bytes)
         p[P_APIPE] = 1; /* B does not fit whole: the cp.async ring, stored as what ran */
 
     size_t smem;
@@ -977,9 +977,9 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
                         "t1 = %ld exceeds the %d threads per block this kernel allows "
                         "with its %d registers",
                         t1, attr.maxThreadsPerBlock, attr.numRegs);
-    if (smem > (size_t)a->dev->smem_per_block_optin)
-        return kern_why(why, len, "the tiles need %zu bytes of shared memory per block (limit %ld)",
-                        smem, a->dev->smem_per_block_optin);
+    if (smem > (size_t)a->dev->smem_per_block_optin_bytes)
+        return kern_why(why, len, "the tiles need %zu bytes of shared memory per block (limit %d)",
+                        smem, a->dev->smem_per_block_optin_bytes);
     int per_sm = 0;
     if (kern_smem_optin(f, smem, a->dev) != RK_OK ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)t1, smem) != cudaSuccess ||

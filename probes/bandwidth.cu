@@ -172,10 +172,10 @@ int pt_alloc_dram(struct probes *s)
     if (bytes < ((size_t)1 << 30))
         bytes = (size_t)1 << 30;
     bytes = (bytes + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
-    if ((size_t)s->dev.global_mem_bytes < 4 * bytes)
+    if ((size_t)s->dev.memory_bytes < 4 * bytes)
         return rk_error(RK_ENOMEM,
                         "the DRAM probes need 3 buffers of %zu MiB; the GPU has %lld MiB",
-                        bytes >> 20, (long long)(s->dev.global_mem_bytes >> 20));
+                        bytes >> 20, (long long)(s->dev.memory_bytes >> 20));
     for (int i = 0; i < 3; i++)
         RK_CUDA(cudaMalloc(&s->dram[i], bytes));
     s->dram_bytes = bytes;

@@ -223,7 +223,7 @@ static int run_peak(struct probes *s, const char *name, const char *prec, const 
         goto out;
     /* Iterations for about target_ms at the datasheet rate (64 lanes if unknown). */
     est_rate = (double)s->dev.sm_count * (lanes ? lanes : 64) * flops_per_fma *
-               s->dev.max_sm_clock_mhz * 1e6;
+               s->dev.sm_clock_mhz * 1e6;
     j.iters = (int)(est_rate * target_ms * 1e-3 /
                     ((double)j.grid * PEAK_BLOCK * CHAINS * UNROLL * flops_per_fma));
     if (j.iters < 1)

@@ -42,7 +42,7 @@ struct pt_samples {
 };
 
 struct probes {
-    struct probes_device dev;
+    struct rk_gpu dev;
     int quick;
     cudaStream_t stream;
     cudaEvent_t ev[PT_MAX_REPS + 1];
@@ -85,7 +85,7 @@ struct probes {
 struct pt_probe {
     struct probes_info info;
     /* NULL when runnable, else why not; may be NULL (always runnable) */
-    const char *(*waive)(const struct probes_device *dev, int arg);
+    const char *(*waive)(const struct rk_gpu *dev, int arg);
     int (*run)(struct probes *s, int arg, struct probes_output *out);
     int arg; /* which precision or direction the run function measures */
 };

@@ -291,9 +291,9 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
     double mhz = 0;
     (void)arg;
 
-    if ((size_t)s->dev.global_mem_bytes < (size_t)max_fp + ((size_t)512 << 20))
+    if ((size_t)s->dev.memory_bytes < (size_t)max_fp + ((size_t)512 << 20))
         return rk_error(RK_ENOMEM, "the pointer chase needs a 2 GiB buffer; the GPU has %lld MiB",
-                        (long long)(s->dev.global_mem_bytes >> 20));
+                        (long long)(s->dev.memory_bytes >> 20));
     if (!s->chase) {
         PT_CUDA(cudaMalloc(&s->chase, (size_t)max_fp));
         s->chase_bytes = (size_t)max_fp;

@@ -31,30 +31,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common.h" /* struct rk_gpu */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* What the session read off the device when it opened it. */
-struct probes_device {
-    int index;           /* CUDA device index */
-    char name[256];      /* "NVIDIA H100 80GB HBM3" */
-    char uuid[48];       /* "GPU-xxxxxxxx-xxxx-..." */
-    char pci_bus_id[32]; /* "0000:19:00.0" */
-    int cc_major, cc_minor;
-    int sm_count;
-    int max_sm_clock_mhz; /* peak SM clock (cudaDevAttrClockRate) */
-    int mem_clock_mhz;    /* peak memory clock (cudaDevAttrMemoryClockRate) */
-    int bus_width_bits;
-    int64_t l2_bytes;
-    int64_t global_mem_bytes;
-    int smem_per_sm_bytes;
-    int smem_per_block_optin_bytes;
-    int regs_per_sm;
-    int max_threads_per_sm;
-    int driver_version, runtime_version; /* 13000 = 13.0 */
-    int nvml_ok;                         /* 1 when NVML was loaded and found this device */
-};
 
 enum probes_group {
     PROBES_BANDWIDTH = 1 << 0,
@@ -138,7 +119,8 @@ int probes_gpu_count(char *why, size_t len);
  */
 int probes_open(int index, int quick, struct probes **out /* OUT */);
 void probes_close(struct probes *s);
-const struct probes_device *probes_device(const struct probes *s);
+/* What the session read off the device when it opened it (common's rk_gpu_read). */
+const struct rk_gpu *probes_device(const struct probes *s);
 
 /*
  * NULL when the session's GPU can run probe i; otherwise why it is waived

@@ -11,18 +11,18 @@
 #include <math.h>
 #include <string.h>
 
-static const char *need_cc(const struct probes_device *d, int major, int minor, const char *why)
+static const char *need_cc(const struct rk_gpu *d, int major, int minor, const char *why)
 {
     return (d->cc_major > major || (d->cc_major == major && d->cc_minor >= minor)) ? NULL : why;
 }
 
-static const char *waive_bf16(const struct probes_device *d, int arg)
+static const char *waive_bf16(const struct rk_gpu *d, int arg)
 {
     (void)arg;
     return need_cc(d, 8, 0, "bf16 arithmetic needs compute capability 8.0");
 }
 
-static const char *waive_tensor(const struct probes_device *d, int arg)
+static const char *waive_tensor(const struct rk_gpu *d, int arg)
 {
     switch (arg) {
     case PT_TC_BF16:

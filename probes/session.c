@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "gpu.h"
 #include "model.h"
 
 #include <math.h>
@@ -55,7 +56,7 @@ double pt_clock_seen(struct probes *s)
     double c = s->samples ? pt_median(s->samples->clock_mhz, s->samples->n) : NAN;
     if (!isnan(c) && c > 0)
         return c;
-    return s->measured_clock_mhz > 0 ? s->measured_clock_mhz : s->dev.max_sm_clock_mhz;
+    return s->measured_clock_mhz > 0 ? s->measured_clock_mhz : s->dev.sm_clock_mhz;
 }
 
 double pt_mem_clock_seen(struct probes *s)
@@ -182,56 +183,9 @@ void probes_output_release(struct probes_output *out)
     memset(out, 0, sizeof *out);
 }
 
-const struct probes_device *probes_device(const struct probes *s)
+const struct rk_gpu *probes_device(const struct probes *s)
 {
     return &s->dev;
-}
-
-static int attr(int *v, enum cudaDeviceAttr a, int dev)
-{
-    RK_CUDA(cudaDeviceGetAttribute(v, a, dev));
-    return RK_OK;
-}
-
-static int read_device(struct probes_device *d, int index)
-{
-    struct cudaDeviceProp p;
-    int v, rc = RK_OK;
-
-    RK_CUDA(cudaGetDeviceProperties(&p, index));
-    d->index = index;
-    snprintf(d->name, sizeof d->name, "%s", p.name);
-    snprintf(d->uuid, sizeof d->uuid,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             (unsigned char)p.uuid.bytes[0], (unsigned char)p.uuid.bytes[1],
-             (unsigned char)p.uuid.bytes[2], (unsigned char)p.uuid.bytes[3],
-             (unsigned char)p.uuid.bytes[4], (unsigned char)p.uuid.bytes[5],
-             (unsigned char)p.uuid.bytes[6], (unsigned char)p.uuid.bytes[7],
-             (unsigned char)p.uuid.bytes[8], (unsigned char)p.uuid.bytes[9],
-             (unsigned char)p.uuid.bytes[10], (unsigned char)p.uuid.bytes[11],
-             (unsigned char)p.uuid.bytes[12], (unsigned char)p.uuid.bytes[13],
-             (unsigned char)p.uuid.bytes[14], (unsigned char)p.uuid.bytes[15]);
-    RK_CUDA(cudaDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, index));
-    d->cc_major = p.major;
-    d->cc_minor = p.minor;
-    d->sm_count = p.multiProcessorCount;
-    d->l2_bytes = p.l2CacheSize;
-    d->global_mem_bytes = (int64_t)p.totalGlobalMem;
-    d->bus_width_bits = p.memoryBusWidth;
-    d->smem_per_sm_bytes = (int)p.sharedMemPerMultiprocessor;
-    d->smem_per_block_optin_bytes = (int)p.sharedMemPerBlockOptin;
-    d->regs_per_sm = p.regsPerMultiprocessor;
-    d->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
-    /* CUDA 13: the clocks are attributes only (kHz). */
-    if ((rc = attr(&v, cudaDevAttrClockRate, index)) != RK_OK)
-        return rc;
-    d->max_sm_clock_mhz = v / 1000;
-    if ((rc = attr(&v, cudaDevAttrMemoryClockRate, index)) != RK_OK)
-        return rc;
-    d->mem_clock_mhz = v / 1000;
-    RK_CUDA(cudaDriverGetVersion(&d->driver_version));
-    RK_CUDA(cudaRuntimeGetVersion(&d->runtime_version));
-    return RK_OK;
 }
 
 int probes_gpu_count(char *why, size_t len)
@@ -284,7 +238,7 @@ int probes_open(int index, int quick, struct probes **out)
                       cudaGetErrorString(e));
         goto out;
     }
-    if ((rc = read_device(&s->dev, index)) != RK_OK)
+    if ((rc = rk_gpu_read(index, &s->dev)) != RK_OK)
         goto out;
     if (cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess) {
         rc = rk_error(RK_ECUDA, "cannot create a CUDA stream on device %d", index);
@@ -295,8 +249,7 @@ int probes_open(int index, int quick, struct probes **out)
             rc = rk_error(RK_ECUDA, "cannot create CUDA events on device %d", index);
             goto out;
         }
-    s->dev.nvml_ok = pt_nvml_open(&s->nvml, s->dev.pci_bus_id) == 0;
-    if (!s->dev.nvml_ok)
+    if (pt_nvml_open(&s->nvml, s->dev.pci_bus_id) != 0)
         rk_warn("NVML (libnvidia-ml.so.1) is not available: clocks, power and temperature "
                 "are not stored; theoretical ceilings use the SM clock measured with clock64");
 out:

@@ -193,8 +193,8 @@ int main(int argc, char **argv)
     rc = kernels_session_open(0, 0x5eedULL, &s);
     if (rc != RK_OK)
         return rc;
-    printf("device: %s, %d SMs, L2 %ld B\n", kernels_session_device(s)->name,
-           kernels_session_device(s)->sm_count, kernels_session_device(s)->l2_bytes);
+    printf("device: %s, %d SMs, L2 %lld B\n", kernels_session_device(s)->name,
+           kernels_session_device(s)->sm_count, (long long)kernels_session_device(s)->l2_bytes);
     if (do_copy)
         copy_bandwidth();
 
