@@ -3,8 +3,8 @@
  * the kernels/ harness and collect/, kept apart from run.c so that a CPU test drives it with
  * collect's fake backend and a real database.
  *
- * How a measured configuration gets its counters (issue 5: "timing repetitions never run under
- * replay; counter passes are separate"):
+ * How a measured configuration gets its counters (timing repetitions never run under replay;
+ * counter passes are separate):
  *   1. run.c times the configuration with kernels_session_measure (CUDA events, no CUPTI);
  *   2. it launches it once more per single-pass group of the metrics (rk_counters_groups: 2
  *      for the default set on GH100, hardware counters and SASS-patched ones) with
@@ -20,10 +20,10 @@
  *   3. the values become db_metric rows (alias and raw CUPTI name, unit) inserted with the
  *      measurement in its one transaction.
  *
- * Degrading (CUPTI.md §5): when a session cannot read counters (no permission, virtual GPU,
- * another profiler holds CUPTI) the timing is stored anyway and no later configuration tries
- * again. With the default set one warning says why; with metrics named on the command line the
- * run ends with RK_ECUPTI instead, after storing everything. The capture's note keeps the mode.
+ * Degrading: when a session cannot read counters (no permission, virtual GPU, another
+ * profiler holds CUPTI) the timing is stored anyway and no later configuration tries again.
+ * With the default set one warning says why; with metrics named on the command line the run
+ * ends with RK_ECUPTI instead, after storing everything. The capture's note keeps the mode.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"

@@ -1,6 +1,6 @@
 /*
- * backend.h - collect/'s internal interface to CUPTI (not part of the public API; see
- * ../shared/CUPTI.md §6). One function table, two implementations:
+ * backend.h - collect/'s internal interface to CUPTI (not part of the public API). One
+ * function table, two implementations:
  *   backend_cupti.cpp  the real one (Activity, callbacks, Range Profiler, host evaluation);
  *   tests' fake        replays scripted records and injects CUPTI error codes.
  * session.c holds every decision (which launch is recorded, when a counter batch is decoded,

@@ -3,12 +3,11 @@
  * kernel records, the Range Profiler (AutoRange + KernelReplay) and host-side evaluation.
  *
  * It is roofkit's only C++ file because cupti_profiler_host.h includes <string> and does not
- * compile as C (../shared/CUPTI.md §5 "C compatibility"); everything it exports is extern "C"
- * and it keeps no C++ types in its interface. It also demangles names with
- * abi::__cxa_demangle.
+ * compile as C; everything it exports is extern "C" and it keeps no C++ types in its
+ * interface. It also demangles names with abi::__cxa_demangle.
  *
  * Assumes CUDA 13 / CUPTI 13 (CUPTI_API_VERSION >= 130001): the Event and Metric APIs are gone,
- * the cuptiProfiler* session calls are deprecated, the Range Profiler is current (CUPTI.md §1).
+ * the cuptiProfiler* session calls are deprecated, the Range Profiler is current.
  * Needs no libcuda at link time: contexts come from callbacks, devices from cuptiGetDeviceId.
  * Every call is checked; failures return the CUPTI result code for session.c to decide on.
  */
@@ -634,7 +633,7 @@ int cupti_prof_enable(void *ctx_, const char *const *raw, int n, int max_ranges,
             goto out;
         }
     {
-        /* The availability query must come before the profiler is enabled (CUPTI.md §5). */
+        /* The availability query must come before the profiler is enabled. */
         auto ca = PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
         ca.ctx = ctx;
         if ((rc = cuptiProfilerGetCounterAvailability(&ca)) != CUPTI_SUCCESS)

@@ -18,13 +18,13 @@
  *      collect_replay_merge).
  *
  * Timing rule: a counter session replays each kernel once per pass and CUPTI reports no
- * Activity timestamps while the range profiler is on (../shared/CUPTI.md §5); in counter mode
- * a launch's duration is the counter gpu__time_duration.sum. Callers that want event timings
- * run their timed repetitions outside any session.
+ * Activity timestamps while the range profiler is on; in counter mode a launch's duration is
+ * the counter gpu__time_duration.sum. Callers that want event timings run their timed
+ * repetitions outside any session.
  *
- * Degrading (CUPTI.md §5 "Degrading cleanly"): a session never fails the program it watches.
- * Without counter permission, on a virtual GPU or an unsupported device it records timing
- * only; when CUPTI cannot trace at all (another tool such as ncu holds it) it records nothing.
+ * Degrading cleanly: a session never fails the program it watches. Without counter
+ * permission, on a virtual GPU or an unsupported device it records timing only; when CUPTI
+ * cannot trace at all (another tool such as ncu holds it) it records nothing.
  * The result says which mode ran and why.
  *
  * Thread-safety: the session's bookkeeping is locked; CUPTI's callbacks may come from any

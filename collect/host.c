@@ -4,7 +4,7 @@
  * the checks before a session use them.
  *
  * Assumes libcupti loads libnvperf_host.so itself (it is on the loader path wherever the CUDA
- * toolkit is installed; ../shared/CUPTI.md §5 "Linking") and needs no driver for these calls.
+ * toolkit is installed) and needs no driver for these calls.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "backend.h"

@@ -3,9 +3,9 @@
  * CUPTI metrics to collect and back into alias values.
  *
  * Hopper has no nvprof metrics; each classic name is a linear recipe over PerfWorks metrics,
- * from the Nsight Compute "Nvprof Transition Guide" mapping (../shared/CUPTI.md §3). Every raw
- * name below is accepted by CUPTI's host API for "GH100" (tests/collect/test_host.c checks
- * it). The default set is chosen to fit in 2 replay passes on GH100 (measured with
+ * from the Nsight Compute "Nvprof Transition Guide" mapping. Every raw name below is accepted
+ * by CUPTI's host API for "GH100" (tests/collect/test_host.c checks it). The default set is
+ * chosen to fit in 2 replay passes on GH100 (measured with
  * cuptiProfilerHostGetNumOfPasses): the tensor counters in it are the wgmma paths
  * (`sm__ops_path_tensor_op_hgmma_*`), because the all-path bf16/tf32/fp16 counters cost a
  * third pass; those remain available by name.

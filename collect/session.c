@@ -4,7 +4,7 @@
  * are matched to launches. Plain C over the backend table (backend.h), so all of it runs in
  * CPU tests with a fake backend.
  *
- * Assumptions, from measurements on the H100 (../shared/CUPTI.md §2, §5):
+ * Assumptions, from measurements on the H100 with CUPTI 13:
  *   - AutoRange + KernelReplay makes one range per kernel launched while the profiler is
  *     started, in launch order, and keeps the kernel's side effects; AutoRange + UserReplay
  *     (a one-pass set of hardware counters, backend_cupti.cpp) does the same with nothing
@@ -183,8 +183,8 @@ const char *collect_counter_advice(void)
  * fills grid, block and dynamic shared memory only for a launch whose call did not give
  * them: on the H100 with CUDA 13, under the default metric set (kernel replay), cuBLAS's
  * kernels came back from it as grid 1x1x1, block 1x1x1, no shared memory, where the
- * driver call said 1x160x33 x 64 threads and 16896 B (2026-11-25, `roofkit run
- * --kernel cublas_sgemm` with and without `--metrics gpu_time`). */
+ * driver call said 1x160x33 x 64 threads and 16896 B (`roofkit run --kernel
+ * cublas_sgemm` with and without `--metrics gpu_time`). */
 static void set_config(struct collect_session *s, long idx, const struct bk_launch *l)
 {
     if (idx < 0 || !l->has_config)

@@ -1,8 +1,8 @@
 /*
  * db.h - roofkit's storage: one SQLite file holding devices, captures, measured
  * ceilings, the latency curve, kernel measurements with their counters, and model
- * predictions (DESIGN.md "The database"). This header is the whole public
- * interface of db/; no other module speaks SQL.
+ * predictions. This header is the whole public interface of db/; no other module
+ * speaks SQL.
  *
  * Invariants:
  *   - The file is marked as roofkit's with PRAGMA application_id (DB_APPLICATION_ID)

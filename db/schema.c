@@ -7,7 +7,7 @@
  * Assumes SQLite >= 3.24 (UPSERT) with the JSON functions (json_valid in CHECK
  * constraints): the CHECKs keep params/details exportable as JSON.
  *
- * Conventions of the tables (DESIGN.md "The database"):
+ * Conventions of the tables:
  *   - every table has `id INTEGER PRIMARY KEY`; foreign keys cascade on delete and
  *     are indexed;
  *   - enumerations are TEXT with a CHECK, so the file reads well in `sqlite3`;

@@ -2,7 +2,7 @@
  * kernels.h - roofkit's kernel suite: the seeds' GEMM kernels, TSM2 and ISM2, a
  * register-tiled GEMM and the cuBLAS references; the registry that describes them;
  * the suites; and the harness that runs, verifies and times one kernel on one
- * shape. This header is the module's whole public interface (DESIGN.md "Layout").
+ * shape. This header is the module's whole public interface.
  *
  * What the module promises:
  *   - Every result it returns was checked against a float64 cuBLAS product of the
@@ -158,7 +158,7 @@ void kernels_model_params(const struct kernels_kernel *k, int prec, const long *
  * of A of one unrolled step are issued together before the FMAs that use them, so a thread
  * has this many elements of A in flight (what the model's Little's law takes). V1 keeps
  * nc = kernels_tsm2_cols(n) columns of C per thread: 4 steps up to 4 columns, 2 at 8, 1 at
- * 16. These are the unrolls nvcc 13.0 chose by itself for sm_90 (cuobjdump, 2026-11-25),
+ * 16. These are the unrolls nvcc 13.0 chose by itself for sm_90 (read off cuobjdump),
  * written into the kernels so that they are the source's, not the compiler's;
  * tests/kernels/sass-check.sh checks the loads per step in the machine code.
  */

@@ -1,8 +1,8 @@
 /*
  * session.cu - the harness that makes every measurement of kernels/ honest: random
  * inputs, a float64 cuBLAS reference, verification, L2 flushing and CUDA-event
- * timing (kernels.h states the promises; METHOD.md of the device notes and
- * BabelStream's check_solution are the models).
+ * timing (kernels.h states the promises; BabelStream's check_solution is the model of
+ * the verification).
  *
  * Assumptions:
  *   - One session per device and thread; everything runs on the session's stream.

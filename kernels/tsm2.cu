@@ -928,10 +928,10 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             p[P_T3] = wide ? 8 : 16;
         else if (uses_rows(v, p)) /* groups of 8: within 3% of the best t3 on
                                    * every ism2-suite shape, both precisions
-                                   * (sweep of 2026-11-25, docs/perf-notes.md) */
+                                   * (a sweep, docs/perf-notes.md) */
             p[P_T3] = a->k <= 4 ? 4 : 8;
         else /* ISM2: a row's k <= 16 elements at once; fp64 at k > 8 in groups of 8 (the
-              * roofkit tune sweeps of 2026-11-25 found t3 = 8 best at m = 1e5, 1e6 and 1e7,
+              * roofkit tune sweeps found t3 = 8 best at m = 1e5, 1e6 and 1e7,
               * 5-11% faster than the 4 used before: examples/tune-h100.md) */
             p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 8 : 16;
     }
@@ -946,7 +946,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         if (p[P_RPT] > 1 && !kern_tsm2_ring(p[P_APIPE])) /* rows per thread: the ring only */
             return kern_why(why, len, "rpt = %ld needs apipe = 1", p[P_RPT]);
         if (p[P_RPT] == 0 && a->m > 0) /* TSM2: two rows per thread, four for fp32 at n > 8
-                                           (sweep of 2026-11-25: 87.9 -> 96.2% of the copy
+                                           (a sweep: 87.9 -> 96.2% of the copy
                                            ceiling at m = 20480); ISM2: one */
             p[P_RPT] =
                 (p[P_APIPE] == 1 && v == V3) ? (a->prec == KERNELS_FP32 && a->n > 8 ? 4 : 2) : 1;
@@ -1006,8 +1006,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     } else if (p[P_SPLIT] == 0 && uses_rows(v, p)) {
         /* tcf = 2 (two rows per thread, the second prefetched while the first is used)
          * once every SM has rows: at t1 = 128, t3 = 8 within 3% of the best tcf of 1..64
-         * on all 12 ism2-suite shapes; tcf = 1 was up to 18% slower even at m = 1e5 (sweep of
-         * 2026-11-25, docs/perf-notes.md; 004 §6 chose 1-8 on a V100). */
+         * on all 12 ism2-suite shapes; tcf = 1 was up to 18% slower even at m = 1e5 (a sweep,
+         * docs/perf-notes.md; 004 §6 chose 1-8 on a V100). */
         p[P_SPLIT] = a->m >= 2 * p[P_T1] * a->dev->sm_count ? 2 : 1;
     } else if (p[P_SPLIT] == 0) {
         /* tcf: the fewest threads that still fill every SM in one wave, at most 16 rows

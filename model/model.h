@@ -14,10 +14,10 @@
  *   - Functions that can fail return an enum rk_err (RK_OK, RK_EUSAGE for invalid
  *     input, RK_ENOMEM) and print nothing; the model_check_*() helpers give the
  *     caller a one-line lowercase reason to print.
- *   - Each formula cites its seed (shared/seeds/, e.g. "004_dab40fe45003313a.txt
- *     §3.6.2"). Where roofkit adds something (L2-aware bytes, latency floor,
- *     unit-consistent utilisation) it is marked "extension" and sits beside the
- *     seed's version, never replacing it.
+ *   - Each formula cites its seed by file name and section (e.g.
+ *     "004_dab40fe45003313a.txt §3.6.2"). Where roofkit adds something (L2-aware
+ *     bytes, latency floor, unit-consistent utilisation) it is marked "extension"
+ *     and sits beside the seed's version, never replacing it.
  *
  * Units: FLOP (a fused multiply-add counts 2), bytes, seconds, FLOP/s, B/s, cycles.
  * Shapes follow the BLAS convention C (m x n) = A (m x k) * B (k x n); for TSM2 and
@@ -38,7 +38,7 @@ extern "C" {
  * Bounds and roofline
  * ------------------------------------------------------------------------------ */
 
-/* What limits a predicted time. Stored as text in prediction.bound (DESIGN.md). */
+/* What limits a predicted time. Stored as text in the database's prediction.bound. */
 enum model_bound {
     MODEL_BOUND_COMPUTE = 0,
     MODEL_BOUND_DRAM,
@@ -76,7 +76,7 @@ struct model_level {
 };
 
 /*
- * Roofline (DESIGN.md "The model"; 003_d5ffc223df97ef85.txt Q5.A):
+ * Roofline (003_d5ffc223df97ef85.txt Q5.A; docs/model.md "Roofline"):
  *   attainable = min(peak_flops, intensity * bandwidth)  [FLOP/s]
  *   ridge      = peak_flops / bandwidth                    [FLOP/B]
  * intensity in FLOP/B. Both return NAN when an argument is not finite and
@@ -435,7 +435,7 @@ int model_tsm2_search_exhaustive(const struct model_gpu *gpu, const struct model
                                  struct model_tsm2_choice *out /* OUT */);
 
 /* ------------------------------------------------------------------------------
- * Occupancy and Little's law (extension, issue 7: the latency-bound regime of
+ * Occupancy and Little's law (extension beyond the seeds: the latency-bound regime of
  * 004 §5.1 and the unit-consistent form of 004 §3.6.2's Util_mem)
  * ------------------------------------------------------------------------------ */
 
@@ -497,8 +497,8 @@ int model_occupancy(const struct model_gpu *gpu, const struct model_launch *l,
                     struct model_occupancy *out /* OUT */);
 
 /* ------------------------------------------------------------------------------
- * Instruction issue and pipe wavefronts of the CUDA-core GEMMs (extension, issue 7;
- * docs/model.md "issue"). Counts from the kernel's tiling, whole launch.
+ * Instruction issue and pipe wavefronts of the CUDA-core GEMMs (extension beyond the
+ * seeds; docs/model.md "issue"). Counts from the kernel's tiling, whole launch.
  * ------------------------------------------------------------------------------ */
 
 struct model_issue_counts {
@@ -762,8 +762,8 @@ int model_ape_percentile(const double *pred, const double *meas, size_t n, doubl
 int model_ape_within(const double *pred, const double *meas, size_t n, double pct,
                      size_t *out /* OUT */);
 
-/* The accuracy targets' statistics of n pairs (issue 7): mean, median and 90th-percentile APE
- * [%] and the pairs within 10 % and 25 %, as the functions above give them. */
+/* The accuracy targets' statistics of n pairs: mean, median and 90th-percentile APE [%] and
+ * the pairs within 10 % and 25 %, as the functions above give them. */
 struct model_ape_summary {
     double mean, median, p90;
     size_t within10, within25;
@@ -790,7 +790,7 @@ double model_median(double *v, size_t n);
 int model_geomean(const double *x, size_t n, double *out /* OUT */);
 
 /* ------------------------------------------------------------------------------
- * Tuning (`roofkit tune`, issue 7; model/tune.c, docs/model.md "tune")
+ * Tuning (`roofkit tune`; model/tune.c, docs/model.md "tune")
  * ------------------------------------------------------------------------------ */
 
 /*

@@ -2,7 +2,7 @@
  * occupancy.c - how many threads a launch keeps resident on each SM, and how much
  * of the DRAM bandwidth the loads they keep in flight can use (Little's law).
  *
- * Extension (issue 7, docs/model.md "occupancy"). 004_dab40fe45003313a.txt §3.6.2
+ * Extension beyond the seeds (docs/model.md "occupancy"). 004_dab40fe45003313a.txt §3.6.2
  * states the idea: Concurrent_mem = MaxOccup_SM * t3 loads in flight against
  * Concurrent_max_mem = latency_mem * Throughput_max_mem bytes, and §5.1 explains
  * ISM2's shapes as latency-bound because that occupancy is not reached. Here the

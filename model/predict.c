@@ -6,9 +6,9 @@
  * (cli/model.c), which keeps this file free of names, units and JSON.
  *
  *   roofline      max(flops / peak, bytes_dram / bw_dram): the seeds' roofline
- *                 (DESIGN.md; 003 Q5.A), with the seed's DRAM count
+ *                 (003 Q5.A), with the seed's DRAM count
  *   hierarchical  max(flops / peak, max_i bytes_i / bw_i) over the levels whose
- *                 traffic is > 0 (extension: DESIGN.md "The model")
+ *                 traffic is > 0 (extension: the roofline of every memory level)
  *   tsm2          004 §3.6.2 and Alg. 5's objective at the kernel's own (t2, t3)
  *   roofline_counters  extension: the hierarchical roofline on the bytes the
  *                 counters measured at each level (DRAM must be known)

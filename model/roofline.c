@@ -81,7 +81,7 @@ static int nonnegative(double x)
     return isfinite(x) && x >= 0.0;
 }
 
-/* DESIGN.md "The model"; 003 Q5.A: the roof is min(peak, intensity * bandwidth). */
+/* 003_d5ffc223df97ef85.txt Q5.A: the roof is min(peak, intensity * bandwidth). */
 double model_roofline_attainable(double peak_flops, double bandwidth, double intensity)
 {
     if (!positive(peak_flops) || !positive(bandwidth) || !nonnegative(intensity))

@@ -1,7 +1,7 @@
 /*
  * stats.c - how roofkit scores a model against measurements: signed relative
  * error, mean / median / percentile absolute percentage error, geometric mean
- * (DESIGN.md "The model": "Statistics"). The model-validation targets (e.g. a
+ * (docs/model.md "Error statistics"). The model-validation targets (e.g. a
  * 90th-percentile error) are computed here so that the report and the tests agree.
  *
  * Assumes: inputs are caller-owned arrays that are never modified (the median and

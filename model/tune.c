@@ -1,5 +1,5 @@
 /*
- * tune.c - the model side of `roofkit tune` (issue 7): mapping a parameter the model
+ * tune.c - the model side of `roofkit tune`: mapping a parameter the model
  * chose onto the values a kernel instantiates, the regret time(choice) / time(best),
  * and a choice of ISM2's thread count factor tcf.
  *

@@ -3,12 +3,12 @@
  * (BabelStream's kernels with 16-byte accesses), L2 read by all SMs, L1 and
  * shared-memory read rates summed over the SMs, and pinned host<->device copies.
  *
- * Assumptions and method (issue 3):
+ * Assumptions and method:
  *   - DRAM buffers are at least 8x the L2 (and at least 1 GiB), so no repetition
  *     finds its data in the L2. Several block sizes and grid shapes are timed; the
  *     configuration with the best median is kept, with its min and max.
  *   - bw_dram_copy also times cudaMemcpy device to device on the same buffers in
- *     the same run and stores it in params (the issue's target is a ratio to it).
+ *     the same run and stores it in params (the copy ceiling is judged as a ratio to it).
  *   - Cache probes read with explicit cache operators (ld.global.cg: L2 only;
  *     ld.global.ca: L1) through volatile asm, so the repeat loops are not folded.
  *   - Every kernel is checked before it is timed: read kernels XOR every word they
@@ -354,12 +354,11 @@ out:
  * that share a chunk start at different places in it (and wrap), so that at any
  * moment they read different lines rather than all the same few.
  *
- * The loop is REFERENCE.md's: one 16-byte load per iteration, unrolled 4. An earlier
- * version issued 8 loads per thread before using any: on the H100 it reached 8.2 TB/s
- * where this form reaches 12.0 at 16 MB (out/explore.cu, 2026-11-25), as REFERENCE.md's
- * kernel did; the staggered starts give 8.5. Blocks that read the same lines at about the
- * same time are what the unstaggered figure includes: requests to one line from several
- * SMs in flight together.
+ * The loop is one 16-byte load per iteration, unrolled 4. An earlier version issued 8 loads
+ * per thread before using any: on the H100 it reached 8.2 TB/s where this form reaches 12.0
+ * at 16 MB when the blocks start together; the staggered starts give 8.5. Blocks that read the
+ * same lines at about the same time are what the unstaggered figure includes: requests to one
+ * line from several SMs in flight together.
  */
 template <int NC>
 __global__ void k_l2_read(const uint4 *buf, uint32_t chunk_vecs, uint32_t nchunks, int passes,

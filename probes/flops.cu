@@ -1,6 +1,6 @@
 /*
  * flops.cu - FMA throughput of the CUDA cores for fp64, fp32, fp16x2 and bf16x2
- * (mixbench's method, issue 3's target: >= 97% of SMs x lanes x 2 x clock seen).
+ * (mixbench's method; the target: >= 97% of SMs x lanes x 2 x clock seen).
  *
  * Each thread runs CHAINS independent chains x = x*y + z, unrolled UNROLL times
  * inside a run-time loop, so the loop's own instructions (a counter, a compare, a
@@ -222,8 +222,8 @@ static int run_peak(struct probes *s, const char *name, const char *prec, const 
     if ((rc = check_peak<T>(s, &j, lanes_per_value, tol)) != RK_OK)
         goto out;
     /* Iterations for about target_ms at the datasheet rate (64 lanes if unknown). */
-    est_rate = (double)s->dev.sm_count * (lanes ? lanes : 64) * flops_per_fma *
-               s->dev.sm_clock_mhz * 1e6;
+    est_rate =
+        (double)s->dev.sm_count * (lanes ? lanes : 64) * flops_per_fma * s->dev.sm_clock_mhz * 1e6;
     j.iters = (int)(est_rate * target_ms * 1e-3 /
                     ((double)j.grid * PEAK_BLOCK * CHAINS * UNROLL * flops_per_fma));
     if (j.iters < 1)

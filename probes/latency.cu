@@ -4,7 +4,7 @@
  * latency, a tiled GEMM block's staging round, and dependent-FMA latency for fp32,
  * fp64 and fp16 (the model's latency_comp, 004_dab40fe45003313a.txt §3.6).
  *
- * Pointer chase (issue 3; REFERENCE.md's method): one thread follows 64-bit
+ * Pointer chase: one thread follows 64-bit
  * pointers, p = *p, through a random cyclic order of 128-byte lines, so neither a
  * prefetcher nor a fixed stride helps; clock64 around the timed steps gives cycles
  * per load. The cyclic order is built on the GPU in O(n) with no host work and no
@@ -265,9 +265,9 @@ static int store_plateaus(struct probes *s, struct probes_output *out, int first
  * The chase is timed from CHASE_SMS SMs spread over the chip, one after the other, and each
  * point is their median. One SM's latency to the L2 depends on where it sits: on the H100,
  * SMs 0, 6, ..., 126 saw the near L2 at 272-300 cycles (median 281), the far one at
- * 517-548 and DRAM at 684-697 (out/explore.cu, 2026-11-25), and SM 0 is a different place
- * on each chip (which TPCs are fused off varies), so one SM's figure moved by 6% between
- * machines.
+ * 517-548 and DRAM at 684-697 (the chase timed from each of them in turn), and SM 0 is a
+ * different place on each chip (which TPCs are fused off varies), so one SM's figure moved
+ * by 6% between machines.
  */
 #define CHASE_SMS       8
 #define CHASE_SMS_QUICK 3
@@ -406,7 +406,7 @@ __global__ void k_lat_shared(const uint32_t *order, long warm, long steps, long 
     for (long i = 0; i < steps; i += CHASE_UNROLL) {
 #pragma unroll
         for (int u = 0; u < CHASE_UNROLL; u++)
-            j = sm[j]; /* REFERENCE.md's 32-bit index chase: one LDS per step */
+            j = sm[j]; /* a 32-bit index chase: one LDS per step */
     }
     long long t1 = clock64();
     cycles[0] = t1 - t0;

@@ -17,7 +17,7 @@
  *           in the L1-to-L2 transition does not)
  *   l2_far  the highest plateau after l2 within the L2, when it is >= 25% above l2: H100's
  *           L2 is two partitions, and lines homed in the far one cost more
- *           (REFERENCE.md: 293 cycles near, 472 far)
+ *           (an H100's 64-bit chase: 293 cycles near, 472 far)
  *   dram    past the L2 the curve keeps rising slowly with TLB reach; the DRAM
  *           plateau is the one whose range holds 8x the L2 (the size the DRAM
  *           bandwidth probes use), else the last one past the L2

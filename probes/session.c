@@ -2,7 +2,7 @@
  * session.c - opening a device for probing, the timing loop every probe uses,
  * and the result helpers.
  *
- * Timing follows METHOD.md: warm-up first, then each repetition between two CUDA
+ * Timing: warm-up first, then each repetition between two CUDA
  * events on one stream, all enqueued back to back; while the GPU works the host
  * polls the last event and takes NVML samples, so the clock, power and temperature
  * stored with a ceiling are those seen while its kernels ran.

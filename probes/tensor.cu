@@ -1,6 +1,6 @@
 /*
  * tensor.cu - tensor-core throughput for bf16, fp16, tf32, fp64, int8 and fp8
- * through cuBLASLt GEMMs on large random matrices (issue 3).
+ * through cuBLASLt GEMMs on large random matrices.
  *
  * Method: m = n = k = 8192 in the "TN" layout every type supports (A stored k x m
  * and transposed, B k x n, D m x n, column-major; fp8 and int8 require it). The

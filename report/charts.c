@@ -16,7 +16,7 @@
  *                          (004 Fig. 5, Fig. 14)
  *
  * Assumes: only measurements that passed verification (or were not checked) are
- * drawn (STYLE.md: unverified rows are never charted). Data files use '?' for a
+ * drawn: a result that failed its check is never charted. Data files use '?' for a
  * missing value. Text is drawn with the svg terminal's noenhanced mode, so names
  * with '_' print as they are.
  */

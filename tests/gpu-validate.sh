@@ -1,7 +1,8 @@
 #!/bin/bash
-# gpu-validate.sh BUILD OUT STEP - the GPU checks that issues 3, 4, 5 and 8 ask for, in as few
-# device calls as possible (device time is scarce: build here with a Release build, carry BUILD,
-# run this there). Full logs go under OUT; a short table is printed last.
+# gpu-validate.sh BUILD OUT STEP - the checks that need a GPU (probes, kernels, counters,
+# reliability), in as few device calls as possible (device time is scarce: build here with a
+# Release build, carry BUILD, run this there). Full logs go under OUT; a short table is
+# printed last.
 #
 #   tests     every ctest of label gpu except the compute-sanitizer steps, then collect/'s
 #             device-check (ncu side by side, 100-launch program, PyTorch)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tune-device.sh BUILD OUT - issue 7's regret table on the GPU machine (an H100): `roofkit
+# tune-device.sh BUILD OUT - tune's regret table on the GPU machine (an H100): `roofkit
 # probe` into a fresh database OUT/tune.db, then `roofkit tune` on every shape of the tsm2
 # suite (m = k in {10240, 20480, 30720}, n in {2, 4, 8, 16}; fp32 and fp64) and of the ism2
 # suite (m in {1e5, 1e6, 1e7}, k = n in {8, 16}; fp32 and fp64), each in a capture of kind

@@ -1,6 +1,6 @@
 /*
  * test_host.c - collect/host.c against CUPTI's real host API, which runs without a GPU or a
- * driver (../shared/CUPTI.md §4): name validation and pass counting for "GH100". Label `unit`.
+ * driver: name validation and pass counting for "GH100". Label `unit`.
  *
  * Case map (id: what):
  *   H1  every alias of the table resolves for GH100 (all of its raw metrics)
@@ -71,7 +71,7 @@ static void test_passes_are_counted(void **state)
     int sup = 0, p = 0;
     assert_int_equal(collect_metric_supported("GH100", "l2_tex_hit_rate", &sup, &p), RK_OK);
     assert_int_equal(sup, 1);
-    assert_int_equal(p, 2); /* CUPTI.md §5: the hit rate alone costs 2 passes */
+    assert_int_equal(p, 2); /* the hit rate alone costs 2 passes on GH100 */
 }
 
 /* H7: checks each group with collect_count_passes_for, independently of the grouping. */
@@ -246,8 +246,8 @@ int main(void)
     };
     rk_set_quiet(1);
 #if defined(__SANITIZE_ADDRESS__)
-    /* libcupti dlopens libnvperf_host.so with RTLD_DEEPBIND, which AddressSanitizer refuses
-     * (google/sanitizers#611): the host API cannot run in a sanitizer build. */
+    /* libcupti dlopens libnvperf_host.so with RTLD_DEEPBIND, which AddressSanitizer does not
+     * support (it aborts): the host API cannot run in a sanitizer build. */
     (void)tests;
     printf("skipped: CUPTI's host API cannot load under AddressSanitizer (RTLD_DEEPBIND)\n");
     return 0;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # check_examples.sh ROOFKIT SQL WORK CHECK_REPORT - the example database, end to end:
-#   E1 it loads with sqlite3 as DESIGN.md says (`sqlite3 x.db < examples/h100.sql`;
-#      python3's sqlite3 module here) and roofkit opens it: devices, captures listed
+#   E1 it loads with sqlite3 (`sqlite3 x.db < examples/h100.sql`; python3's sqlite3 module
+#      here) and roofkit opens it: devices, captures listed
 #   E2 it holds what the example promises: a probe capture with ceilings and latency
 #      points, suite measurements, profiled kernels with counters, predictions
 #   E3 `roofkit model --check` recomputes every stored prediction from the stored

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """summarize.py - tables of kbench output (tests/kernels/kbench.c) against the kernel
-suite's targets (issue 4): best configuration per kernel and shape, ratios against
+suite's targets: best configuration per kernel and shape, ratios against
 cuBLAS in the same run, geometric means, effective bandwidth against the copy
 ceiling. Reads kbench logs given as arguments (or stdin); prints Markdown tables.
 

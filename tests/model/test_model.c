@@ -94,7 +94,8 @@ static struct model_gpu gpu_p100(void)
     return g;
 }
 
-/* H100 per shared/REFERENCE.md; peak for the precision, FMA latency assumed 4 cycles. */
+/* An H100 SXM: peak = 132 SMs x lanes x 2 x 1.98 GHz for the precision, the datasheet's
+ * 3.35 TB/s, the DRAM latency of its 64-bit pointer chase; FMA latency assumed 4 cycles. */
 static struct model_gpu gpu_h100(int elem_bytes)
 {
     struct model_gpu g = {.peak_flops = elem_bytes == 8 ? 33.4e12 : 66.9e12,

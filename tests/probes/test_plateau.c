@@ -2,10 +2,10 @@
  * test_plateau.c - the plateau detector of probes/plateau.c on synthetic curves.
  *
  * Case ids:
- *   P1  REFERENCE.md's H100 64-bit chase (L1 32, L2 near 293, far 472, DRAM 661 at
+ *   P1  an H100's 64-bit chase (L1 32, L2 near 293, far 472, DRAM 661 at
  *       512 MB), sampled 3 points per octave with transitions between: every level
  *       found within 5%
- *   P2  REFERENCE.md's 32-bit-index curve (38.9 / 283-289 / 503-510 / 658-692)
+ *   P2  an H100's 32-bit-index curve (38.9 / 283-289 / 503-510 / 658-692)
  *   P3  the same H100 curve with +-3% deterministic noise
  *   P4  a GPU with one L2 partition (A100-like): no l2_far
  *   P5  a flat curve: one plateau, labelled l1, nothing else
@@ -78,7 +78,7 @@ static void assert_within(double got, double want, double rel)
         fail_msg("got %.2f, want %.2f within %.0f%%", got, want, rel * 100);
 }
 
-/* The H100 64-bit chase of REFERENCE.md with the transitions a real curve shows. */
+/* An H100's 64-bit chase with the transitions a real curve shows. */
 static const struct knot h100[] = {
     {0, 32},         {224 * 1024, 120}, {300 * 1024, 293}, {3.5 * MB, 317},  {10 * MB, 390},
     {14 * MB, 440},  {19 * MB, 472},    {45 * MB, 530},    {60 * MB, 570},   {90 * MB, 610},

@@ -3,7 +3,8 @@
  * (ctest label gpu). Runs the whole registry once (quick mode; pass "full" for the
  * full mode) in the group setup, prints the results as a table with each probe's
  * wall time, then checks them. Sane ranges hold for any CUDA GPU of the last
- * decade; the H100 targets of issue 3 are reported by `roofkit probe`, not asserted.
+ * decade; how close an H100 comes to its datasheet is reported by `roofkit probe`, not
+ * asserted.
  *
  * Case ids:
  *   G1  every probe that is not waived returns RK_OK

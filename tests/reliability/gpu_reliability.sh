@@ -1,6 +1,7 @@
 #!/bin/sh
-# gpu_reliability.sh ROOFKIT WORKDIR [PROGRAM] - issue 8 on a GPU (ctest label gpu; exits 77,
-# skipped, when roofkit finds no GPU). Run on the H100 2026-11-25 (tests/gpu-validate.sh).
+# gpu_reliability.sh ROOFKIT WORKDIR [PROGRAM] - the reliability checks that need a GPU
+# (ctest label gpu; exits 77, skipped, when roofkit finds no GPU); tests/gpu-validate.sh runs
+# it on the GPU machine.
 #
 #   G1  a shape whose k*n overflows the byte count (1x2147483647x1073741825 fp64) is refused
 #       before allocating: exit 2 "beyond what cuBLAS accepts", no measurement stored

@@ -5,7 +5,7 @@
 # SASS group; time in the launch calls and the values of the first launches of each kernel
 # (4 per kernel and metric: 2 launches under kernel replay, then 2 under roofkit's choice).
 # "kernel" sets ROOFKIT_CUPTI_REPLAY=kernel; "auto" is roofkit's choice (user replay for a
-# one-pass set without SASS metrics). H100, 2026-11-25: the hardware group 4.28 s -> 0.13 s,
+# one-pass set without SASS metrics). On an H100: the hardware group 4.28 s -> 0.13 s,
 # the same values; SASS metrics read 0 under user replay, so they keep kernel replay.
 set -u
 B=$(cd "$1" && pwd)
