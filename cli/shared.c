@@ -1,6 +1,6 @@
 /*
- * shared.c - what several subcommands need alike: the database rows that describe the GPU
- * of a kernels/ session and one measured configuration (run, tune). Kept here so that each
+ * shared.c - what several subcommands need alike: the database rows that describe the GPU at
+ * hand (probe, run, tune) and one measured configuration (run, tune). Kept here so that each
  * subcommand file stays wiring; the measured ceilings and what the model takes from them
  * are analysis/'s.
  */

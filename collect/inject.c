@@ -2,7 +2,7 @@
  * inject.c - libroofkit-inject.so, the CUDA injection library behind `roofkit profile`.
  *
  * The CUDA driver loads the library named by CUDA_INJECTION64_PATH at cuInit and calls its
- * InitializeInjection() (CUPTI's cupti_trace_injection sample; ../shared/CUPTI.md §1a). We start
+ * InitializeInjection() (as CUPTI's cupti_trace_injection sample shows). We start
  * a collection session there and, when the process exits, write each recorded launch as one
  * measurement (with its counters) into the database, each in its own transaction, so that
  * several processes of one program can share the file (db/ sets WAL and a busy timeout).
