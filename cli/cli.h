@@ -131,6 +131,9 @@ struct db_ceiling;
 /* The database row of a session's GPU, probes/ or kernels/ (pointers into d and host, not
  * copies). */
 void rk_device_row(const struct rk_gpu *d, const char *host, struct db_device *dv);
+/* Stores that GPU (with this host's name) in ctx->db: RK_OK with *device_id, or the database's
+ * error (printed). */
+int rk_store_device(struct rk_ctx *ctx, const struct rk_gpu *d, int64_t *device_id /* OUT */);
 /* Stores that GPU (with this host's name) in ctx->db and begins a capture of `kind` on it:
  * RK_OK with *capture, or the database's error (printed). */
 int rk_begin_device_capture(struct rk_ctx *ctx, const struct rk_gpu *d, int kind,

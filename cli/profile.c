@@ -33,7 +33,9 @@
 #include "collect.h"
 #include "common.h"
 #include "db.h"
+#include "gpu.h"
 
+#include <cuda_runtime_api.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -307,6 +309,45 @@ static void remove_dir(const char *dir)
 }
 
 /*
+ * The GPU the recorded launches ran on becomes the capture's device, so that the model and the
+ * report find its ceilings: the UUID each launch's process read from its driver (inject.c) is
+ * looked up among the GPUs this process sees (rk_gpu_read) and stored. A program that ran on
+ * several GPUs: the capture names the first by UUID, and a warning says which were left out.
+ * Failures only warn: the launches are stored either way.
+ */
+static void capture_device(struct rk_ctx *ctx, int64_t capture)
+{
+    char **uuids = NULL;
+    int n = 0, ngpu = 0, first = -1;
+    if (db_capture_gpu_uuids(ctx->db, capture, &uuids, &n) != RK_OK)
+        return;
+    for (int i = 0; i < n && first < 0; i++)
+        if (uuids[i][0])
+            first = i;
+    if (first >= 0 && cudaGetDeviceCount(&ngpu) != cudaSuccess)
+        ngpu = 0;
+    for (int g = 0; first >= 0 && g < ngpu; g++) {
+        struct rk_gpu gpu;
+        int64_t device_id = 0;
+        if (rk_gpu_read(g, &gpu) != RK_OK || strcmp(gpu.uuid, uuids[first]) != 0)
+            continue;
+        if (rk_store_device(ctx, &gpu, &device_id) == RK_OK &&
+            db_capture_set_device(ctx->db, capture, device_id) == RK_OK) {
+            if (n - first > 1)
+                rk_warn("the program ran on %d GPUs; capture %lld names %s, the first by UUID",
+                        n - first, (long long)capture, uuids[first]);
+            first = -1; /* done */
+        }
+        break;
+    }
+    if (first >= 0)
+        rk_warn("the GPU the launches ran on (%s) is not visible to roofkit; capture %lld names "
+                "no device, and the model cannot predict its launches",
+                uuids[first], (long long)capture);
+    rk_free_name_list(uuids, n);
+}
+
+/*
  * Steps 2-4 of the header: capture, run (once, or once per pass group: groups[0..ngroups) are
  * the groups' comma-separated raw metrics), report. Returns PROGRAM's exit code, or an rk_err
  * when roofkit itself failed before PROGRAM ran.
@@ -420,6 +461,7 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
                                          : -1);
     }
     report(ctx, capture, st, nst, all, nall, runs, strcmp(metrics, "none") != 0);
+    capture_device(ctx, capture);
     int killed = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
     end = killed == SIGINT || killed == SIGTERM || rk_interrupted ? DB_INTERRUPTED : DB_DONE;
     rc = killed ? 128 + killed : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : RK_EFAIL;

@@ -78,16 +78,20 @@ void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct k
     m->correlation_id = -1;
 }
 
-int rk_begin_device_capture(struct rk_ctx *ctx, const struct rk_gpu *d, int kind, int64_t *capture)
+int rk_store_device(struct rk_ctx *ctx, const struct rk_gpu *d, int64_t *device_id)
 {
     struct db_device dv;
     char host[256] = "";
-    int64_t device_id = 0;
-    int rc;
     if (gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
     rk_device_row(d, host[0] ? host : NULL, &dv);
-    rc = db_device_upsert(ctx->db, &dv, &device_id);
+    return db_device_upsert(ctx->db, &dv, device_id);
+}
+
+int rk_begin_device_capture(struct rk_ctx *ctx, const struct rk_gpu *d, int kind, int64_t *capture)
+{
+    int64_t device_id = 0;
+    int rc = rk_store_device(ctx, d, &device_id);
     if (rc == RK_OK)
         rc = db_capture_begin(ctx->db, device_id, (enum db_capture_kind)kind, ctx->cmdline,
                               RK_VERSION, capture);

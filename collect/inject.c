@@ -88,6 +88,40 @@ static int split_metrics(const char *list, char ***out, int *n)
     return rk_parse_name_list(list, out, n);
 }
 
+/*
+ * The UUID of the program's CUDA device `ordinal` ("GPU-...", as nvidia-smi prints it) through
+ * the driver the program loaded, so that `roofkit profile` can store the GPU its launches ran
+ * on; "" when it cannot be read (the launch is stored without it). Read once per device.
+ */
+static const char *device_uuid(unsigned ordinal)
+{
+    enum { MAX_DEVICES = 64 };
+    static char uuids[MAX_DEVICES][48];
+    static int tried[MAX_DEVICES];
+    int (*get)(int *, int) = NULL;
+    int (*get_uuid)(unsigned char *, int) = NULL;
+    unsigned char bytes[16];
+    int dev;
+    void *cuda, *sym;
+
+    if (ordinal >= MAX_DEVICES)
+        return "";
+    if (tried[ordinal])
+        return uuids[ordinal];
+    tried[ordinal] = 1;
+    if (!(cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)))
+        return "";
+    /* dlsym returns an object pointer; copied, not cast, into the function pointers (ISO C) */
+    if ((sym = dlsym(cuda, "cuDeviceGet")) != NULL)
+        memcpy(&get, &sym, sizeof get);
+    if ((sym = dlsym(cuda, "cuDeviceGetUuid_v2")) != NULL)
+        memcpy(&get_uuid, &sym, sizeof get_uuid);
+    if (get && get_uuid && get(&dev, (int)ordinal) == 0 && get_uuid(bytes, dev) == 0)
+        rk_gpu_uuid(bytes, uuids[ordinal], sizeof uuids[ordinal]);
+    dlclose(cuda);
+    return uuids[ordinal];
+}
+
 static int store_launch(struct db *db, int64_t capture, const struct collect_launch *l,
                         const char *mode)
 {
@@ -100,6 +134,8 @@ static int store_launch(struct db *db, int64_t capture, const struct collect_lau
                   (long)getpid(), l->device, l->context, l->stream, l->cluster[0], l->cluster[1],
                   l->cluster[2], l->local_mem);
     rk_json_key_str(&params, "mode", mode);
+    rk_buf_puts(&params, ",");
+    rk_json_key_str(&params, "uuid", device_uuid(l->device));
     rk_buf_puts(&params, ",");
     rk_json_key_str(&params, "timed_by",
                     l->start_ns ? "activity"

@@ -196,6 +196,16 @@ int db_capture_mark_interrupted(struct db *db, int64_t id);
 /* Sets (replaces) the capture's free-text note; NULL clears it. */
 int db_capture_note(struct db *db, int64_t id, const char *note);
 
+/* Sets the capture's device (a profile capture learns it from its launches). */
+int db_capture_set_device(struct db *db, int64_t id, int64_t device_id);
+
+/*
+ * The distinct GPU UUIDs ("GPU-...") the measurements of a capture name in their params
+ * ("uuid", written by the injection library for each profiled launch), sorted. *out is a
+ * malloc'd array of malloc'd strings (free with rk_free_name_list); *n may be 0.
+ */
+int db_capture_gpu_uuids(struct db *db, int64_t capture_id, char ***out /* OUT */, int *n /* OUT */);
+
 /* A capture as listed by `roofkit list captures`. */
 struct db_capture {
     int64_t id;

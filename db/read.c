@@ -354,6 +354,48 @@ int db_latest_capture(struct db *db, enum db_capture_kind kind, int64_t device_i
     return rc;
 }
 
+int db_capture_gpu_uuids(struct db *db, int64_t capture_id, char ***out, int *n)
+{
+    const char *what = "list the GPUs of a capture's launches";
+    sqlite3_stmt *st = NULL;
+    char **v = NULL;
+    int k = 0, src, rc;
+
+    *out = NULL;
+    *n = 0;
+    rc = dbi_prepare(db,
+                     "SELECT DISTINCT json_extract(params, '$.uuid') AS u FROM measurement"
+                     " WHERE capture_id = ?1 AND json_valid(params) AND u IS NOT NULL"
+                     " ORDER BY u",
+                     &st, what);
+    if (rc != RK_OK)
+        return rc;
+    src = sqlite3_bind_int64(st, 1, capture_id);
+    while (src == SQLITE_OK || src == SQLITE_ROW) {
+        if ((src = sqlite3_step(st)) != SQLITE_ROW)
+            break;
+        const char *u = (const char *)sqlite3_column_text(st, 0);
+        char **grown = realloc(v, sizeof *v * (size_t)(k + 1));
+        if (!grown || !u || !(grown[k] = strdup(u))) {
+            v = grown ? grown : v;
+            rc = rk_error(RK_ENOMEM, "out of host memory");
+            break;
+        }
+        v = grown;
+        k++;
+    }
+    if (rc == RK_OK && src != SQLITE_DONE)
+        rc = dbi_error(db, src, what);
+    sqlite3_finalize(st);
+    if (rc != RK_OK) {
+        rk_free_name_list(v, k);
+        return rc;
+    }
+    *out = v;
+    *n = k;
+    return RK_OK;
+}
+
 /* --------------------------------------------------------------- ceilings */
 
 #define CEILING_COLUMNS                                                                            \

@@ -257,6 +257,30 @@ int db_capture_note(struct db *db, int64_t id, const char *note)
                           "set the capture's note");
 }
 
+int db_capture_set_device(struct db *db, int64_t id, int64_t device_id)
+{
+    const char *what = "set the capture's device";
+    sqlite3_stmt *st = NULL;
+    struct bind b = {NULL, 0, SQLITE_OK};
+    int nested = 0;
+    int rc = dbi_tx_begin(db, &nested, what);
+
+    if (rc != RK_OK)
+        return rc;
+    rc = dbi_prepare(db, "UPDATE capture SET device_id = ? WHERE id = ?", &st, what);
+    if (rc == RK_OK) {
+        b.st = st;
+        b_id(&b, device_id);
+        b_int(&b, id);
+        rc = run(db, &b, what);
+    }
+    if (rc == RK_OK && sqlite3_changes(db->h) != 1)
+        rc = rk_error(RK_EDB, "cannot %s in database '%s': capture %lld does not exist", what,
+                      db->path, (long long)id);
+    sqlite3_finalize(st);
+    return dbi_tx_end(db, nested, rc, what);
+}
+
 /* --------------------------------------------------------------- ceilings */
 
 struct ceiling_row {
