@@ -134,7 +134,8 @@ const char *analysis_use_name(enum analysis_use u);
  * NULL when d has none. Compute: fp64 on the tensor pipe takes peak_tensor_fp64, else
  * peak_fp64_fma; fp32 peak_fp32_fma (tensor: peak_tensor_tf32); tf32 peak_tensor_tf32;
  * fp16 peak_fp16x2_fma (tensor: peak_tensor_fp16); bf16 likewise. j may be NULL for a
- * device-wide choice (CUDA cores, 16-byte shared loads, no precision).
+ * device-wide choice (CUDA cores, 16-byte shared loads, no precision). fp8 and int8 run on
+ * the tensor pipe only (peak_tensor_fp8, peak_tensor_int8).
  */
 const struct db_ceiling *analysis_ceiling(const struct analysis_device *d,
                                           const struct analysis_judge *j, enum analysis_use use);
@@ -177,33 +178,75 @@ int analysis_predict(const struct analysis_device *d, const struct db_measuremen
 /* The value of metric `name` (alias or raw name) of row; NaN when it has none. */
 double analysis_metric(const struct db_measurement_row *row, const char *name);
 
+/* ------------------------------------------------------------ counter flops */
+
+/* The pipes and precisions the counters count operations of. */
+enum analysis_slot {
+    ANALYSIS_SLOT_FP64 = 0,    /* CUDA cores: flop_count_dp */
+    ANALYSIS_SLOT_FP32,        /* flop_count_sp */
+    ANALYSIS_SLOT_FP16,        /* flop_count_hp (it also counts nvcc's HFMA2.MMA moves) */
+    ANALYSIS_SLOT_TENSOR_FP64, /* tensor cores (DMMA): tensor_ops_fp64 */
+    ANALYSIS_SLOT_TENSOR_TF32, /* tensor_ops_tf32, else its wgmma + mma.sync paths */
+    ANALYSIS_SLOT_TENSOR_FP16, /* tensor_ops_fp16, else its paths */
+    ANALYSIS_SLOT_TENSOR_BF16, /* tensor_ops_bf16, else its paths */
+    ANALYSIS_SLOT_TENSOR_FP8,  /* tensor_ops_fp8 */
+    ANALYSIS_SLOT_TENSOR_INT8, /* tensor_ops_int8, else its paths [OP] */
+    ANALYSIS_SLOT_COUNT
+};
+
+/* The operations the counters saw, per slot: executed work, padding included. */
+struct analysis_flops {
+    double v[ANALYSIS_SLOT_COUNT]; /* [FLOP]; NaN where not measured */
+    int measured;                  /* slots with a value */
+    double total;                  /* sum over the measured slots */
+    double time_s;                 /* sum of v / the slot's peak: the arithmetic's time if the
+                                      pipes did not overlap (NaN when a peak is missing) */
+    int slot; /* the slot that takes the most time at the device's peaks (the most operations
+                 where a peak is unknown); -1 when nothing was measured or all are 0 */
+};
+
+/* What a slot is judged as: its precision and pipe. */
+void analysis_slot_judge(enum analysis_slot s, struct analysis_judge *j /* OUT */);
+/* "fp32", "tensor tf32", ...; "?" for an invalid slot. */
+const char *analysis_slot_name(enum analysis_slot s);
+
+/* The counters' operations of row per slot, judged against device d's peaks (d may be NULL:
+ * the slot is then the one with the most operations). */
+void analysis_counter_flops(const struct analysis_device *d, const struct db_measurement_row *row,
+                            struct analysis_flops *f /* OUT */);
+
 /* ------------------------------------------------------- roofline placement */
 
 /* Where a measurement sits on its device's roofline. */
 struct analysis_point {
-    double time_s;  /* median time [s]; NaN if not stored */
-    double flops;   /* the flops of the height: analytic (useful) flops [FLOP] */
-    double flops_i; /* the flops of the intensity: counters when present, else analytic */
-    int counters;   /* 1 when flops_i and the DRAM bytes come from counters */
-    double bytes[MODEL_LEVEL_COUNT];     /* traffic per level [B] (NaN when unknown): DRAM
-                                            from counters when present, else analytic; the
-                                            others from counters where measured */
-    double intensity[MODEL_LEVEL_COUNT]; /* flops_i / bytes of each level [FLOP/B] */
+    double time_s;       /* median time [s]; NaN if not stored */
+    int counters;        /* 1: flops and bytes both from the counters (executed work of the slot
+                            that took the most time, the DRAM/L2/L1/shared bytes they saw); 0: both
+                            analytic (the cost formula's useful flops and bytes) */
+    double flops;        /* the flops of the point, its height and its intensity alike [FLOP] */
+    double flops_useful; /* analytic useful flops (2mnk for a GEMM); NaN when the shape is
+                            not known (a profiled kernel) */
+    struct analysis_flops cf;        /* the counters' operations per slot (measured = 0: none) */
+    struct analysis_judge judge;     /* the pipe and precision it is drawn under */
+    double bytes[MODEL_LEVEL_COUNT]; /* traffic per level [B] (NaN when unknown) */
+    double intensity[MODEL_LEVEL_COUNT]; /* flops / bytes of each level [FLOP/B] */
     double flop_rate;                    /* flops / time [FLOP/s] */
     double dram_rate;                    /* DRAM bytes / time [B/s] */
-    const struct db_ceiling *peak_c;     /* the compute ceiling (the policy's), or NULL */
-    const struct db_ceiling *dram_c;     /* the DRAM ceiling (the policy's), or NULL */
-    double peak;                         /* its value [FLOP/s]; NaN when none */
-    double roof;       /* min(peak, DRAM intensity x DRAM bandwidth) [FLOP/s]: the roof the
-                          roofline model judges it by */
+    const struct db_ceiling *peak_c;     /* the compute ceiling of its pipe, or NULL */
+    const struct db_ceiling *level_c[MODEL_LEVEL_COUNT]; /* each level's bandwidth ceiling */
+    double peak;                          /* the compute ceiling's value [FLOP/s]; NaN: none */
+    double roof_level[MODEL_LEVEL_COUNT]; /* min(peak, intensity x bandwidth) of each level
+                                             (the hierarchical roofline's points) [FLOP/s] */
+    double roof;       /* the DRAM level's: the roof the roofline model judges it by */
     double pct_roof;   /* 100 * flop_rate / roof */
     const char *bound; /* "compute" or "dram" at its DRAM intensity; NULL when unknown */
 };
 
 /*
- * The roofline placement of `row` on device d (NULL: no device; the roof is then NaN).
- * The roof is the roofline model's: the policy's compute ceiling and DRAM ceiling
- * (model_roofline_attainable, 003_d5ffc223df97ef85.txt Q5.A).
+ * The roofline placement of `row` on device d (NULL: no device; the roofs are then NaN).
+ * Counters when the row has flop and DRAM counters, else the analytic counts; never mixed.
+ * The roof of each level: the compute ceiling of the pipe the flops ran on and the policy's
+ * bandwidth of that level (model_roofline_attainable, 003_d5ffc223df97ef85.txt Q5.A).
  */
 void analysis_place(const struct analysis_device *d, const struct db_measurement_row *row,
                     struct analysis_point *p /* OUT */);

@@ -199,6 +199,8 @@ static const struct {
     {"fp16", ANALYSIS_PIPE_TENSOR, {"peak_tensor_fp16", NULL}},
     {"bf16", ANALYSIS_PIPE_CUDA, {"peak_bf16x2_fma", NULL}},
     {"bf16", ANALYSIS_PIPE_TENSOR, {"peak_tensor_bf16", NULL}},
+    {"fp8", ANALYSIS_PIPE_TENSOR, {"peak_tensor_fp8", NULL}},
+    {"int8", ANALYSIS_PIPE_TENSOR, {"peak_tensor_int8", NULL}},
 };
 
 /* The ceilings of every other use, tried in order. */

@@ -33,6 +33,8 @@ struct build {
     const struct db_measurement *m;
     enum model_kind kind;
     struct analysis_judge j;
+    struct analysis_flops cf; /* the counters' operations, for a kernel roofkit did not count */
+    int counted;              /* 1: analytic flops and bytes (roofkit's kernels) */
     struct model_predict_in in;
     struct model_launch launch;
     struct model_issue_counts ic;
@@ -263,6 +265,25 @@ static void inputs_roof(struct build *b)
     b->dram_source = "analytic bytes_dram (no reuse)";
 }
 
+/*
+ * A kernel roofkit did not count (a profiled program's): the operations the counters saw on
+ * every pipe, at one peak that gives each pipe's operations their own peak's time (the sum of
+ * operations / peak over the pipes: the arithmetic's time if the pipes did not overlap); the
+ * compute ceiling named in the details is the busiest pipe's, and the row is judged as that
+ * pipe (its FMA latency, its precision). No operations measured: flops unknown.
+ */
+static void inputs_counter_flops(struct build *b)
+{
+    const struct analysis_flops *f = &b->cf;
+    if (f->measured == 0)
+        return; /* flops stay unknown: model_predict says so */
+    analysis_slot_judge(f->slot >= 0 ? (enum analysis_slot)f->slot : ANALYSIS_SLOT_FP32, &b->j);
+    b->in.flops = f->total;
+    b->in.peak_flops = take(b, ANALYSIS_USE_COMPUTE);
+    if (f->total > 0)
+        b->in.peak_flops = isfinite(f->time_s) && f->time_s > 0 ? f->total / f->time_s : NAN;
+}
+
 /* roofline_counters: the traffic the counters measured; a level they do not give has no term. */
 static void inputs_counter_levels(struct build *b)
 {
@@ -290,11 +311,23 @@ static void inputs_cost_levels(struct build *b)
         lb[MODEL_LEVEL_L1] = rc.bytes_l1;
         lb[MODEL_LEVEL_SHARED] = rc.bytes_shared;
         b->dram_source = "compulsory (model_cost bytes_dram_min)";
-    } else {
+    } else if (b->counted) {
         lb[MODEL_LEVEL_DRAM] = b->m->bytes_dram;
         lb[MODEL_LEVEL_L2] = b->m->bytes_l2;
         lb[MODEL_LEVEL_L1] = b->m->bytes_l1;
         lb[MODEL_LEVEL_SHARED] = b->m->bytes_shared;
+    } else {
+        /* no analytic counts (issue_counters and overlap only): the counters' traffic; a
+         * level they did not measure has no term */
+        static const char *const names[MODEL_LEVEL_COUNT] = {NULL, "l2_bytes", "l1_bytes",
+                                                             "shared_bytes"};
+        lb[MODEL_LEVEL_DRAM] = analysis_metric(b->row, "dram_read_bytes") +
+                               analysis_metric(b->row, "dram_write_bytes");
+        for (int l = MODEL_LEVEL_L2; l < MODEL_LEVEL_COUNT; l++) {
+            const double v = analysis_metric(b->row, names[l]);
+            lb[l] = isfinite(v) ? v : 0.0;
+        }
+        b->dram_source = "counters dram_read_bytes + dram_write_bytes";
     }
     b->in.bandwidth[MODEL_LEVEL_L2] = take(b, ANALYSIS_USE_L2);
     b->in.bandwidth[MODEL_LEVEL_L1] = take(b, ANALYSIS_USE_L1);
@@ -393,7 +426,7 @@ static int measured_issue_counts(struct build *b, int counted)
     if (!(isfinite(inst) && inst > 0))
         return RK_ENODATA;
     if (!counted) {
-        const int e = elem_bytes_of(b->m->precision);
+        const int e = elem_bytes_of(b->j.precision);
         const double fl = analysis_metric(b->row, e == 8   ? "flop_count_dp"
                                                   : e == 2 ? "flop_count_hp"
                                                            : "flop_count_sp");
@@ -518,12 +551,21 @@ static int inputs_issue(struct build *b, const char **why)
 static int build_inputs(struct build *b, const char **why)
 {
     const enum model_kind k = b->kind;
+    const int measured =
+        k == MODEL_KIND_COUNTERS || k == MODEL_KIND_ISSUE_COUNTERS || k == MODEL_KIND_OVERLAP;
     const int issue_like =
         k == MODEL_KIND_ISSUE || k == MODEL_KIND_ISSUE_COUNTERS || k == MODEL_KIND_OVERLAP;
 
     if (k == MODEL_KIND_TSM2)
         return (*why = inputs_tsm2(b)) != NULL ? RK_ENODATA : RK_OK;
+    if (!b->counted && !measured) {
+        *why = "no analytic flops or bytes (a kernel roofkit does not count): the counter "
+               "models predict it";
+        return RK_ENODATA;
+    }
     inputs_roof(b);
+    if (!b->counted)
+        inputs_counter_flops(b);
     if (k == MODEL_KIND_COUNTERS)
         inputs_counter_levels(b);
     if (k == MODEL_KIND_HIERARCHICAL || k == MODEL_KIND_OCCUPANCY || issue_like)
@@ -549,6 +591,9 @@ int analysis_predict(const struct analysis_device *d, const struct db_measuremen
     b->m = &row->m;
     b->kind = kind;
     analysis_judge_of(b->m, &b->j);
+    b->counted = isfinite(b->m->flops);
+    if (!b->counted)
+        analysis_counter_flops(d, row, &b->cf);
     rc = build_inputs(b, why);
     if (rc == RK_OK && model_predict(kind, &b->in, &p, why) != RK_OK)
         rc = RK_ENODATA;

@@ -359,6 +359,28 @@ static void print_summary(const struct samples *ss, unsigned models)
                ss->unverified, ss->unverified == 1 ? "" : "s", ss->unverified == 1 ? "is" : "are");
 }
 
+/* ------------------------------------------------------------- stored reasons */
+
+/*
+ * A model that cannot predict a measurement stores why, as a prediction without a time:
+ * {"model":"overlap","skipped":"inst_executed not measured"}, so that every measurement has
+ * a prediction or a reason per model. malloc'd; NULL when out of memory.
+ */
+static char *skipped_details(enum model_kind k, const char *why)
+{
+    struct rk_buf b = RK_BUF_INIT;
+    rk_buf_puts(&b, "{");
+    rk_json_key_str(&b, "model", model_kind_name(k));
+    rk_buf_puts(&b, ",");
+    rk_json_key_str(&b, "skipped", why);
+    rk_buf_puts(&b, "}");
+    if (b.oom) {
+        rk_buf_release(&b);
+        return NULL;
+    }
+    return b.s;
+}
+
 /* --------------------------------------------------------------------- write */
 
 static int write_predictions(struct db *db, const char *cmdline, const struct model_opts *o,
@@ -403,16 +425,19 @@ static int write_predictions(struct db *db, const char *cmdline, const struct mo
                     ss.skipped[k]++;
                     if (!ss.first_skip[k])
                         ss.first_skip[k] = why;
-                    rc = RK_OK;
-                    continue;
-                }
-                if (rc != RK_OK)
+                    pd = (struct analysis_prediction){NAN, NULL, skipped_details(k, why)};
+                    if (!pd.details) {
+                        rc = rk_error(RK_ENOMEM, "out of host memory");
+                        break;
+                    }
+                } else if (rc != RK_OK) {
                     break;
+                }
                 struct db_prediction dp = {
                     0,          m->id,    cap,       model_kind_name((enum model_kind)k),
                     pd.time_ns, pd.bound, pd.details};
                 rc = db_insert_prediction(db, &dp, NULL);
-                if (rc == RK_OK) {
+                if (rc == RK_OK && pd.bound) {
                     ss.made[k]++;
                     rc = samples_add(&ss, k, m, pd.time_ns);
                 }
@@ -500,7 +525,16 @@ static int check_predictions(struct db *db, const struct model_opts *o, struct s
                     rc = RK_OK;
                 if (rc != RK_OK)
                     break;
-                if (why) {
+                if (!isfinite(sp->predicted_time_ns)) { /* a stored reason */
+                    char *want = why ? skipped_details(k, why) : NULL;
+                    if (!why)
+                        snprintf(reason, sizeof reason, "stored no prediction, recomputed %.9g ns",
+                                 pd.time_ns);
+                    else if (!want || !sp->details || strcmp(want, sp->details) != 0)
+                        snprintf(reason, sizeof reason, "stored %.60s, now skipped: %.60s",
+                                 sp->details ? sp->details : "(nothing)", why);
+                    free(want);
+                } else if (why) {
                     snprintf(reason, sizeof reason, "cannot be recomputed (%s)", why);
                 } else {
                     double diff = fabs(sp->predicted_time_ns - pd.time_ns);

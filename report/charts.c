@@ -248,21 +248,20 @@ static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, 
         for (int i = 0; i < d->nrows; i++) {
             const struct rp_meas *x = &d->meas[i];
             if (x->dev != dev || !x->charted || strcmp(rp_family(x), d->families[f]) ||
-                !(x->intensity > 0) || !(x->gflops > 0))
+                !(x->intensity > 0) || !(x->point_gflops > 0))
                 continue;
             const struct db_prediction *p = model ? rp_prediction(x, model) : NULL;
-            double pg =
-                p && p->predicted_time_ns > 0 ? x->row->m.flops / p->predicted_time_ns : NAN;
+            double pg = p && p->predicted_time_ns > 0 ? x->flops_i / p->predicted_time_ns : NAN;
             if (n++ == 0)
                 rp_buf_printf(&dat, "# family %s\n", *d->families[f] ? d->families[f] : "-");
             dat_num(&dat, x->intensity);
-            dat_num(&dat, x->gflops);
+            dat_num(&dat, x->point_gflops);
             dat_num(&dat, pg);
             rp_buf_printf(&dat, " %lld\n", (long long)x->row->m.id);
             xlo = fmin(xlo, x->intensity);
             xhi = fmax(xhi, x->intensity);
-            ylo = fmin(ylo, x->gflops);
-            yhi = fmax(yhi, x->gflops);
+            ylo = fmin(ylo, x->point_gflops);
+            yhi = fmax(yhi, x->point_gflops);
             if (isfinite(pg) && pg > 0) {
                 ylo = fmin(ylo, pg);
                 yhi = fmax(yhi, pg);

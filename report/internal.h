@@ -73,10 +73,12 @@ struct rp_meas {
     const struct db_measurement_row *row;
     int dev;            /* index into rp_data.devs, -1 when its capture names none */
     double time_s;      /* median time [s]; NaN if not stored */
-    double gflops;      /* analytic flops / time [GFLOP/s] */
-    double bytes;       /* DRAM bytes: counters (read + write) when present, else analytic */
+    double gflops;      /* analytic (useful) flops / time [GFLOP/s]; NaN when unknown */
+    double point_gflops; /* the roofline point's height: flops_i / time [GFLOP/s] */
+    double bytes;       /* DRAM bytes of the point: counters (read + write) or analytic */
     double gbs;         /* bytes / time [GB/s] */
-    double flops_i;     /* flops of the intensity: counters when present, else analytic */
+    double flops_i;     /* flops of the point (its intensity and height): the counters' executed
+                           operations of its busiest pipe, else the analytic ones */
     double intensity;   /* flops_i / bytes [FLOP/B] */
     int counters;       /* 1 when intensity and bytes come from counters */
     double peak;        /* the policy's compute ceiling of its precision and pipe [GFLOP/s] */

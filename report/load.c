@@ -191,10 +191,11 @@ static void derive_meas(const struct rp_data *d, struct rp_meas *x)
     x->dev = device_of(d, m->capture_id);
     analysis_place(x->dev >= 0 ? &d->devs[x->dev].a : NULL, x->row, p);
     x->time_s = p->time_s;
-    x->gflops = p->flop_rate * 1e-9;
+    x->gflops = m->flops / p->time_s * 1e-9;
+    x->point_gflops = p->flop_rate * 1e-9;
     x->counters = p->counters;
-    x->flops_i = p->flops_i;
     x->bytes = p->bytes[MODEL_LEVEL_DRAM];
+    x->flops_i = p->flops;
     x->intensity = p->intensity[MODEL_LEVEL_DRAM];
     x->gbs = p->dram_rate * 1e-9;
     x->peak = p->peak * 1e-9;

@@ -28,8 +28,14 @@
  *       inst_executed; overlap takes a library's measured L2 and shared bytes
  *   A13 the table, tsm2: FMA peak, DRAM, DRAM and FMA latency; only TSM2/ISM2 kernels;
  *       a missing ceiling or parameter gives a reason, never a number
- *   A14 analysis_place: the roof is the roofline prediction's (same ceilings); counters
- *       give the intensity when present; no device, no roof
+ *   A14 analysis_place: counters give flops (the busiest pipe's executed operations) and
+ *       bytes together, drawn under that pipe's peak; else the analytic ones; the roof of
+ *       each level; no device, no roof
+ *   A15 analysis_counter_flops: all-path counter else the sum of the paths; the busiest
+ *       slot by time at the device's peaks; nothing measured
+ *   A16 a profiled kernel (no analytic counts): the analytic models give a reason; the
+ *       counter models predict it with the operations of every pipe, each at its peak, and
+ *       the counters' bytes
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -572,35 +578,42 @@ static void a13_tsm2(void **state)
 
 /* ------------------------------------------------------------- placement */
 
+static struct db_metric dgemm_counters[] = {
+    {0, 7, "dram_read_bytes", "dram__bytes_read.sum", 4.0e7, "byte"},
+    {0, 7, "dram_write_bytes", "dram__bytes_write.sum", 4.0e6, "byte"},
+    {0, 7, "l2_bytes", "lts__t_bytes.sum", 9.0e9, "byte"},
+    {0, 7, "flop_count_dp", "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", 1.0e6, "flop"},
+    {0, 7, "tensor_ops_fp64", "sm__ops_path_tensor_src_fp64.sum", 2.5e9, "flop"},
+};
+
 static void a14_place(void **state)
 {
     struct analysis_device d = full();
     struct db_measurement_row lib =
-        row_of("cublas_dgemm", "cublas", "fp64", NULL, 1, counters, NCOUNTERS);
+        row_of("cublas_dgemm", "cublas", "fp64", NULL, 1, dgemm_counters, 5);
     struct db_measurement_row plain =
         row_of("stso", "stso", "fp64", "{\"block_size\":32}", 1, NULL, 0);
     struct analysis_point p;
-    struct analysis_prediction pr;
-    const char *why;
     (void)state;
     analysis_place(&d, &lib, &p);
     assert_true(p.counters);
-    assert_true(p.flops_i == 2.0e9 && p.bytes[MODEL_LEVEL_DRAM] == 4.4e7);
-    assert_true(p.bytes[MODEL_LEVEL_L2] == 9e9);
-    assert_string_equal(p.peak_c->name, "peak_tensor_fp64"); /* as the roofline model */
-    assert_string_equal(p.dram_c->name, "bw_dram_read");
+    assert_int_equal(p.cf.slot, ANALYSIS_SLOT_TENSOR_FP64);
+    /* executed (padded) tensor operations, not the useful 2mnk, over the counters' bytes */
+    assert_true(p.flops == 2.5e9 && p.bytes[MODEL_LEVEL_DRAM] == 4.4e7);
+    assert_true(p.flops_useful == lib.m.flops);
+    assert_true(p.bytes[MODEL_LEVEL_L2] == 9e9 && isnan(p.bytes[MODEL_LEVEL_L1]));
+    assert_string_equal(p.peak_c->name, "peak_tensor_fp64");
+    assert_string_equal(p.level_c[MODEL_LEVEL_DRAM]->name, "bw_dram_read");
     assert_true(p.peak == 62e12);
-    assert_true(p.roof == 62e12); /* 45.5 FLOP/B, past the ridge at 20.7 */
-    assert_true(fabs(p.pct_roof - 100.0 * lib.m.flops / 1e-3 / p.roof) < 1e-9);
+    assert_true(p.roof == 62e12); /* 56.8 FLOP/B, past the ridge at 20.7 */
+    assert_true(fabs(p.pct_roof - 100.0 * 2.5e9 / 1e-3 / p.roof) < 1e-9);
     assert_string_equal(p.bound, "compute");
-    assert_int_equal(analysis_predict(&d, &lib, MODEL_KIND_ROOFLINE, &pr, &why), RK_OK);
-    assert_true(strstr(pr.details, "\"peak_flops\":62000000000000"));
-    free(pr.details);
+    assert_true(fabs(p.roof_level[MODEL_LEVEL_L2] - 2.5e9 / 9e9 * 10000e9) < 1e-3);
 
     plain.m.bytes_dram = 1e9; /* 2.1 FLOP/B: under the ridge */
     analysis_place(&d, &plain, &p);
     assert_false(p.counters);
-    assert_true(p.flops_i == plain.m.flops && p.bytes[MODEL_LEVEL_DRAM] == plain.m.bytes_dram);
+    assert_true(p.flops == plain.m.flops && p.bytes[MODEL_LEVEL_DRAM] == plain.m.bytes_dram);
     assert_string_equal(p.peak_c->name, "peak_fp64_fma");
     assert_true(fabs(p.roof - plain.m.flops / plain.m.bytes_dram * 3e12) < 1e-3);
     assert_string_equal(p.bound, "dram");
@@ -609,6 +622,96 @@ static void a14_place(void **state)
     analysis_place(NULL, &plain, &p);
     assert_true(isnan(p.roof) && isnan(p.peak) && p.bound == NULL);
     assert_true(isfinite(p.intensity[MODEL_LEVEL_DRAM]));
+}
+
+static void a15_counter_flops(void **state)
+{
+    struct analysis_device d = full();
+    struct db_metric paths[] = {
+        {0, 7, "tensor_ops_tf32_wgmma", NULL, 3.0e9, "flop"},
+        {0, 7, "tensor_ops_tf32_mma", NULL, 1.0e9, "flop"},
+        {0, 7, "flop_count_sp", NULL, 1.0e9, "flop"},
+    };
+    struct db_metric all[] = {
+        {0, 7, "tensor_ops_tf32", NULL, 5.0e9, "flop"},
+        {0, 7, "tensor_ops_tf32_wgmma", NULL, 3.0e9, "flop"},
+        {0, 7, "tensor_ops_fp16_wgmma", NULL, 0.0, "flop"},
+    };
+    struct db_measurement_row r = row_of("k", NULL, NULL, NULL, 1, paths, 3);
+    struct analysis_flops f;
+    struct analysis_judge j;
+    (void)state;
+    analysis_counter_flops(&d, &r, &f);
+    assert_int_equal(f.measured, 2);
+    assert_true(f.v[ANALYSIS_SLOT_TENSOR_TF32] == 4.0e9); /* the two paths summed */
+    assert_true(isnan(f.v[ANALYSIS_SLOT_FP64]));
+    assert_true(f.total == 5.0e9);
+    /* 1e9 on the CUDA cores (61 TFLOP/s) take longer than 4e9 on the tensor cores (400) */
+    assert_int_equal(f.slot, ANALYSIS_SLOT_FP32);
+    assert_true(fabs(f.time_s - (1e9 / 61e12 + 4e9 / 400e12)) < 1e-18);
+    r.metrics = all;
+    r.n_metrics = 3;
+    analysis_counter_flops(&d, &r, &f);
+    assert_true(f.v[ANALYSIS_SLOT_TENSOR_TF32] == 5.0e9); /* the all-path counter wins */
+    assert_true(f.v[ANALYSIS_SLOT_TENSOR_FP16] == 0.0);
+    assert_int_equal(f.slot, ANALYSIS_SLOT_TENSOR_TF32);
+    analysis_slot_judge(ANALYSIS_SLOT_TENSOR_INT8, &j);
+    assert_string_equal(j.precision, "int8");
+    assert_int_equal(j.pipe, ANALYSIS_PIPE_TENSOR);
+    assert_string_equal(analysis_slot_name(ANALYSIS_SLOT_TENSOR_BF16), "tensor bf16");
+    r.n_metrics = 0;
+    analysis_counter_flops(&d, &r, &f);
+    assert_int_equal(f.measured, 0);
+    assert_int_equal(f.slot, -1);
+}
+
+/* A profiled kernel: no analytic counts, counters only. */
+static struct db_metric profiled_counters[] = {
+    {0, 7, "dram_read_bytes", "dram__bytes_read.sum", 6.0e7, "byte"},
+    {0, 7, "dram_write_bytes", "dram__bytes_write.sum", 2.0e7, "byte"},
+    {0, 7, "l2_bytes", "lts__t_bytes.sum", 3.0e8, "byte"},
+    {0, 7, "l1_bytes", "l1tex__t_bytes.sum", 2.0e8, "byte"},
+    {0, 7, "shared_bytes", "sm__sass_data_bytes_mem_shared.sum", 4.0e8, "byte"},
+    {0, 7, "inst_executed", "smsp__sass_inst_executed.sum", 2.0e6, "inst"},
+    {0, 7, "flop_count_sp", NULL, 1.0e7, "flop"},
+    {0, 7, "tensor_ops_bf16_wgmma", NULL, 1.0e11, "flop"},
+};
+
+static void a16_profiled(void **state)
+{
+    struct analysis_device d = full();
+    struct db_measurement_row r =
+        row_of("nvjet_sm90_tst_256x128", NULL, NULL, NULL, 1, profiled_counters, 8);
+    const char *why;
+    char *x;
+    (void)state;
+    r.m.flops = r.m.bytes_dram = r.m.bytes_l2 = r.m.bytes_l1 = r.m.bytes_shared = NAN;
+    static const enum model_kind refused[] = {MODEL_KIND_ROOFLINE, MODEL_KIND_HIERARCHICAL,
+                                              MODEL_KIND_OCCUPANCY, MODEL_KIND_ISSUE};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        assert_null(predict(&d, &r, refused[i], &why));
+        assert_non_null(strstr(why, "no analytic flops or bytes"));
+    }
+    x = predict_ok(&d, &r, MODEL_KIND_COUNTERS);
+    assert_true(used(x, "compute", "peak_tensor_bf16"));
+    assert_true(details_number(x, "flops") == 1.0e11 + 1.0e7);
+    /* one peak that gives each pipe its own: (1e11 / 801e12 + 1e7 / 61e12) per the total */
+    const double peak = (1.0e11 + 1.0e7) / (1.0e11 / 801e12 + 1.0e7 / 61e12);
+    assert_true(fabs(details_number(x, "peak_flops") / peak - 1.0) < 1e-12);
+    assert_true(strstr(x, "\"dram\":{\"bytes\":80000000,"));
+    free(x);
+    x = predict_ok(&d, &r, MODEL_KIND_OVERLAP);
+    assert_true(strstr(x, "\"dram_bytes\":\"counters dram_read_bytes + dram_write_bytes\""));
+    assert_true(strstr(x, "\"l1\":{\"bytes\":200000000,"));
+    assert_true(strstr(x, "\"shared\":{\"bytes\":400000000,"));
+    assert_true(used(x, "compute", "peak_tensor_bf16"));
+    free(x);
+    x = predict_ok(&d, &r, MODEL_KIND_ISSUE_COUNTERS);
+    free(x);
+    r.n_metrics = 5; /* counters without operations or instructions */
+    assert_null(predict(&d, &r, MODEL_KIND_COUNTERS, &why));
+    assert_string_equal(why, "flops unknown");
+    assert_null(predict(&d, &r, MODEL_KIND_OVERLAP, &why));
 }
 
 int main(void)
@@ -621,6 +724,7 @@ int main(void)
         cmocka_unit_test(a9_hierarchical),   cmocka_unit_test(a10_occupancy),
         cmocka_unit_test(a11_issue),         cmocka_unit_test(a12_measured_issue),
         cmocka_unit_test(a13_tsm2),          cmocka_unit_test(a14_place),
+        cmocka_unit_test(a15_counter_flops), cmocka_unit_test(a16_profiled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

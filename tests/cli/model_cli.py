@@ -6,7 +6,8 @@ result with python3's sqlite3 module. Case map:
   M1  model on the full fixture: exit 0, one model capture marked done, details are
       JSON objects naming the model and its ceilings, one prediction
       per (measurement, applicable model): roofline and hierarchical for every row with
-      analytic counts, tsm2 exactly for the tsm2/ism2 rows, nothing for the profiled row
+      analytic counts, tsm2 exactly for the tsm2/ism2 rows, nothing for the profiled row;
+      every other (measurement, model) pair stores its reason (no time, details "skipped")
   M2  values by hand (ceilings as in model_fixture.c): the roofline of stmvb, the
       hierarchical roofline of stmvb and of cublas_dgemm (fp64 tensor ceiling), the TSM2
       model of tsm2_v2 fp64 and tsm2_v0 (t2 = t3 = 1); details name the ceilings' ids
@@ -26,6 +27,9 @@ import sys
 
 ROOFKIT, FIXTURE, WORK = sys.argv[1:4]
 FAILS = []
+
+ALL_MODELS = ("roofline", "hierarchical", "tsm2", "roofline_counters", "occupancy", "issue",
+              "issue_counters", "overlap")
 
 # The fixture's ceilings in SI units (model_fixture.c add_ceilings).
 BW_DRAM_READ = 3174e9
@@ -78,7 +82,8 @@ def meas(db, kernel, precision=None):
 
 def pred(db, mid, model):
     rows = q(db, "SELECT predicted_time_ns, bound, details FROM prediction "
-             "WHERE measurement_id = ? AND model = ?", mid, model)
+             "WHERE measurement_id = ? AND model = ? AND predicted_time_ns IS NOT NULL", mid,
+             model)
     check(len(rows) == 1, f"one {model} prediction of measurement {mid}, got {len(rows)}")
     return rows[0] if rows else (float("nan"), None, "")
 
@@ -123,8 +128,10 @@ def m1_m2_m3():
     # M1: which predictions exist
     rows = q(db, "SELECT id, kernel, family, flops FROM measurement")
     for mid, kernel, family, flops in rows:
-        models = {r[0] for r in q(db, "SELECT model FROM prediction WHERE measurement_id = ?",
-                                  mid)}
+        models = {r[0] for r in q(db, "SELECT model FROM prediction WHERE measurement_id = ? "
+                                  "AND predicted_time_ns IS NOT NULL", mid)}
+        reasons = {r[0] for r in q(db, "SELECT model FROM prediction WHERE measurement_id = ? "
+                                   "AND predicted_time_ns IS NULL", mid)}
         want = set()
         if flops is not None:
             # roofline_counters needs DRAM counters, which the fixture does not store
@@ -132,13 +139,19 @@ def m1_m2_m3():
             if family in ("tsm2", "ism2"):
                 want.add("tsm2")
         check(models == want, f"{kernel}: models {sorted(models)}, expected {sorted(want)}")
+        applies = set(ALL_MODELS) - ({"tsm2"} if family not in ("tsm2", "ism2") else set())
+        check(reasons == applies - want,
+              f"{kernel}: reasons for {sorted(reasons)}, expected {sorted(applies - want)}")
         caps_of = q(db, "SELECT DISTINCT capture_id FROM prediction WHERE measurement_id = ?",
                     mid)
         check(all(c[0] == caps[0][0] for c in caps_of), f"{kernel}: predictions in the model capture")
 
-    for model, det in q(db, "SELECT model, details FROM prediction"):
+    for model, det, t in q(db, "SELECT model, details, predicted_time_ns FROM prediction"):
         try:
             d = json.loads(det)
+            if t is None:
+                check(d["model"] == model and d.get("skipped"), f"{model} reason: {det}")
+                continue
             check(d["model"] == model and "ceilings" in d, f"{model} details: model, ceilings")
         except ValueError as e:
             check(False, f"{model} details are not JSON ({e}): {det[:80]}")
@@ -202,20 +215,20 @@ def m1_m2_m3():
                                *[lv["time_s"] for lv in d["levels"].values()])
     check(rel_close(to, want * 1e9), f"tsm2_v2 occupancy {to} ns, from its terms {want * 1e9}")
 
-    # M3: --check passes and writes nothing
+    # M3: --check passes and writes nothing (105 rows: 59 predictions and 46 stored reasons)
     before = q(db, "SELECT count(*) FROM capture")[0][0]
     rc, out, err = run(db, "model", "--check")
-    check(rc == 0 and "checked 59 predictions" in out, f"--check exits 0 ({rc}: {out}{err})")
+    check(rc == 0 and "checked 105 predictions" in out, f"--check exits 0 ({rc}: {out}{err})")
     check(q(db, "SELECT count(*) FROM capture")[0][0] == before, "--check adds no capture")
     rc, out, err = run(db, "model", "--check", "--capture", str(caps[0][0]))
-    check(rc == 0 and "checked 59" in out, f"--check --capture MODEL_CAPTURE exits 0 ({rc})")
+    check(rc == 0 and "checked 105" in out, f"--check --capture MODEL_CAPTURE exits 0 ({rc})")
     rc, out, err = run(db, "model", "--check", "--capture", "2", "--model", "tsm2")
     check(rc == 0 and "checked 7 predictions" in out, f"--check of capture 2, tsm2 only ({out})")
 
     # tamper one time, then one bound
     c = sqlite3.connect(db)
     pid, mid = c.execute("SELECT id, measurement_id FROM prediction WHERE model = 'roofline' "
-                         "ORDER BY id LIMIT 1").fetchone()
+                         "AND predicted_time_ns IS NOT NULL ORDER BY id LIMIT 1").fetchone()
     c.execute("UPDATE prediction SET predicted_time_ns = predicted_time_ns * 1.000001 "
               "WHERE id = ?", (pid,))
     c.commit()
@@ -223,10 +236,10 @@ def m1_m2_m3():
     rc, out, err = run(db, "model", "--check")
     check(rc == 9, f"--check after tampering a time exits 9 (got {rc})")
     check(f"measurement {mid} " in err and "roofline" in err, f"--check names the row: {err}")
-    check(err.count("roofkit: error:") == 1 and "1 of 59" in err, f"one error line: {err}")
+    check(err.count("roofkit: error:") == 1 and "1 of 105" in err, f"one error line: {err}")
     rc, out, err = run(db, "model")
     check(rc == 0, "model runs again")
-    check(q(db, "SELECT count(*) FROM prediction")[0][0] == 59,
+    check(q(db, "SELECT count(*) FROM prediction")[0][0] == 105,
           "running again replaces: one prediction per (measurement, model)")
     rc, out, err = run(db, "model", "--check")
     check(rc == 0, f"--check after re-running model exits 0 ({err})")
