@@ -1,7 +1,8 @@
 #!/bin/bash
 # record.sh BUILD OUT [SUITES] - records the example database on a GPU machine, the
 # way examples/h100.sql was made (README.md here): the ceilings, the suites, and a
-# PyTorch program profiled with counters, into OUT/h100.db, with a timing log.
+# PyTorch program (tests/collect/torch_mix.py) profiled with counters, into OUT/h100.db,
+# with a timing log.
 # Predictions are added afterwards on any machine (`roofkit model`), then
 # make-sql.sh turns the database into the SQL text kept in git.
 set -u
@@ -30,6 +31,11 @@ step probe "$R" --db "$DB" probe
 for s in $SUITES; do
     step "run --suite $s" "$R" --db "$DB" run --suite "$s"
 done
-step "profile torch" "$R" --db "$DB" profile -- python3 "$HERE/../tests/collect/torch_small.py"
+# a PyTorch program of every matmul precision (cuBLAS and cuBLASLt calls), cuDNN convolutions,
+# norms, softmax, elementwise and reductions, with the mma.sync tensor paths besides the default
+# set (cutlass_80 kernels such as PyTorch's int8 matmul run on them)
+step "profile torch_mix" "$R" --db "$DB" profile \
+    --metrics default,tensor_ops_fp16_mma,tensor_ops_bf16_mma,tensor_ops_tf32_mma,tensor_ops_int8_mma \
+    -- python3 "$HERE/../tests/collect/torch_mix.py"
 step "list captures" "$R" --db "$DB" list captures
 exit $status

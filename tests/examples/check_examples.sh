@@ -10,6 +10,12 @@
 #      the example, says so, labels every page, and leaves ./roofkit.db alone
 #   E5 check_report.py: the report's tables have one row per measurement and equal
 #      numbers to the database (read back through `roofkit export`)
+#   E6 every profiled measurement has, for every model but tsm2 (which applies to TSM2/ISM2
+#      kernels only), a stored prediction or a stored reason; its capture names its GPU;
+#      the counter models predict at least one profiled kernel
+#   E7 no roofline point lies more than 5 % above its own roof: the report's "% of roof"
+#      (flops and bytes of one source, under the roof of the pipe the flops ran on) <= 105;
+#      no table shows a DRAM bandwidth more than 5 % above the DRAM ceiling (bw_dram_read)
 set -u
 roofkit=$1
 sql=$2
@@ -62,4 +68,40 @@ grep -q 'Database `examples/h100.sql`' "$work/all/report/report.md" ||
 
 # E5
 python3 "$check_report" "$roofkit" "$db" "$work/report" || fail "E5: check_report.py"
-echo "examples: E1-E5 passed ($(count "select count(*) from measurement") measurements, $(count "select count(*) from prediction") predictions)"
+# E6
+for model in roofline hierarchical roofline_counters occupancy issue issue_counters overlap; do
+    n=$(count "select count(*) from measurement m where m.source='profile' and not exists
+               (select 1 from prediction p where p.measurement_id = m.id and p.model = '$model'
+                and (p.predicted_time_ns is not null or json_extract(p.details, '$.skipped')
+                     is not null))") || fail "E6: query failed"
+    [ "$n" = 0 ] || fail "E6: $n profiled measurements have neither a $model prediction nor a reason"
+done
+n=$(count "select count(*) from capture where kind='profile' and device_id is null")
+[ "$n" = 0 ] || fail "E6: $n profile captures name no device"
+n=$(count "select count(*) from prediction p join measurement m on m.id = p.measurement_id
+           where m.source='profile' and p.model='overlap' and p.predicted_time_ns > 0")
+[ "$n" -gt 0 ] || fail "E6: no profiled kernel has an overlap prediction"
+
+# E7
+"$roofkit" --db "$db" report --format csv --out "$work/csv" >/dev/null 2>&1 || fail "E7: report --format csv"
+dram=$(count "select value * (case unit when 'TB/s' then 1000 else 1 end) from ceiling where name='bw_dram_read' order by id desc limit 1")
+python3 - "$work/csv/csv" "$dram" <<'PY' || fail "E7: a roofline point lies above its roof, or a bandwidth above the DRAM ceiling"
+import csv, glob, sys
+n = bad = 0
+dram = float(sys.argv[2])  # GB/s
+for f in glob.glob(sys.argv[1] + "/measurements-*.csv"):
+    for r in csv.DictReader(open(f)):
+        if r["% of roof"]:
+            n += 1
+            if float(r["% of roof"]) > 105.0:
+                bad += 1
+                print("E7: %s %s %s at %s %% of its roof" % (r["id"], r["kernel"][:60],
+                                                       r["precision"], r["% of roof"]))
+        if r["GB/s"] and float(r["GB/s"]) > 1.05 * dram:
+            bad += 1
+            print("E7: %s %s %s shows %s GB/s, above the DRAM ceiling %.0f GB/s" %
+                  (r["id"], r["kernel"][:60], r["precision"], r["GB/s"], dram))
+sys.exit(1 if bad or n == 0 else 0)
+PY
+
+echo "examples: E1-E7 passed ($(count "select count(*) from measurement") measurements, $(count "select count(*) from prediction") predictions)"
