@@ -51,7 +51,7 @@ extern "C" {
 struct collect_metric {
     const char *alias; /* classic name, e.g. "gld_throughput" */
     const char *unit;  /* unit of the value: "byte", "byte/second", "percent", ... */
-    int in_default;    /* 1 when part of the default set (at most 2 passes on GH100) */
+    int in_default;    /* 1 when part of the default set (3 passes on GH100) */
     int nterms;        /* 1..COLLECT_MAX_TERMS */
     const char *raw[COLLECT_MAX_TERMS]; /* CUPTI metric names */
     double coef[COLLECT_MAX_TERMS];

@@ -4,11 +4,17 @@
  *
  * Hopper has no nvprof metrics; each classic name is a linear recipe over PerfWorks metrics,
  * from the Nsight Compute "Nvprof Transition Guide" mapping. Every raw name below is accepted
- * by CUPTI's host API for "GH100" (tests/collect/test_host.c checks it). The default set is
- * chosen to fit in 2 replay passes on GH100 (measured with
- * cuptiProfilerHostGetNumOfPasses): the tensor counters in it are the wgmma paths
- * (`sm__ops_path_tensor_op_hgmma_*`), because the all-path bf16/tf32/fp16 counters cost a
- * third pass; those remain available by name.
+ * by CUPTI's host API for "GH100" (tests/collect/test_host.c checks it). The default set fits
+ * in 3 replay passes on GH100 (measured with cuptiProfilerHostGetNumOfPasses; test_host.c
+ * asserts it). Its tensor counters cover the wgmma paths of bf16, fp16, tf32 and int8
+ * (`sm__ops_path_tensor_op_hgmma_*`, `..._igmma_*`: Hopper GEMMs) and fp8 and fp64 on every
+ * path. Kernels that use mma.sync for fp16, bf16, tf32 or int8 (Ampere-style kernels, such as
+ * cutlass_80 ones, and WMMA) are not in it: name the `*_mma` aliases or the all-path ones
+ * (`tensor_ops_fp16`, ...). Any one of those fits beside the default set in its 3 passes;
+ * together they cost more (the four `*_mma` ones: 7).
+ *
+ * Tensor operations count as CUPTI counts them: 2 per multiply-add, of the work the tensor
+ * cores executed (a tile padded beyond the matrix counts in full), not the useful 2mnk.
  *
  * Assumes nothing about CUPTI itself: this file is plain C and runs in CPU unit tests.
  */
@@ -44,10 +50,11 @@
     }
 
 static const struct collect_metric aliases[] = {
-    /* ---- the default set (2 passes on GH100) ---- */
+    /* ---- the default set (3 passes on GH100) ---- */
     ONE("gld_throughput", "byte/second", 1,
         "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second",
-        "global load throughput seen by L1"),
+        "global load throughput seen by L1; loads through TMA (the bulk tensor copy engine "
+        "that Hopper wgmma GEMMs load with) are not counted: 0 for such kernels"),
     ONE("gld_efficiency", "percent", 1,
         "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
         "requested / transferred bytes of global loads"),
@@ -56,22 +63,25 @@ static const struct collect_metric aliases[] = {
     ONE("dram_read_bytes", "byte", 1, "dram__bytes_read.sum", "bytes read from DRAM"),
     ONE("dram_write_bytes", "byte", 1, "dram__bytes_write.sum", "bytes written to DRAM"),
     ONE("l2_bytes", "byte", 1, "lts__t_bytes.sum", "bytes accessed in L2 (all operations)"),
+    ONE("l1_bytes", "byte", 1, "l1tex__t_bytes.sum", "bytes accessed in L1"),
     ONE("shared_bytes", "byte", 1, "sm__sass_data_bytes_mem_shared.sum",
         "bytes loaded and stored in shared memory by SASS instructions"),
     FLOPS("flop_count_sp", FADD, FMUL, FFMA, "FP32 operations: add + mul + 2 fma"),
     FLOPS("flop_count_dp", DADD, DMUL, DFMA, "FP64 operations: add + mul + 2 fma"),
     FLOPS("flop_count_hp", HADD, HMUL, HFMA,
           "FP16 operations: add + mul + 2 fma (HFMA counts include nvcc's HFMA2.MMA moves)"),
-    ONE("tensor_inst", "instruction", 1, "sm__inst_executed_pipe_tensor.sum",
-        "warp instructions executed on the tensor pipe"),
     ONE("tensor_ops_bf16_wgmma", "flop", 1, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum",
         "tensor operations of wgmma with bf16 inputs (2 per multiply-add)"),
     ONE("tensor_ops_fp16_wgmma", "flop", 1, "sm__ops_path_tensor_op_hgmma_src_fp16.sum",
         "tensor operations of wgmma with fp16 inputs"),
+    ONE("tensor_ops_tf32_wgmma", "flop", 1, "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum",
+        "tensor operations of wgmma with tf32 inputs"),
+    ONE("tensor_ops_int8_wgmma", "op", 1, "sm__ops_path_tensor_op_igmma_src_int8.sum",
+        "tensor operations of wgmma with int8 inputs"),
     ONE("tensor_ops_fp8", "flop", 1, "sm__ops_path_tensor_src_fp8.sum",
-        "tensor operations with fp8 inputs"),
+        "tensor operations with fp8 inputs, all paths"),
     ONE("tensor_ops_fp64", "flop", 1, "sm__ops_path_tensor_src_fp64.sum",
-        "tensor operations with fp64 inputs"),
+        "tensor operations with fp64 inputs (DMMA), all paths"),
     ONE("inst_executed", "instruction", 1, "smsp__sass_inst_executed.sum",
         "warp instructions executed (SASS-patched count: exact, clock-independent)"),
     ONE("gpu_time", "nanosecond", 1, "gpu__time_duration.sum",
@@ -123,7 +133,6 @@ static const struct collect_metric aliases[] = {
      "L2 sectors written, atomics and reductions included"},
     ONE("l2_tex_hit_rate", "percent", 0, "lts__t_sector_hit_rate.pct", "L2 sector hit rate"),
     ONE("global_hit_rate", "percent", 0, "l1tex__t_sector_hit_rate.pct", "L1 sector hit rate"),
-    ONE("l1_bytes", "byte", 0, "l1tex__t_bytes.sum", "bytes accessed in L1"),
     ONE("shared_load_transactions", "wavefront", 0,
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "shared-memory load wavefronts"),
     ONE("shared_store_transactions", "wavefront", 0,
@@ -136,9 +145,29 @@ static const struct collect_metric aliases[] = {
     ONE("tensor_ops_fp16", "flop", 0, "sm__ops_path_tensor_src_fp16.sum",
         "tensor operations with fp16 inputs, all paths"),
     ONE("tensor_ops_tf32", "flop", 0, "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
-        "tensor operations with tf32 inputs"),
+        "tensor operations with tf32 inputs, all paths"),
     ONE("tensor_ops_int8", "op", 0, "sm__ops_path_tensor_src_int8.sum",
-        "tensor operations with int8 inputs"),
+        "tensor operations with int8 inputs, all paths"),
+    ONE("tensor_ops_bf16_mma", "flop", 0, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum",
+        "tensor operations of mma.sync (HMMA) with bf16 inputs"),
+    ONE("tensor_ops_fp16_mma", "flop", 0, "sm__ops_path_tensor_op_hmma_src_fp16.sum",
+        "tensor operations of mma.sync (HMMA) with fp16 inputs"),
+    ONE("tensor_ops_tf32_mma", "flop", 0, "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum",
+        "tensor operations of mma.sync (HMMA) with tf32 inputs"),
+    ONE("tensor_ops_int8_mma", "op", 0, "sm__ops_path_tensor_op_imma_src_int8.sum",
+        "tensor operations of mma.sync (IMMA) with int8 inputs"),
+    ONE("tensor_pipe_inst", "instruction", 0, "sm__inst_executed_pipe_tensor.sum",
+        "warp instructions issued to the tensor pipe, including the HFMA2.MMA register moves "
+        "nvcc emits; not a count of MMA instructions"),
+    {"tensor_inst_mma",
+     "instruction",
+     0,
+     3,
+     {"sm__inst_executed_pipe_tensor_op_gmma.sum", "sm__inst_executed_pipe_tensor_op_dmma.sum",
+      "sm__inst_executed_pipe_tensor_op_imma.sum"},
+     {1.0, 1.0, 1.0},
+     "MMA warp instructions: wgmma, DMMA and IMMA; mma.sync fp16/bf16/tf32 (HMMA) instructions "
+     "are not in it (their pipe also runs nvcc's HFMA2.MMA moves)"},
     ONE("tensor_inst_wgmma", "instruction", 0, "sm__inst_executed_pipe_tensor_op_gmma.sum",
         "wgmma warp instructions"),
     ONE("tensor_precision_fu_utilization", "percent", 0,
@@ -162,11 +191,12 @@ static const struct collect_metric aliases[] = {
 
 /*
  * What each alias was checked against on the H100, as `roofkit list metrics` shows it: a GPU
- * test of known work (tests/collect/test_gpu_counters.cu, K1-K7; an entry starting with "exact"
- * is asserted there for the tensor precisions) or Nsight Compute on the same runs
+ * test of known work (tests/collect/test_gpu_counters.cu, K1-K10; an entry starting with
+ * "exact" is asserted there for the tensor precisions K7 runs), Nsight Compute on the same runs
  * (tests/collect/device-check.sh: ncu --replay-mode application --clock-control none
- * --cache-control none, 100 launches, worst launch; docs/perf-notes.md "collect"). An alias not
- * listed has not been checked.
+ * --cache-control none, 100 launches, worst launch; docs/perf-notes.md "collect"), or `roofkit
+ * profile` of PyTorch programs whose kernels' work is known (a GEMM's 2mnk, a convolution's
+ * 2NHWKCRS). An alias not listed has not been checked: the listing says "not yet".
  */
 static const struct {
     const char *alias, *holds;
@@ -183,15 +213,36 @@ static const struct {
     {"flop_count_sp", "exact: FMA loop (K2); = ncu"},
     {"flop_count_dp", "= ncu"},
     {"flop_count_hp", "= ncu, but counts nvcc's HFMA2.MMA moves: not a flop count"},
-    {"tensor_inst", "= ncu"},
-    {"tensor_ops_bf16_wgmma", "exact: 2mnk of a cuBLASLt bf16 GEMM (K3, K7); = ncu"},
+    {"tensor_pipe_inst",
+     "= ncu; not an MMA count: 1.311e6 on a PyTorch softmax kernel with no tensor instruction "
+     "(= its HFMA thread instructions / 32, the HFMA2.MMA moves), 2.79e5 on a random-number "
+     "kernel; = the hmma pipe's count there"},
+    {"tensor_inst_mma",
+     "each term = tensor_pipe_inst where it applies (PyTorch): gmma on wgmma GEMMs, dmma on "
+     "fp64 DMMA GEMMs, imma on a cutlass_80 int8 mma.sync GEMM"},
+    {"tensor_inst_wgmma", "= tensor_pipe_inst on PyTorch's wgmma GEMMs"},
+    {"tensor_ops_bf16_wgmma",
+     "exact: 2mnk of a cuBLASLt bf16 GEMM (K3, K7) and a PyTorch bf16 wgmma GEMM 4096^3; = ncu"},
     {"tensor_ops_bf16", "exact: 2mnk of a cuBLASLt bf16 GEMM (K3, K7)"},
-    {"tensor_ops_fp16_wgmma", "exact: 2mnk of a cuBLASLt fp16 GEMM (K7)"},
+    {"tensor_ops_fp16_wgmma",
+     "exact: 2mnk of a cuBLASLt fp16 GEMM (K7) and a PyTorch fp16 wgmma GEMM 4096^3"},
     {"tensor_ops_fp16", "exact: 2mnk of a cuBLASLt fp16 GEMM (K7)"},
-    {"tensor_ops_tf32", "exact: 2mnk of a cuBLASLt tf32 GEMM (K7)"},
-    {"tensor_ops_fp64", "exact: 2mnk of a cuBLASLt fp64 GEMM (K7)"},
-    {"tensor_ops_int8", "exact: 2mnk of a cuBLASLt int8 GEMM (K7)"},
-    {"tensor_ops_fp8", "exact: 2mnk of a cuBLASLt fp8 (e4m3) GEMM (K7)"},
+    {"tensor_ops_tf32_wgmma",
+     "exact: 2mnk of a PyTorch tf32 wgmma GEMM 2048^3 (= tensor_ops_tf32 there)"},
+    {"tensor_ops_tf32",
+     "exact: 2mnk of a cuBLASLt tf32 GEMM (K7) and a PyTorch tf32 wgmma GEMM 2048^3; "
+     "2NHWKCRS of a cuDNN tf32 implicit-GEMM convolution"},
+    {"tensor_ops_fp64",
+     "exact: 2mnk of a cuBLASLt fp64 GEMM (K7) and a PyTorch DMMA GEMM 2048^3; executed work, "
+     "not useful work: 8192 x 12 x 2048 reads 2.67 x 2mnk (n padded to 32)"},
+    {"tensor_ops_int8",
+     "exact: 2mnk of a cuBLASLt int8 GEMM (K7) and a PyTorch cutlass_80 int8 mma.sync GEMM "
+     "4096^3"},
+    {"tensor_ops_int8_mma", "exact: 2mnk of a PyTorch cutlass_80 int8 mma.sync GEMM 4096^3"},
+    {"tensor_ops_int8_wgmma",
+     "0 on a PyTorch cutlass_80 int8 mma.sync GEMM 4096^3; an int8 wgmma GEMM: not yet"},
+    {"tensor_ops_fp8", "exact: 2mnk of a cuBLASLt fp8 (e4m3) GEMM (K7) and a PyTorch fp8 GEMM "
+                       "4096^3"},
     {"inst_executed", "FMA loop: FFMA warp instructions + loop control (K2)"},
     {"gpu_time", "ncu +-1.8% (clocks unlocked in both)"},
     {"sm_clock", "ncu +-1.0%"},

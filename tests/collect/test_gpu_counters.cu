@@ -4,14 +4,16 @@
  *
  * Case map (id: what):
  *   K1  a copy kernel of 4 GiB: dram_read_bytes + dram_write_bytes = 2 x size within 1 %
- *       (the size is 80x L2, so what stays dirty in L2 at the end is under 1 %)
+ *       (the size is 80x L2, so what stays dirty in L2 at the end is under 1 %); the default
+ *       set in at most 3 passes
  *   K2  an FP32 FMA loop: FFMA count and flop_count_sp exact (2 x iterations x threads), no
  *       FADD/FMUL; the kernel's side effects are the same as without replay; inst_executed
  *       (warp instructions) between the warp FFMAs and 1.25 x them plus 64 a warp (the loop is
  *       unrolled 16 times: at most 4 loop-control instructions per 16 FFMAs, then the
  *       prologue and the store)
  *   K3  cuBLAS bf16 GEMM 4096^3: tensor operations summed over its launches = 2 m n k (wgmma
- *       path in the default set, and the all-path counter by name)
+ *       path in the default set, and the all-path counter by name); prints tensor_pipe_inst
+ *       and tensor_inst_mma
  *   K4  launch configuration: registers = ptxas's (cudaFuncGetAttributes; read from the module's
  *       cubin, the Activity record's allocation beside it), static and dynamic shared memory,
  *       grid, block, demangled name. Runs first, so that its module loads inside a session.
@@ -20,7 +22,20 @@
  *   K7  every tensor precision `roofkit list metrics` reports (bf16, fp16, tf32, fp64, int8,
  *       fp8): a cuBLASLt GEMM 2048^3 of that type; its tensor operations against 2 m n k. An
  *       alias whose check (collect_metric_holds, shown by `roofkit list metrics`) says
- *       "exact" must equal it; the others print what they count, to keep the claim honest
+ *       "exact" must equal it; the others print what they count, to keep the claim honest;
+ *       prints tensor_pipe_inst and tensor_inst_mma beside them
+ *   K8  a kernel with no tensor instruction (K2's FMA loop): every tensor_ops_* alias, those
+ *       of the default set and those by name (all paths, *_wgmma, *_mma), reads exactly 0,
+ *       and so do tensor_inst_mma and tensor_inst_wgmma; tensor_pipe_inst may be > 0 (nvcc's
+ *       HFMA2.MMA moves run on the tensor pipe) and is printed
+ *   K9  mma.sync through WMMA (nvcuda::wmma, fp32 accumulate), m = n = k = 1024, one warp per
+ *       16x16 tile of C: fp16 and bf16 inputs (16x16x16 fragments), tf32 (16x16x8): the
+ *       type's tensor_ops_*_mma and its all-path tensor_ops_* = 2 m n k exactly; every
+ *       *_wgmma alias and tensor_inst_mma (no HMMA in it) read 0; tensor_pipe_inst > 0
+ *   K10 DMMA with a padded n: cublasDgemm m = 8192, n = 12, k = 2048: tensor_ops_fp64
+ *       summed over the call's launches counts executed work, more than 2 m n k (the ratio is
+ *       printed), a multiple of 2 m k 8 (n padded to a multiple of 8) and at most 2 m k 32;
+ *       tensor_inst_mma > 0 (the kernel used DMMA)
  */
 #include <math.h>
 #include <setjmp.h>
@@ -38,7 +53,9 @@ extern "C" {
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <mma.h>
 
 #include "collect.h"
 #include "common.h"
@@ -146,7 +163,7 @@ static void test_copy_dram_bytes(void **state)
                   value(l, "gld_efficiency"));
     assert_true(fabs((rd + wr) - 2 * size) <= 0.01 * 2 * size);
     assert_true(fabs(rd - size) <= 0.01 * size);
-    assert_true(r->passes <= 2);
+    assert_true(r->passes <= 3);
     /* the copy itself happened (replay keeps side effects) */
     unsigned char probe[4];
     CHECK(cudaMemcpy(probe, b + n - 1, 4, cudaMemcpyDeviceToHost));
@@ -216,8 +233,8 @@ static void test_bf16_gemm_tensor_ops(void **state)
                                   CUBLAS_GEMM_DEFAULT),
                      CUBLAS_STATUS_SUCCESS);
     CHECK(cudaDeviceSynchronize());
-    const char *names[] = {"default", "tensor_ops_bf16"};
-    struct collect_session *s = begin(names, 2, 0);
+    const char *names[] = {"default", "tensor_ops_bf16", "tensor_pipe_inst", "tensor_inst_mma"};
+    struct collect_session *s = begin(names, 4, 0);
     assert_int_equal(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16BF, m,
                                   b, CUDA_R_16BF, k, &beta, c, CUDA_R_16BF, m, CUBLAS_COMPUTE_32F,
                                   CUBLAS_GEMM_DEFAULT),
@@ -228,8 +245,10 @@ static void test_bf16_gemm_tensor_ops(void **state)
     for (int i = 0; i < r->nlaunch; i++) {
         wg += value(&r->launch[i], "tensor_ops_bf16_wgmma");
         all += value(&r->launch[i], "tensor_ops_bf16");
-        print_message("gemm launch %d: %s, %d regs, tensor_inst %.0f\n", i, r->launch[i].demangled,
-                      r->launch[i].registers, value(&r->launch[i], "tensor_inst"));
+        print_message("gemm launch %d: %s, %d regs, tensor_pipe_inst %.0f, tensor_inst_mma %.0f\n",
+                      i, r->launch[i].demangled, r->launch[i].registers,
+                      value(&r->launch[i], "tensor_pipe_inst"),
+                      value(&r->launch[i], "tensor_inst_mma"));
     }
     print_message("bf16 gemm 4096^3: wgmma ops %.17g, all-path ops %.17g, 2mnk %.17g; %d passes\n",
                   wg, all, want, r->passes);
@@ -440,24 +459,25 @@ static void test_tensor_ops_every_precision(void **state)
             cublasLtMatmul(lt, op, alpha, a, la, b, lb, beta, d, lc, d, lc, NULL, ws, ws_bytes, 0),
             t->type);
         CHECK(cudaDeviceSynchronize());
-        const char *names[3] = {"tensor_inst", t->alias[0], t->alias[1]};
-        struct collect_session *s = begin(names, t->alias[1] ? 3 : 2, 0);
+        const char *names[4] = {"tensor_pipe_inst", "tensor_inst_mma", t->alias[0], t->alias[1]};
+        struct collect_session *s = begin(names, t->alias[1] ? 4 : 3, 0);
         lt_check(
             cublasLtMatmul(lt, op, alpha, a, la, b, lb, beta, d, lc, d, lc, NULL, ws, ws_bytes, 0),
             t->type);
         struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
         assert_true(r->nlaunch >= 1);
         for (int k = 0; k < 2 && t->alias[k]; k++) {
-            double ops = 0, inst = 0;
+            double ops = 0, inst = 0, mma = 0;
             for (int i = 0; i < r->nlaunch; i++) {
                 ops += value(&r->launch[i], t->alias[k]);
-                inst += value(&r->launch[i], "tensor_inst");
+                inst += value(&r->launch[i], "tensor_pipe_inst");
+                mma += value(&r->launch[i], "tensor_inst_mma");
             }
             const char *holds = collect_metric_holds(collect_metric_find(t->alias[k]));
-            print_message("K7 %s %-22s %.17g ops = %.6f x 2mnk (%d launch%s, %s, tensor_inst "
-                          "%.0f); listed as: %s\n",
+            print_message("K7 %s %-22s %.17g ops = %.6f x 2mnk (%d launch%s, %s, tensor_pipe_inst "
+                          "%.0f, tensor_inst_mma %.0f); listed as: %s\n",
                           t->type, t->alias[k], ops, ops / want, r->nlaunch,
-                          r->nlaunch == 1 ? "" : "es", r->launch[0].demangled, inst,
+                          r->nlaunch == 1 ? "" : "es", r->launch[0].demangled, inst, mma,
                           holds ? holds : "(not checked)");
             if (holds && strncmp(holds, "exact", 5) == 0)
                 assert_true(ops == want);
@@ -475,6 +495,190 @@ static void test_tensor_ops_every_precision(void **state)
     cudaFree(a);
 }
 
+/* K8 */
+static int tensor_alias(const char *alias)
+{
+    return strncmp(alias, "tensor_ops_", 11) == 0 || strncmp(alias, "tensor_inst_", 12) == 0 ||
+           strcmp(alias, "tensor_pipe_inst") == 0;
+}
+
+static void test_no_tensor_instruction(void **state)
+{
+    (void)state;
+    const int blocks = 1024, threads = 256;
+    float *x = NULL;
+    CHECK(cudaMalloc(&x, (size_t)blocks * threads * sizeof(float)));
+    CHECK(cudaMemset(x, 0, (size_t)blocks * threads * sizeof(float)));
+    /* the default set, and every tensor alias it does not have, by name */
+    const char *names[64];
+    int n = 0, nops = 0;
+    names[n++] = "default";
+    for (int i = 0; i < collect_metric_count() && n < 64; i++) {
+        const struct collect_metric *m = collect_metric_get(i);
+        if (tensor_alias(m->alias) && !m->in_default)
+            names[n++] = m->alias;
+    }
+    struct collect_session *s = begin(names, n, 0);
+    fma_k<<<blocks, threads>>>(x, 1.0f, 1.0f);
+    CHECK(cudaGetLastError());
+    struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
+    assert_int_equal(r->nlaunch, 1);
+    const struct collect_launch *l = &r->launch[0];
+    for (int i = 0; i < collect_metric_count(); i++) {
+        const char *alias = collect_metric_get(i)->alias;
+        if (!tensor_alias(alias) || strcmp(alias, "tensor_pipe_inst") == 0)
+            continue;
+        double v = value(l, alias);
+        if (v != 0.0)
+            fail_msg("K8 FMA loop: %s = %.17g, want 0 (no tensor instruction)", alias, v);
+        nops += strncmp(alias, "tensor_ops_", 11) == 0;
+    }
+    assert_true(nops >= 14); /* 6 in the default set, 4 all-path and 4 mma.sync by name */
+    print_message("K8 FMA loop: %d tensor_ops_* aliases read 0; tensor_pipe_inst %.17g, "
+                  "flop_count_hp %.17g (HFMA2.MMA moves); %d passes\n",
+                  nops, value(l, "tensor_pipe_inst"), value(l, "flop_count_hp"), r->passes);
+    assert_true(value(l, "tensor_pipe_inst") >= 0.0);
+    collect_result_free(r);
+    cudaFree(x);
+}
+
+/* K9: one warp per 16x16 tile of C = A B (A row-major m x k, B column-major k x n, C row-major),
+ * FK the fragments' k: 16 for fp16 and bf16, 8 for tf32. */
+template <typename In, typename Frag, int FK>
+__global__ void wmma_k(const In *a, const In *b, float *c, int m, int n, int k)
+{
+    using namespace nvcuda;
+    const int warp = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32);
+    const int tm = warp / (n / 16), tn = warp % (n / 16);
+    if (tm >= m / 16)
+        return;
+    wmma::fragment<wmma::matrix_a, 16, 16, FK, Frag, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, FK, Frag, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, FK, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    for (int kk = 0; kk < k; kk += FK) {
+        wmma::load_matrix_sync(fa, a + (size_t)tm * 16 * k + kk, k);
+        wmma::load_matrix_sync(fb, b + (size_t)tn * 16 * k + kk, k);
+        if constexpr (FK == 8) {
+            for (int t = 0; t < fa.num_elements; t++)
+                fa.x[t] = wmma::__float_to_tf32(fa.x[t]);
+            for (int t = 0; t < fb.num_elements; t++)
+                fb.x[t] = wmma::__float_to_tf32(fb.x[t]);
+        }
+        wmma::mma_sync(fc, fa, fb, fc);
+    }
+    wmma::store_matrix_sync(c + (size_t)tm * 16 * n + (size_t)tn * 16, fc, n, wmma::mem_row_major);
+}
+
+static void test_wmma_mma_sync(void **state)
+{
+    (void)state;
+    const int m = 1024, n = 1024, k = 1024, threads = 128;
+    const int blocks = (m / 16) * (n / 16) * 32 / threads;
+    const double want = 2.0 * m * n * k;
+    static const char *const types[3] = {"fp16", "bf16", "tf32"};
+    static const char *const mma[3] = {"tensor_ops_fp16_mma", "tensor_ops_bf16_mma",
+                                       "tensor_ops_tf32_mma"};
+    static const char *const all[3] = {"tensor_ops_fp16", "tensor_ops_bf16", "tensor_ops_tf32"};
+    static const char *const wgmma[4] = {"tensor_ops_fp16_wgmma", "tensor_ops_bf16_wgmma",
+                                         "tensor_ops_tf32_wgmma", "tensor_ops_int8_wgmma"};
+    void *a = NULL, *b = NULL;
+    float *c = NULL;
+    CHECK(cudaMalloc(&a, (size_t)m * k * sizeof(float)));
+    CHECK(cudaMalloc(&b, (size_t)k * n * sizeof(float)));
+    CHECK(cudaMalloc(&c, (size_t)m * n * sizeof(float)));
+    CHECK(cudaMemset(a, 0, (size_t)m * k * sizeof(float))); /* the counts do not depend on it */
+    CHECK(cudaMemset(b, 0, (size_t)k * n * sizeof(float)));
+    const char *names[] = {mma[0],           mma[1],   mma[2],   "tensor_ops_int8_mma",
+                           all[0],           all[1],   all[2],   wgmma[0],
+                           wgmma[1],         wgmma[2], wgmma[3], "tensor_pipe_inst",
+                           "tensor_inst_mma"};
+    struct collect_session *s = begin(names, (int)(sizeof names / sizeof *names), 0);
+    wmma_k<half, half, 16><<<blocks, threads>>>((const half *)a, (const half *)b, c, m, n, k);
+    wmma_k<__nv_bfloat16, __nv_bfloat16, 16>
+        <<<blocks, threads>>>((const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b, c, m, n, k);
+    wmma_k<float, nvcuda::wmma::precision::tf32, 8>
+        <<<blocks, threads>>>((const float *)a, (const float *)b, c, m, n, k);
+    CHECK(cudaGetLastError());
+    struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
+    assert_int_equal(r->nlaunch, 3);
+    for (int t = 0; t < 3; t++) {
+        const struct collect_launch *l = &r->launch[t];
+        double ops = value(l, mma[t]), allp = value(l, all[t]);
+        print_message("K9 wmma %s %d^3: %s %.17g = %.6f x 2mnk, %s %.17g, tensor_pipe_inst %.0f, "
+                      "tensor_inst_mma %.0f (%s)\n",
+                      types[t], m, mma[t], ops, ops / want, all[t], allp,
+                      value(l, "tensor_pipe_inst"), value(l, "tensor_inst_mma"), l->demangled);
+        for (int o = 0; o < 3; o++)
+            if (o != t)
+                print_message("K9 wmma %s: %s %.17g\n", types[t], mma[o], value(l, mma[o]));
+        assert_true(ops == want);
+        assert_true(allp == want);
+        for (int w = 0; w < 4; w++)
+            if (value(l, wgmma[w]) != 0.0)
+                fail_msg("K9 wmma %s: %s = %.17g, want 0 (mma.sync, no wgmma)", types[t], wgmma[w],
+                         value(l, wgmma[w]));
+        assert_true(value(l, "tensor_inst_mma") == 0.0);
+        assert_true(value(l, "tensor_pipe_inst") > 0.0);
+    }
+    collect_result_free(r);
+    cudaFree(c);
+    cudaFree(b);
+    cudaFree(a);
+}
+
+/* K10 */
+static void test_dmma_padded(void **state)
+{
+    (void)state;
+    const int m = 8192, n = 12, k = 2048;
+    const double want = 2.0 * m * n * k, per_n = 2.0 * m * k; /* operations per column of C */
+    const double one = 1.0, zero = 0.0;
+    double *a = NULL, *b = NULL, *c = NULL;
+    cublasHandle_t h = NULL;
+    CHECK(cudaMalloc(&a, (size_t)m * k * sizeof(double)));
+    CHECK(cudaMalloc(&b, (size_t)k * n * sizeof(double)));
+    CHECK(cudaMalloc(&c, (size_t)m * n * sizeof(double)));
+    CHECK(cudaMemset(a, 0, (size_t)m * k * sizeof(double)));
+    CHECK(cudaMemset(b, 0, (size_t)k * n * sizeof(double)));
+    assert_int_equal(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+    /* warm-up outside the session */
+    assert_int_equal(
+        cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m),
+        CUBLAS_STATUS_SUCCESS);
+    CHECK(cudaDeviceSynchronize());
+    const char *names[] = {"default", "tensor_inst_mma", "tensor_pipe_inst"};
+    struct collect_session *s = begin(names, 3, 0);
+    assert_int_equal(
+        cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m),
+        CUBLAS_STATUS_SUCCESS);
+    struct collect_result *r = end(s, COLLECT_MODE_COUNTERS);
+    assert_true(r->nlaunch >= 1);
+    double ops = 0, inst = 0, pipe = 0, dp = 0;
+    for (int i = 0; i < r->nlaunch; i++) {
+        ops += value(&r->launch[i], "tensor_ops_fp64");
+        inst += value(&r->launch[i], "tensor_inst_mma");
+        pipe += value(&r->launch[i], "tensor_pipe_inst");
+        dp += value(&r->launch[i], "flop_count_dp");
+    }
+    print_message("K10 dgemm %d x %d x %d: tensor_ops_fp64 %.17g = %.4f x 2mnk (n padded to "
+                  "%.2f); tensor_inst_mma %.0f, tensor_pipe_inst %.0f, flop_count_dp %.17g (%d "
+                  "launch%s, %s)\n",
+                  m, n, k, ops, ops / want, ops / per_n, inst, pipe, dp, r->nlaunch,
+                  r->nlaunch == 1 ? "" : "es", r->launch[0].demangled);
+    if (inst <= 0.0)
+        fail_msg("K10 dgemm %d x %d x %d: cuBLAS chose a kernel without DMMA (%s)", m, n, k,
+                 r->launch[0].demangled);
+    assert_true(ops > want);                  /* executed, not useful, work */
+    assert_true(ops <= per_n * 32);           /* n padded to at most 32 */
+    assert_true(fmod(ops, per_n * 8) == 0.0); /* to a multiple of 8: whole DMMA tiles */
+    collect_result_free(r);
+    cublasDestroy(h);
+    cudaFree(c);
+    cudaFree(b);
+    cudaFree(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,6 +689,9 @@ int main(void)
         cmocka_unit_test(test_timing_mode),
         cmocka_unit_test(test_many_launches),
         cmocka_unit_test(test_tensor_ops_every_precision),
+        cmocka_unit_test(test_no_tensor_instruction),
+        cmocka_unit_test(test_wmma_mma_sync),
+        cmocka_unit_test(test_dmma_padded),
     };
     setenv("CUDA_MODULE_LOADING", "LAZY", 1); /* see test_launch_config */
     if (cudaFree(0) != cudaSuccess) {
