@@ -26,7 +26,7 @@ const struct rk_cmd rk_commands[] = {
      "Runs each kernel on random inputs, verifies it against a float64 cuBLAS result, times it\n"
      "with CUDA events (median of --reps repetitions, L2 flushed between them unless --warm)\n"
      "and stores one measurement per kernel, shape and parameter set. Its hardware counters\n"
-     "come from more launches, untimed: one per single-pass group of the metrics (2 for the\n"
+     "come from more launches, untimed: one per single-pass group of the metrics (3 for the\n"
      "default set on an H100), the L2 flushed before each unless --warm.\n\n"
      "  --suite NAME       seeds, tsm2, ism2 or default (see 'roofkit list suites')\n"
      "  --kernel NAME      one kernel (see 'roofkit list kernels')\n"

@@ -6,8 +6,8 @@
  * How a measured configuration gets its counters (timing repetitions never run under replay;
  * counter passes are separate):
  *   1. run.c times the configuration with kernels_session_measure (CUDA events, no CUPTI);
- *   2. it launches it once more per single-pass group of the metrics (rk_counters_groups: 2
- *      for the default set on GH100, hardware counters and SASS-patched ones) with
+ *   2. it launches it once more per single-pass group of the metrics (rk_counters_groups: 3
+ *      for the default set on GH100: two of hardware counters, one of SASS-patched ones) with
  *      kernels_session_launch, the L2 flushed before each as before a timed repetition; the hook
  *      calls rk_counters_begin / rk_counters_end right around the launch call(s): a collect
  *      session (range profiler, AutoRange, one pass: user replay for hardware counters, kernel
