@@ -17,8 +17,9 @@
  *       by each launch's gpu__time_duration
  *   W4  pass groups: the fake backend splits the set in 2 groups (the default set is 3 on
  *       GH100); one launch per group, each session enabling only its group's raw metrics;
- *       the joined values equal each group's (fake: 1000 c + the metric's place in its group); the note says 2 launches per measurement; a group whose
- *       launch differs (another kernel) leaves the measurement without counters
+ *       the joined values equal each group's (fake: 1000 c + the metric's place in its
+ *       group); the note says 2 launches per measurement; a group whose launch differs
+ *       (another kernel) leaves the measurement without counters
  *   W5  a library call (grid 0 in the harness, as cuBLAS): rk_counters_fill_launch stores the
  *       grid, block, registers and shared memory of the longest recorded launch (fake: grid =
  *       correlation id, the larger id the longer); a kernel with its own grid keeps it; no
