@@ -46,6 +46,43 @@ static int missing(const struct rp_page *pg, const char **out, int max)
     return n;
 }
 
+/* The predictions with a time, the models that made one, and the rows a model was not applied
+ * to: a prediction without a time holds the model's reason, and is no prediction. */
+struct pred_count {
+    long long timed, reasons;
+    int models;
+};
+
+static struct pred_count count_predictions(const struct rp_data *d)
+{
+    struct pred_count c = {0, 0, 0};
+    for (int j = 0; j < d->nmodels; j++) {
+        long long n = 0;
+        for (int i = 0; i < d->nrows; i++) {
+            const struct db_prediction *p = rp_prediction(&d->meas[i], d->models[j]);
+            if (!p)
+                continue;
+            n += isfinite(p->predicted_time_ns);
+            c.reasons += !isfinite(p->predicted_time_ns);
+        }
+        c.timed += n;
+        c.models += n > 0;
+    }
+    return c;
+}
+
+/* "N predictions from M models" and, when some model did not apply to some rows, how many. */
+static void predictions_text(const struct rp_data *d, char *buf, size_t len)
+{
+    const struct pred_count c = count_predictions(d);
+    int o = snprintf(buf, len, "%lld prediction%s from %d model%s", c.timed,
+                     c.timed == 1 ? "" : "s", c.models, c.models == 1 ? "" : "s");
+    if (c.reasons && o > 0 && (size_t)o < len)
+        snprintf(buf + o, len - (size_t)o,
+                 " (and %lld row%s where a model does not apply, with its reason)", c.reasons,
+                 c.reasons == 1 ? "" : "s");
+}
+
 /* ------------------------------------------------------------------- HTML */
 
 static const char css[] =
@@ -174,7 +211,10 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
     const struct rp_data *d = pg->d;
     const char *title = pg->opts && pg->opts->title ? pg->opts->title : "roofkit report";
     const char *miss[8];
+    char preds[160];
     int nmiss = missing(pg, miss, 8), rc;
+
+    predictions_text(d, preds, sizeof preds);
 
     rp_buf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -191,11 +231,10 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
     rp_buf_puts(&b, "<p class=\"meta\">Database <code>");
     rp_buf_html(&b, d->db_path ? d->db_path : "?");
     rp_buf_printf(&b,
-                  "</code>: %d device%s, %d measurement%s, %lld prediction%s from %d model%s. "
+                  "</code>: %d device%s, %d measurement%s, %s. "
                   "Generated %s by roofkit " RK_REPORT_VERSION ".</p>\n",
-                  d->ndevs, d->ndevs == 1 ? "" : "s", d->nrows, d->nrows == 1 ? "" : "s",
-                  (long long)d->n_predictions, d->n_predictions == 1 ? "" : "s", d->nmodels,
-                  d->nmodels == 1 ? "" : "s", pg->generated);
+                  d->ndevs, d->ndevs == 1 ? "" : "s", d->nrows, d->nrows == 1 ? "" : "s", preds,
+                  pg->generated);
     if (d->n_tune_caps)
         rp_buf_printf(
             &b,
@@ -314,18 +353,19 @@ int rp_write_md(struct rp_out *o, const struct rp_page *pg)
     struct rp_buf b = {0};
     const struct rp_data *d = pg->d;
     const char *miss[8];
+    char preds[160];
     int nmiss = missing(pg, miss, 8), rc;
+
+    predictions_text(d, preds, sizeof preds);
 
     rp_buf_printf(&b, "# %s\n\n", pg->opts && pg->opts->title ? pg->opts->title : "roofkit report");
     if (pg->opts && pg->opts->label && *pg->opts->label)
         rp_buf_printf(&b, "> **%s**\n\n", pg->opts->label);
     rp_buf_printf(&b,
-                  "Database `%s`: %d device%s, %d measurement%s, %lld prediction%s from %d "
-                  "model%s. Generated %s by roofkit " RK_REPORT_VERSION ".\n\n",
+                  "Database `%s`: %d device%s, %d measurement%s, %s. Generated %s by "
+                  "roofkit " RK_REPORT_VERSION ".\n\n",
                   d->db_path ? d->db_path : "?", d->ndevs, d->ndevs == 1 ? "" : "s", d->nrows,
-                  d->nrows == 1 ? "" : "s", (long long)d->n_predictions,
-                  d->n_predictions == 1 ? "" : "s", d->nmodels, d->nmodels == 1 ? "" : "s",
-                  pg->generated);
+                  d->nrows == 1 ? "" : "s", preds, pg->generated);
     if (d->n_tune_caps)
         rp_buf_printf(&b,
                       "Left out: %d measurement%s of %d `roofkit tune` capture%s (parameter "

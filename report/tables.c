@@ -176,13 +176,35 @@ static void ceilings_table(const struct rp_data *d, struct tabs *ts)
 
 /* ----------------------------------------------------------- measurements */
 
+/* x's prediction of `model` when it has a time, else NULL: a model that cannot be applied to a
+ * row stores its reason in a prediction without a time, which is no prediction. */
+static const struct db_prediction *timed_prediction(const struct rp_meas *x, const char *model)
+{
+    const struct db_prediction *p = rp_prediction(x, model);
+    return p && isfinite(p->predicted_time_ns) ? p : NULL;
+}
+
 /* Does any measurement of `family` have a prediction of `model`? */
 static int family_has_model(const struct rp_data *d, const char *family, const char *model)
 {
     for (int i = 0; i < d->nrows; i++)
-        if (strcmp(rp_family(&d->meas[i]), family) == 0 && rp_prediction(&d->meas[i], model))
+        if (strcmp(rp_family(&d->meas[i]), family) == 0 && timed_prediction(&d->meas[i], model))
             return 1;
     return 0;
+}
+
+/* The pipe whose operations a row's point counts: the counters' busiest slot ("none" when they
+ * saw no operations), else the precision and pipe the row is judged on ("fp64 tensor"). */
+static const char *pipe_name(const struct rp_meas *x, char *buf, size_t len)
+{
+    const struct analysis_point *p = &x->pt;
+    if (p->counters)
+        return p->cf.slot >= 0 ? analysis_slot_name((enum analysis_slot)p->cf.slot) : "none";
+    if (!p->judge.precision)
+        return "";
+    snprintf(buf, len, "%s %s", p->judge.precision,
+             p->judge.pipe == ANALYSIS_PIPE_TENSOR ? "tensor" : "cuda");
+    return buf;
 }
 
 static void measurement_table(const struct rp_data *d, const char *family, struct tabs *ts)
@@ -201,6 +223,8 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
                                     "time median [ns]",
                                     "time min [ns]",
                                     "GFLOP/s",
+                                    "executed GFLOP/s",
+                                    "pipe",
                                     "GB/s",
                                     "intensity [FLOP/B]",
                                     "intensity from",
@@ -213,7 +237,14 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
     for (char *p = id; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
             *p = '_';
-    snprintf(title, sizeof title, "Measurements: %s", *family ? family : "kernels of no family");
+    int profiled = 0;
+    for (int i = 0; i < d->nrows && !*family && !profiled; i++)
+        profiled = !d->meas[i].row->m.family && d->meas[i].row->m.source &&
+                   strcmp(d->meas[i].row->m.source, "profile") == 0;
+    snprintf(title, sizeof title, "Measurements: %s",
+             *family    ? family
+             : profiled ? "kernels of no family (profiled kernels)"
+                        : "kernels of no family");
     struct rp_table *t = new_table(ts, id, title, RP_SEC_KERNELS);
     if (!t)
         return;
@@ -238,14 +269,17 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
         rp_table_col(t, name);
     }
     snprintf(t->note, sizeof t->note,
-             "Times are medians over the repetitions. GFLOP/s counts the useful work (2mnk "
-             "for a GEMM). Intensity and GB/s come from DRAM counters where the measurement "
-             "has them, else from the cost formula. %% of roof compares GFLOP/s with the "
-             "device's roofline at that intensity (measured DRAM bandwidth and compute "
-             "ceiling of the precision). Error = (predicted - measured) / measured.");
+             "Times are medians. GFLOP/s: useful work (analytic, 2mnk for a GEMM; empty for "
+             "profiled kernels). Executed GFLOP/s: the counters' operations of the busiest pipe "
+             "(pipe; without counters, the pipe it is judged on). Intensity from counters "
+             "(executed operations over DRAM bytes) or the cost "
+             "formula (useful flops over its bytes), never mixed; %% of roof: that point's "
+             "GFLOP/s over the roof of its pipe at that intensity (policy's DRAM bandwidth). "
+             "Error = (predicted - measured) / measured.");
     for (int i = 0; i < d->nrows; i++) {
         const struct rp_meas *x = &d->meas[i];
         const struct db_measurement *m = &x->row->m;
+        char pipe[64];
         if (strcmp(rp_family(x), family))
             continue;
         rp_cell_int(t, m->id);
@@ -265,13 +299,15 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
         rp_cell_num(t, m->time_median_ns);
         rp_cell_num(t, m->time_min_ns);
         rp_cell_num(t, x->gflops);
+        rp_cell_num(t, x->pt.counters ? x->point_gflops : NAN);
+        rp_cell_str(t, pipe_name(x, pipe, sizeof pipe));
         rp_cell_num(t, x->gbs);
         rp_cell_num(t, x->intensity);
         rp_cell_str(t, isfinite(x->intensity) ? (x->counters ? "counters" : "cost formula") : "");
         rp_cell_num(t, x->pct_roof);
         for (int j = 0; j < nm; j++) {
-            const struct db_prediction *p = rp_prediction(x, d->models[models[j]]);
-            if (!p) {
+            const struct db_prediction *p = timed_prediction(x, d->models[models[j]]);
+            if (!p) { /* none, or the model's reason why it does not apply */
                 rp_cell_str(t, "");
                 rp_cell_str(t, "");
                 rp_cell_str(t, "");
@@ -300,8 +336,7 @@ static void accuracy_row(const struct rp_data *d, const char *model, const char 
         const struct db_prediction *p;
         if (!x->charted || (family && strcmp(rp_family(x), family)))
             continue;
-        if (!(p = rp_prediction(x, model)) || !isfinite(p->predicted_time_ns) ||
-            !(x->row->m.time_median_ns > 0))
+        if (!(p = timed_prediction(x, model)) || !(x->row->m.time_median_ns > 0))
             continue;
         pred[n] = p->predicted_time_ns;
         meas[n] = x->row->m.time_median_ns;

@@ -85,7 +85,7 @@ static int add_meas(struct db *db, int64_t run, int64_t model, const char *kerne
                     const char *params, int counters, int verified)
 {
     struct db_measurement x;
-    struct db_metric met[4];
+    struct db_metric met[6];
     struct db_prediction p;
     int64_t id;
     int rc, eb = strcmp(prec, "fp64") == 0 ? 8 : 4;
@@ -132,7 +132,13 @@ static int add_meas(struct db *db, int64_t run, int64_t model, const char *kerne
     met[3].raw_name = "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second";
     met[3].value = x.bytes_dram * 1.1 / (x.time_median_ns * 1e-9);
     met[3].unit = "bytes/second";
-    if ((rc = db_insert_measurement(db, run, &x, met, counters ? 4 : 0, &id)) != RK_OK)
+    met[4].name = "l2_bytes"; /* the hierarchical roofline's levels */
+    met[4].value = x.bytes_dram * 1.6;
+    met[4].unit = "bytes";
+    met[5].name = "shared_bytes";
+    met[5].value = strcmp(family, "cublas") ? x.bytes_shared : NAN;
+    met[5].unit = "bytes";
+    if ((rc = db_insert_measurement(db, run, &x, met, counters ? 6 : 0, &id)) != RK_OK)
         return rc;
     memset(&p, 0, sizeof p);
     p.measurement_id = id;
@@ -148,11 +154,116 @@ static int add_meas(struct db *db, int64_t run, int64_t model, const char *kerne
     return db_insert_prediction(db, &p, NULL);
 }
 
+/* Kernels of a profiled program, as CUPTI names them. */
+static const char *const profiled_kernels[] = {
+    "void at::native::vectorized_gather_kernel<16, long>(char*, char*, long*, int, long, long, "
+    "long, long, bool)",
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+    "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()("
+    "at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> "
+    ">(at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+    "at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, "
+    "float)#1}>, unsigned int, float, 4>)",
+    "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT",
+    "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",
+    "void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(cutlass_80_simt_sgemm_"
+    "256x128_8x4_nn_align1::Params)",
+    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float, "
+    "false>(int, float, float const*, float const*, float const*, float*, float*, float*)",
+    "void at::native::elementwise_kernel<128, 2, "
+    "at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<float> "
+    ">(at::TensorIteratorBase&, at::native::CUDAFunctor_add<float> const&)::{lambda(int)#1}>(int, "
+    "at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<float> "
+    ">(at::TensorIteratorBase&, at::native::CUDAFunctor_add<float> const&)::{lambda(int)#1})",
+    "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+    "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
+    "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>(float const*)",
+    "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda("
+    "at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() "
+    "const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, float)",
+    "void at::native::tensor_kernel_scan_innermost_dim<float, std::plus<float> >(float*, float "
+    "const*, unsigned int, unsigned int, unsigned int, float, std::plus<float>)",
+    "void at::native::index_elementwise_kernel<128, 4>(long)",
+};
+
+/*
+ * The launches of a profiled program (capture `prof`, command line after " -- "): no family,
+ * precision or shape, no analytic counts; flops and bytes from counters (the copies execute no
+ * flops at all). The counter model predicts each; two other models store their reason.
+ */
+static int add_profiled(struct db *db, int64_t prof, int64_t model, int n)
+{
+    const int nk = (int)(sizeof profiled_kernels / sizeof profiled_kernels[0]);
+    int rc = RK_OK;
+    for (int i = 0; i < n && rc == RK_OK; i++) {
+        struct db_measurement x;
+        struct db_metric met[7];
+        struct db_prediction p;
+        int64_t id;
+        const int kern = i % nk, copy = kern == 9 || kern == 11, tensor = kern == 2 || kern == 3;
+        const double t = 4000.0 + 1.0e5 * noise() / (1 + kern);
+        const double dram = 2.0e12 * t * 1e-9 * (0.2 + 0.5 * noise());
+        memset(&x, 0, sizeof x);
+        x.kernel = profiled_kernels[kern];
+        x.grid[0] = 1024;
+        x.grid[1] = x.grid[2] = 1;
+        x.block[0] = 128;
+        x.block[1] = x.block[2] = 1;
+        x.registers = 32;
+        x.reps = 1;
+        x.time_min_ns = x.time_median_ns = x.time_max_ns = t;
+        x.flops = x.bytes_dram = x.bytes_l2 = x.bytes_l1 = x.bytes_shared = NAN;
+        x.verified = -1;
+        x.rel_error = NAN;
+        x.cache_state = "warm";
+        x.source = "profile";
+        x.launch_index = i;
+        x.correlation_id = 100 + i;
+        memset(met, 0, sizeof met);
+        met[0].name = "dram_read_bytes";
+        met[0].value = dram * 0.7;
+        met[1].name = "dram_write_bytes";
+        met[1].value = dram * 0.3;
+        met[2].name = "l2_bytes";
+        met[2].value = dram * (1.5 + noise());
+        met[3].name = "l1_bytes";
+        met[3].value = dram * (3.0 + noise());
+        met[4].name = "shared_bytes";
+        met[4].value = kern % 3 == 0 ? dram * 2.0 : 0.0;
+        met[5].name = "flop_count_sp";
+        met[5].value = copy ? 0.0 : dram * (tensor ? 0.5 : 2.0) * noise();
+        met[6].name = "tensor_ops_bf16";
+        met[6].value = tensor ? dram * 300.0 * noise() : 0.0;
+        if ((rc = db_insert_measurement(db, prof, &x, met, 7, &id)) != RK_OK)
+            break;
+        memset(&p, 0, sizeof p);
+        p.measurement_id = id;
+        p.capture_id = model;
+        p.model = "roofline_counters";
+        p.predicted_time_ns = t * (0.6 + 0.3 * noise());
+        p.bound = "dram";
+        p.details = "{\"fixture\": 1}";
+        if ((rc = db_insert_prediction(db, &p, NULL)) != RK_OK)
+            break;
+        for (int k = 0; k < 2 && rc == RK_OK; k++) { /* reasons, no time */
+            p.model = k ? "hierarchical" : "roofline";
+            p.predicted_time_ns = NAN;
+            p.bound = NULL;
+            p.details = k ? "{\"model\": \"hierarchical\", \"skipped\": \"the cost formula's "
+                            "bytes are unknown\"}"
+                          : "{\"model\": \"roofline\", \"skipped\": \"the analytic flops are "
+                            "unknown\"}";
+            rc = db_insert_prediction(db, &p, NULL);
+        }
+    }
+    return rc;
+}
+
 int fixture_make_db(const char *path, int nmeas)
 {
     struct db *db = NULL;
     struct db_device dev;
-    int64_t dev_id, probe, run, model;
+    int64_t dev_id, probe, run, model, prof;
     int rc, count = 0;
     static const char *const tsm2_params[] = {"{\"t1\": 128, \"t2\": 8, \"t3\": 4}",
                                               "{\"t1\": 128, \"t2\": 16, \"t3\": 8}"};
@@ -185,6 +296,11 @@ int fixture_make_db(const char *path, int nmeas)
         rc = db_capture_end(db, probe, DB_DONE);
     if (rc == RK_OK)
         rc = db_capture_begin(db, dev_id, DB_CAPTURE_RUN, "roofkit run", "test", &run);
+    if (rc == RK_OK)
+        rc = db_capture_begin(db, dev_id, DB_CAPTURE_PROFILE,
+                              "roofkit --db fixture.db profile -- python3 -u "
+                              "/home/someone/bench/torch_mix.py --steps 3",
+                              "test", &prof);
     if (rc == RK_OK)
         rc = db_capture_begin(db, 0, DB_CAPTURE_MODEL, "roofkit model", "test", &model);
     if (rc == RK_OK)
@@ -232,11 +348,15 @@ int fixture_make_db(const char *path, int nmeas)
         }
     }
     if (rc == RK_OK)
+        rc = add_profiled(db, prof, model, FIXTURE_PROFILED);
+    if (rc == RK_OK)
         rc = db_commit(db);
     else
         db_rollback(db);
     if (rc == RK_OK)
         rc = db_capture_end(db, run, DB_DONE);
+    if (rc == RK_OK)
+        rc = db_capture_end(db, prof, DB_DONE);
     if (rc == RK_OK)
         rc = db_capture_end(db, model, DB_DONE);
     db_close(db);

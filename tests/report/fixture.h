@@ -2,11 +2,16 @@
  * fixture.h - a roofkit database built through db/db.h for the report's tests, its
  * browser check and its benchmark: one H100-like device with ceilings of every
  * level and precision, a latency curve, measurements of several families (tiled,
- * stmvb, cuBLAS, TSM2) with counters on some, one that failed verification, and
- * predictions of two models.
+ * stmvb, cuBLAS, TSM2) with counters on some (DRAM, L2 and shared bytes), one that failed
+ * verification, and predictions of two models; and the FIXTURE_PROFILED launches of a profiled
+ * program (capture command line "... profile -- python3 -u .../torch_mix.py ..."): no family,
+ * demangled kernel names, counters only, predicted by roofline_counters while roofline and
+ * hierarchical store their reason (a prediction without a time).
  */
 #ifndef RK_TEST_REPORT_FIXTURE_H
 #define RK_TEST_REPORT_FIXTURE_H
+
+enum { FIXTURE_PROFILED = 30 };
 
 /*
  * Creates the database at path (which must not exist) holding at least nmeas

@@ -18,6 +18,11 @@
  *   R7 report_parse_formats
  *   R8 the measurements of tune captures (sweeps) are left out of the tables and charts,
  *      and both pages say how many
+ *   R9 profiled kernels: one roofline series named after the program, the ten that take the
+ *      most time labelled with short names; the hierarchical roofline keeps the 40 rows with
+ *      counters that take the most time, a block per level; the tables give useful and
+ *      executed GFLOP/s and the pipe; a prediction without a time (a model's reason) is no
+ *      prediction in any table, and the captions say which flops the rooflines use
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -208,6 +213,174 @@ static struct db *open_fixture(const char *name, int nmeas)
     return db;
 }
 
+/* The cell of column col in row r, or NULL when the table has no such column. */
+static const char *csv_opt(const struct csv *c, int r, const char *col)
+{
+    for (int j = 0; j < c->ncols; j++)
+        if (strcmp(c->f[j], col) == 0)
+            return c->f[r * c->ncols + j];
+    return NULL;
+}
+
+/* The data block of a chart's .dat file that starts with the comment line `head`, up to the
+ * next blank line; NULL when none. Points into dat. */
+static const char *dat_block(const char *dat, const char *head, size_t *len)
+{
+    const char *b = strstr(dat, head), *e;
+    if (!b)
+        return NULL;
+    b += strlen(head);
+    e = strstr(b, "\n\n");
+    *len = e ? (size_t)(e - b) + 1 : strlen(b);
+    return b;
+}
+
+/* R9 */
+static void test_profiled_and_levels(void **state)
+{
+    char out[512], p[1024];
+    struct db *db = open_fixture("profiled.db", 0);
+    struct db_measurement_row *rows = NULL;
+    int nrows = 0, nprof = 0, ncounters = 0;
+    struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
+    size_t len, blen;
+    (void)state;
+    path(out, sizeof out, "rep-profiled");
+    assert_int_equal(report_write(db, &o), RK_OK);
+    assert_int_equal(db_query_measurements(db, 0, &rows, &nrows), RK_OK);
+    for (int i = 0; i < nrows; i++) {
+        nprof += rows[i].m.family == NULL;
+        for (int j = 0; j < rows[i].n_metrics; j++)
+            ncounters +=
+                strcmp(rows[i].metrics[j].name, "dram_read_bytes") == 0 && rows[i].m.verified != 0;
+    }
+    assert_int_equal(nprof, FIXTURE_PROFILED);
+    assert_true(ncounters > 40); /* so that the hierarchical roofline keeps 40 */
+
+    /* the profiled kernels: one series named after the program, the ten that take the most
+     * time labelled with short names */
+    snprintf(p, sizeof p, "%s/plots/roofline-d1.dat", out);
+    char *dat = slurp(p, &len);
+    assert_non_null(dat);
+    assert_non_null(strstr(dat, "\n# profiled: torch_mix.py\n"));
+    assert_null(strstr(dat, "# family -")); /* no block of no family */
+    const char *lab = dat_block(dat, "height] side[1 right, -1 left]\n", &blen);
+    assert_non_null(lab);
+    int nlab = 0;
+    for (const char *l = lab; l < lab + blen; l = strchr(l, '\n') + 1) {
+        const char *q = strchr(l, '"'), *q2 = q ? strchr(q + 1, '"') : NULL;
+        assert_non_null(q2);
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(q2 - q - 1), q + 1);
+        assert_true(strlen(name) > 0 && strlen(name) <= 28);
+        assert_null(strstr(name, "void"));
+        assert_null(strpbrk(name, "<>():"));
+        nlab++;
+    }
+    assert_int_equal(nlab, 10);
+    assert_non_null(strstr(lab, "\"vectorized_gather_kernel\""));
+    assert_non_null(strstr(lab, "\"reduce_kernel\""));
+    assert_non_null(strstr(lab, "\"vectorized_layer_norm_kernel\"")); /* 28: kept whole */
+    assert_non_null(strstr(lab, "\"cutlass_80_s...8x4_nn_align1\"")); /* the wrapper's argument */
+    assert_null(strstr(lab, "index_elementwise_kernel")); /* a copy: no flops, not drawn */
+    free(dat);
+    snprintf(p, sizeof p, "%s/plots/roofline-d1.gp", out);
+    char *gp = slurp(p, &len);
+    assert_non_null(gp);
+    assert_non_null(strstr(gp, "title 'profiled: torch_mix.py'"));
+    assert_non_null(strstr(gp, "with labels left offset 0.6,0.5 font ',8'"));
+    free(gp);
+
+    /* the hierarchical roofline: the 40 rows with counters that take most time, a block per
+     * level with bytes */
+    assert_true(exists(out, "plots/roofline-levels-d1.svg"));
+    snprintf(p, sizeof p, "%s/plots/roofline-levels-d1.dat", out);
+    dat = slurp(p, &len);
+    assert_non_null(dat);
+    static const char *const levels[] = {"DRAM", "L2", "L1", "shared"};
+    for (int l = 0; l < 4; l++) {
+        char head[64];
+        int n = 0;
+        snprintf(head, sizeof head, ": %s: intensity[FLOP/B] GFLOP/s id\n", levels[l]);
+        const char *b = dat_block(dat, head, &blen);
+        assert_non_null(b);
+        for (const char *q = b; q < b + blen; q = strchr(q, '\n') + 1)
+            n++;
+        assert_true(n >= 1 && n <= 40);
+        if (l == 0)
+            assert_int_equal(n, 40);
+    }
+    free(dat);
+    snprintf(p, sizeof p, "%s/index.html", out);
+    char *html = slurp(p, &len);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "The 40 of "));
+    assert_non_null(strstr(html, "measurements with counters that take the most time"));
+    assert_non_null(strstr(html, "executed operations of the busiest pipe over the bytes the "
+                                 "counters saw (counters), or the analytic useful flops over the "
+                                 "analytic bytes (cost formula); never mixed"));
+    char want[128];
+    snprintf(want, sizeof want, "(and %d rows where a model does not apply, with its reason)",
+             2 * FIXTURE_PROFILED);
+    assert_non_null(strstr(html, want));
+    free(html);
+
+    /* the table of no family: useful GFLOP/s empty, executed GFLOP/s and pipe from counters,
+     * no column of a model that only gave its reasons */
+    struct csv c;
+    snprintf(p, sizeof p, "%s/csv/measurements-other.csv", out);
+    assert_int_equal(csv_read(p, &c), 0);
+    assert_int_equal(c.nrows - 1, FIXTURE_PROFILED);
+    assert_null(csv_opt(&c, 0, "roofline [ns]"));
+    assert_null(csv_opt(&c, 0, "hierarchical [ns]"));
+    assert_non_null(csv_opt(&c, 0, "roofline_counters [ns]"));
+    int tensor = 0, none = 0;
+    for (int r = 1; r < c.nrows; r++) {
+        const char *pipe = csv_get(&c, r, "pipe");
+        assert_string_equal(csv_get(&c, r, "GFLOP/s"), "");
+        assert_string_equal(csv_get(&c, r, "intensity from"), "counters");
+        tensor += strcmp(pipe, "tensor bf16") == 0;
+        if (strcmp(pipe, "none") == 0) { /* a copy: no operations */
+            none++;
+            assert_true(strtod(csv_get(&c, r, "executed GFLOP/s"), NULL) == 0);
+        } else {
+            assert_true(strtod(csv_get(&c, r, "executed GFLOP/s"), NULL) > 0);
+        }
+        assert_true(strtod(csv_get(&c, r, "roofline_counters [ns]"), NULL) > 0);
+    }
+    assert_true(tensor > 0 && none > 0);
+    csv_free(&c);
+
+    /* a family's table: executed GFLOP/s only with counters; the pipe either way */
+    snprintf(p, sizeof p, "%s/csv/measurements-tiled.csv", out);
+    assert_int_equal(csv_read(p, &c), 0);
+    int with = 0, without = 0;
+    for (int r = 1; r < c.nrows; r++) {
+        if (strcmp(csv_get(&c, r, "intensity from"), "counters") == 0) {
+            with++;
+            assert_string_equal(csv_get(&c, r, "pipe"), "fp32");
+            assert_true(strtod(csv_get(&c, r, "executed GFLOP/s"), NULL) > 0);
+        } else {
+            without++;
+            assert_string_equal(csv_get(&c, r, "pipe"), "fp32 cuda");
+            assert_string_equal(csv_get(&c, r, "executed GFLOP/s"), "");
+        }
+        assert_true(strtod(csv_get(&c, r, "GFLOP/s"), NULL) > 0);
+    }
+    assert_true(with > 0 && without > 0);
+    csv_free(&c);
+
+    /* accuracy: the reasons are no predictions */
+    snprintf(p, sizeof p, "%s/csv/accuracy.csv", out);
+    assert_int_equal(csv_read(p, &c), 0);
+    for (int r = 1; r < c.nrows; r++)
+        if (strcmp(csv_get(&c, r, "family"), "(no family)") == 0)
+            assert_string_equal(csv_get(&c, r, "model"), "roofline_counters");
+    csv_free(&c);
+    db_free_measurements(rows, nrows);
+    db_close(db);
+}
+
 /* R1, R2 */
 static void test_full_report(void **state)
 {
@@ -236,6 +409,10 @@ static void test_full_report(void **state)
                                         "plots/roofline-d1.gp",
                                         "plots/roofline-d1.dat",
                                         "plots/roofline-d1.svg",
+                                        "plots/roofline-levels-d1.gp",
+                                        "plots/roofline-levels-d1.dat",
+                                        "plots/roofline-levels-d1.svg",
+                                        "csv/measurements-other.csv",
                                         "plots/latency-d1.svg",
                                         "plots/predmeas-roofline.svg",
                                         "plots/predmeas-hierarchical.svg",
@@ -248,15 +425,16 @@ static void test_full_report(void **state)
             fail_msg("missing %s", files[i]);
 
     /* one row per measurement, numbers equal to the database's */
-    static const char *const fams[] = {"tiled", "stmvb", "cublas", "tsm2"};
+    static const char *const fams[] = {"tiled", "stmvb", "cublas", "tsm2", NULL};
     int total = 0;
-    for (size_t f = 0; f < 4; f++) {
+    for (size_t f = 0; f < 5; f++) {
         struct csv c;
         int want = 0;
-        snprintf(p, sizeof p, "%s/csv/measurements-%s.csv", out, fams[f]);
+        snprintf(p, sizeof p, "%s/csv/measurements-%s.csv", out, fams[f] ? fams[f] : "other");
         assert_int_equal(csv_read(p, &c), 0);
         for (int i = 0; i < nrows; i++)
-            want += strcmp(rows[i].m.family, fams[f]) == 0;
+            want += fams[f] ? rows[i].m.family && strcmp(rows[i].m.family, fams[f]) == 0
+                            : rows[i].m.family == NULL;
         assert_int_equal(c.nrows - 1, want);
         total += want;
         for (int r = 1; r < c.nrows; r++) {
@@ -267,19 +445,31 @@ static void test_full_report(void **state)
                     x = &rows[i];
             assert_non_null(x);
             assert_string_equal(csv_get(&c, r, "kernel"), x->m.kernel);
-            assert_string_equal(fams[f], x->m.family);
+            if (fams[f])
+                assert_string_equal(fams[f], x->m.family);
+            else
+                assert_null(x->m.family);
             assert_int_equal(atoll(csv_get(&c, r, "m")), x->m.m);
             assert_int_equal(atoll(csv_get(&c, r, "n")), x->m.n);
             assert_int_equal(atoll(csv_get(&c, r, "k")), x->m.k);
             assert_true(strtod(csv_get(&c, r, "time median [ns]"), NULL) == x->m.time_median_ns);
             assert_true(strtod(csv_get(&c, r, "time min [ns]"), NULL) == x->m.time_min_ns);
-            double gf = strtod(csv_get(&c, r, "GFLOP/s"), NULL);
-            assert_true(fabs(gf / (x->m.flops / x->m.time_median_ns) - 1) < 1e-12);
+            if (isfinite(x->m.flops)) {
+                double gf = strtod(csv_get(&c, r, "GFLOP/s"), NULL);
+                assert_true(fabs(gf / (x->m.flops / x->m.time_median_ns) - 1) < 1e-12);
+            } else { /* a profiled kernel: its useful flops are unknown */
+                assert_string_equal(csv_get(&c, r, "GFLOP/s"), "");
+            }
             if (x->m.params)
                 assert_string_equal(csv_get(&c, r, "parameters"), x->m.params);
             for (int j = 0; j < x->n_predictions; j++) {
                 char col[128];
                 snprintf(col, sizeof col, "%s [ns]", x->predictions[j].model);
+                if (isnan(x->predictions[j].predicted_time_ns)) { /* a reason: no prediction */
+                    const char *v = csv_opt(&c, r, col);
+                    assert_true(v == NULL || *v == '\0');
+                    continue;
+                }
                 assert_true(strtod(csv_get(&c, r, col), NULL) ==
                             x->predictions[j].predicted_time_ns);
                 snprintf(col, sizeof col, "%s bound", x->predictions[j].model);
@@ -307,7 +497,8 @@ static void test_full_report(void **state)
     csv_free(&c);
     snprintf(p, sizeof p, "%s/csv/accuracy.csv", out);
     assert_int_equal(csv_read(p, &c), 0);
-    assert_int_equal(c.nrows - 1, 2 * (1 + 4)); /* 2 models x (all + 4 families) */
+    /* 2 models x (all + 4 families), roofline_counters x (all + no family) */
+    assert_int_equal(c.nrows - 1, 2 * (1 + 4) + 2);
     for (int r = 1; r < c.nrows; r++) { /* median <= p90 <= worst; within 10% <= within 25% */
         double md = strtod(csv_get(&c, r, "median APE [%]"), NULL);
         double p9 = strtod(csv_get(&c, r, "p90 APE [%]"), NULL);
@@ -376,7 +567,7 @@ static void test_full_report(void **state)
     for (const char *s = strstr(t, "<tr>"); s && s < tend; s = strstr(s + 1, "<tr>"))
         ntsm2++;
     for (int i = 0; i < nrows; i++)
-        want += strcmp(rows[i].m.family, "tsm2") == 0;
+        want += rows[i].m.family && strcmp(rows[i].m.family, "tsm2") == 0;
     assert_int_equal(ntsm2 - 1, want); /* minus the header row */
     free(html);
 
@@ -405,7 +596,7 @@ static void test_tune_left_out(void **state)
     assert_int_equal(db_open(p, DB_RW, &db), RK_OK);
     assert_int_equal(db_query_measurements(db, 0, &rows, &nrows), RK_OK);
     for (int i = 0; i < nrows; i++)
-        want += strcmp(rows[i].m.family, "tsm2") == 0;
+        want += rows[i].m.family && strcmp(rows[i].m.family, "tsm2") == 0;
     db_free_measurements(rows, nrows);
     assert_int_equal(db_capture_begin(db, 0, DB_CAPTURE_TUNE, "roofkit tune tsm2", "test", &cap),
                      RK_OK);
@@ -586,7 +777,7 @@ int main(void)
         cmocka_unit_test(test_full_report),   cmocka_unit_test(test_empty_db),
         cmocka_unit_test(test_no_gnuplot),    cmocka_unit_test(test_foreign_dir),
         cmocka_unit_test(test_rerun),         cmocka_unit_test(test_parse_formats),
-        cmocka_unit_test(test_tune_left_out),
+        cmocka_unit_test(test_tune_left_out), cmocka_unit_test(test_profiled_and_levels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
