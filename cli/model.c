@@ -266,7 +266,7 @@ static int samples_add(struct samples *ss, int kind, const struct db_measurement
     }
     ss->v[ss->n].kind = kind;
     snprintf(ss->v[ss->n].family, sizeof ss->v[ss->n].family, "%s",
-             m->family ? m->family : m->kernel);
+             m->family ? m->family : "(profiled)");
     ss->v[ss->n].pred = pred;
     ss->v[ss->n].meas = m->time_median_ns;
     ss->n++;
