@@ -231,8 +231,8 @@ struct analysis_point {
     double bytes[MODEL_LEVEL_COUNT]; /* traffic per level [B] (NaN when unknown) */
     double intensity[MODEL_LEVEL_COUNT]; /* flops / bytes of each level [FLOP/B] */
     double flop_rate;                    /* flops / time [FLOP/s] */
-    double dram_rate;                    /* DRAM bytes / time [B/s] */
-    const struct db_ceiling *peak_c;     /* the compute ceiling of its pipe, or NULL */
+    double dram_rate;                /* counters' DRAM bytes / time [B/s]; NaN without counters */
+    const struct db_ceiling *peak_c; /* the compute ceiling of its pipe, or NULL */
     const struct db_ceiling *level_c[MODEL_LEVEL_COUNT]; /* each level's bandwidth ceiling */
     double peak;                          /* the compute ceiling's value [FLOP/s]; NaN: none */
     double roof_level[MODEL_LEVEL_COUNT]; /* min(peak, intensity x bandwidth) of each level

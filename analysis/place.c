@@ -158,7 +158,9 @@ void analysis_place(const struct analysis_device *d, const struct db_measurement
         p->bytes[MODEL_LEVEL_SHARED] = m->bytes_shared;
     }
     p->flop_rate = p->flops / p->time_s;
-    p->dram_rate = p->bytes[MODEL_LEVEL_DRAM] / p->time_s;
+    /* a DRAM bandwidth only from bytes the DRAM moved: no analytic count is one (the seeds'
+     * count has no cache; docs/model.md "Analytic DRAM bytes against the counters") */
+    p->dram_rate = p->counters ? p->bytes[MODEL_LEVEL_DRAM] / p->time_s : NAN;
     p->peak = p->roof = p->pct_roof = NAN;
     for (int l = 0; l < MODEL_LEVEL_COUNT; l++) {
         p->intensity[l] = p->bytes[l] > 0 ? p->flops / p->bytes[l] : NAN;
