@@ -204,7 +204,8 @@ int db_capture_set_device(struct db *db, int64_t id, int64_t device_id);
  * ("uuid", written by the injection library for each profiled launch), sorted. *out is a
  * malloc'd array of malloc'd strings (free with rk_free_name_list); *n may be 0.
  */
-int db_capture_gpu_uuids(struct db *db, int64_t capture_id, char ***out /* OUT */, int *n /* OUT */);
+int db_capture_gpu_uuids(struct db *db, int64_t capture_id, char ***out /* OUT */,
+                         int *n /* OUT */);
 
 /* A capture as listed by `roofkit list captures`. */
 struct db_capture {

@@ -71,23 +71,23 @@ struct rp_dev {
 /* A measurement with what the report derives from it. */
 struct rp_meas {
     const struct db_measurement_row *row;
-    int dev;            /* index into rp_data.devs, -1 when its capture names none */
-    double time_s;      /* median time [s]; NaN if not stored */
-    double gflops;      /* analytic (useful) flops / time [GFLOP/s]; NaN when unknown */
+    int dev;             /* index into rp_data.devs, -1 when its capture names none */
+    double time_s;       /* median time [s]; NaN if not stored */
+    double gflops;       /* analytic (useful) flops / time [GFLOP/s]; NaN when unknown */
     double point_gflops; /* the roofline point's height: flops_i / time [GFLOP/s] */
-    double bytes;       /* DRAM bytes of the point: counters (read + write) or analytic */
-    double gbs;         /* bytes / time [GB/s] */
-    double flops_i;     /* flops of the point (its intensity and height): the counters' executed
-                           operations of its busiest pipe, else the analytic ones */
-    double intensity;   /* flops_i / bytes [FLOP/B] */
-    int counters;       /* 1 when intensity and bytes come from counters */
-    double peak;        /* the policy's compute ceiling of its precision and pipe [GFLOP/s] */
-    double roof;        /* the roofline model's roof at its intensity [GFLOP/s] */
-    double pct_roof;    /* 100 * gflops / roof */
-    double bw_util;     /* memory throughput [GB/s] for the utilisation charts: gld_throughput
-                           when stored, else gbs */
-    const char *bw_src; /* "gld_throughput", "dram counters" or "cost formula" */
-    int charted;        /* verified (or not checked) and has a time: drawn in charts */
+    double bytes;        /* DRAM bytes of the point: counters (read + write) or analytic */
+    double gbs;          /* bytes / time [GB/s] */
+    double flops_i;      /* flops of the point (its intensity and height): the counters' executed
+                            operations of its busiest pipe, else the analytic ones */
+    double intensity;    /* flops_i / bytes [FLOP/B] */
+    int counters;        /* 1 when intensity and bytes come from counters */
+    double peak;         /* the policy's compute ceiling of its precision and pipe [GFLOP/s] */
+    double roof;         /* the roofline model's roof at its intensity [GFLOP/s] */
+    double pct_roof;     /* 100 * gflops / roof */
+    double bw_util;      /* memory throughput [GB/s] for the utilisation charts: gld_throughput
+                            when stored, else gbs */
+    const char *bw_src;  /* "gld_throughput", "dram counters" or "cost formula" */
+    int charted;         /* verified (or not checked) and has a time: drawn in charts */
     struct analysis_point pt; /* analysis_place: where the figures above come from */
 };
 
