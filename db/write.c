@@ -208,9 +208,10 @@ int db_capture_begin(struct db *db, int64_t device_id, enum db_capture_kind kind
                       "start a capture", fill_capture, &c, id);
 }
 
-/* UPDATE of one capture that must exist. */
+/* UPDATE of one capture that must exist; its one value is text (device_id 0) or, with
+ * text NULL and device_id != 0, a device id. */
 static int update_capture(struct db *db, const char *sql, int64_t id, const char *text,
-                          const char *what)
+                          int64_t device_id, const char *what)
 {
     sqlite3_stmt *st = NULL;
     struct bind b = {NULL, 0, SQLITE_OK};
@@ -222,7 +223,10 @@ static int update_capture(struct db *db, const char *sql, int64_t id, const char
     rc = dbi_prepare(db, sql, &st, what);
     if (rc == RK_OK) {
         b.st = st;
-        b_text(&b, text);
+        if (device_id)
+            b_id(&b, device_id);
+        else
+            b_text(&b, text);
         b_int(&b, id);
         rc = run(db, &b, what);
     }
@@ -240,7 +244,7 @@ int db_capture_end(struct db *db, int64_t id, enum db_status status)
     return update_capture(db,
                           "UPDATE capture SET status = ?,"
                           " ended_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
-                          id, status_names[status], "end the capture");
+                          id, status_names[status], 0, "end the capture");
 }
 
 int db_capture_mark_interrupted(struct db *db, int64_t id)
@@ -253,32 +257,16 @@ int db_capture_mark_interrupted(struct db *db, int64_t id)
 
 int db_capture_note(struct db *db, int64_t id, const char *note)
 {
-    return update_capture(db, "UPDATE capture SET note = ? WHERE id = ?", id, note,
+    return update_capture(db, "UPDATE capture SET note = ? WHERE id = ?", id, note, 0,
                           "set the capture's note");
 }
 
 int db_capture_set_device(struct db *db, int64_t id, int64_t device_id)
 {
-    const char *what = "set the capture's device";
-    sqlite3_stmt *st = NULL;
-    struct bind b = {NULL, 0, SQLITE_OK};
-    int nested = 0;
-    int rc = dbi_tx_begin(db, &nested, what);
-
-    if (rc != RK_OK)
-        return rc;
-    rc = dbi_prepare(db, "UPDATE capture SET device_id = ? WHERE id = ?", &st, what);
-    if (rc == RK_OK) {
-        b.st = st;
-        b_id(&b, device_id);
-        b_int(&b, id);
-        rc = run(db, &b, what);
-    }
-    if (rc == RK_OK && sqlite3_changes(db->h) != 1)
-        rc = rk_error(RK_EDB, "cannot %s in database '%s': capture %lld does not exist", what,
-                      db->path, (long long)id);
-    sqlite3_finalize(st);
-    return dbi_tx_end(db, nested, rc, what);
+    if (device_id <= 0)
+        RK_BUG("db_capture_set_device: no device");
+    return update_capture(db, "UPDATE capture SET device_id = ? WHERE id = ?", id, NULL, device_id,
+                          "set the capture's device");
 }
 
 /* --------------------------------------------------------------- ceilings */

@@ -30,6 +30,10 @@
  *   D20 fault injection: allocations fail at each step of creating a database;
  *       a failed open leaves a file that the next open completes, never half a
  *       schema
+ *   D22 a profile capture learns its GPU: db_capture_gpu_uuids lists the distinct
+ *       "uuid" of its measurements' params, sorted (none before any launch; launches
+ *       without one skipped), db_capture_set_device sets it; a capture that does not
+ *       exist is RK_EDB
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -1221,6 +1225,46 @@ static void d18_cascade(void **state)
     assert_int_equal(raw_int(path, "SELECT count(*) FROM metric"), 0);
 }
 
+/* ------------------------------------------------------------------- D22 */
+static void d22_capture_gpus(void **state)
+{
+    char path[300];
+    struct db *db = NULL;
+    struct db_device d = sample_device("GPU-d22");
+    struct db_measurement m = sample_measurement("launch");
+    struct db_capture cap;
+    char **uuids = NULL;
+    int n = -1;
+    int64_t dev = 0, prof = 0;
+    static const char *const params[] = {"{\"uuid\":\"GPU-bbbb\",\"device\":1}",
+                                         "{\"device\":0,\"uuid\":\"GPU-aaaa\"}",
+                                         "{\"uuid\":\"GPU-bbbb\"}", "{\"device\":0}", NULL};
+    (void)state;
+    new_path(path, sizeof path, "d22");
+    open_rw(path, &db);
+    assert_int_equal(db_device_upsert(db, &d, &dev), RK_OK);
+    assert_int_equal(db_capture_begin(db, 0, DB_CAPTURE_PROFILE, NULL, NULL, &prof), RK_OK);
+    assert_int_equal(db_capture_gpu_uuids(db, prof, &uuids, &n), RK_OK);
+    assert_int_equal(n, 0);
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
+        m.params = params[i];
+        assert_int_equal(db_insert_measurement(db, prof, &m, NULL, 0, NULL), RK_OK);
+    }
+    assert_int_equal(db_capture_gpu_uuids(db, prof, &uuids, &n), RK_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(uuids[0], "GPU-aaaa");
+    assert_string_equal(uuids[1], "GPU-bbbb");
+    rk_free_name_list(uuids, n);
+    assert_int_equal(db_capture_set_device(db, prof, dev), RK_OK);
+    assert_int_equal(db_get_capture(db, prof, &cap), RK_OK);
+    assert_true(cap.device_id == dev);
+    db_capture_release(&cap);
+    stderr_begin();
+    assert_int_equal(db_capture_set_device(db, 9999, dev), RK_EDB);
+    stderr_end();
+    db_close(db);
+}
+
 /* ------------------------------------------------------------------- D19 */
 struct dump_state {
     int rows;
@@ -1474,6 +1518,7 @@ int main(void)
         cmocka_unit_test(d19_dump),
         cmocka_unit_test(d20_fault_open),
         cmocka_unit_test(d21_import),
+        cmocka_unit_test(d22_capture_gpus),
     };
     const char *base = getenv("TMPDIR");
     char cmd[400];
