@@ -155,6 +155,9 @@ void analysis_tsm2_gpu(const struct analysis_device *d, int elem_bytes, struct m
 
 /* ------------------------------------------------------------ predictions */
 
+/* Bytes of one element of `precision`: 8 fp64, 4 fp32 and tf32, 2 fp16 and bf16; 0 otherwise. */
+int analysis_elem_bytes(const char *precision);
+
 /* Whether model `kind` applies to measurement m at all (tsm2: TSM2/ISM2 kernels only). */
 int analysis_applies(enum model_kind kind, const struct db_measurement *m);
 

@@ -10,6 +10,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* "key":value, (the JSON writer's number, then the comma of the next member) */
+static void key_num_comma(struct rk_buf *b, const char *key, double v)
+{
+    rk_json_key_num(b, key, v);
+    rk_buf_puts(b, ",");
+}
+
 static void details_ceilings(struct rk_buf *b, const struct db_ceiling *const *used)
 {
     int first = 1;
@@ -34,23 +41,16 @@ static void details_ceilings(struct rk_buf *b, const struct db_ceiling *const *u
 static void details_terms(struct rk_buf *b, const struct model_predict_in *in,
                           const struct model_prediction *p, int hier, const char *dram_source)
 {
-    rk_json_key_num(b, "flops", in->flops);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "peak_flops", in->peak_flops);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "time_compute_s", p->terms.time_compute_s);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "intensity", p->terms.intensity);
-    rk_buf_printf(b, ",");
+    key_num_comma(b, "flops", in->flops);
+    key_num_comma(b, "peak_flops", in->peak_flops);
+    key_num_comma(b, "time_compute_s", p->terms.time_compute_s);
+    key_num_comma(b, "intensity", p->terms.intensity);
     rk_json_key_num(b, "attainable_flops", p->terms.attainable_flops);
     if (!hier) {
         rk_buf_printf(b, ",");
-        rk_json_key_num(b, "bytes_dram", in->roofline_bytes);
-        rk_buf_printf(b, ",");
-        rk_json_key_num(b, "bandwidth_dram", in->bandwidth[MODEL_LEVEL_DRAM]);
-        rk_buf_printf(b, ",");
-        rk_json_key_num(b, "time_dram_s", p->terms.time_level_s[MODEL_LEVEL_DRAM]);
-        rk_buf_printf(b, ",");
+        key_num_comma(b, "bytes_dram", in->roofline_bytes);
+        key_num_comma(b, "bandwidth_dram", in->bandwidth[MODEL_LEVEL_DRAM]);
+        key_num_comma(b, "time_dram_s", p->terms.time_level_s[MODEL_LEVEL_DRAM]);
         rk_json_key_num(b, "ridge",
                         model_ridge_point(in->peak_flops, in->bandwidth[MODEL_LEVEL_DRAM]));
         return;
@@ -58,10 +58,8 @@ static void details_terms(struct rk_buf *b, const struct model_predict_in *in,
     rk_buf_printf(b, ",\"dram_bytes\":\"%s\",\"levels\":{", dram_source);
     for (int i = 0; i < MODEL_LEVEL_COUNT; i++) {
         rk_buf_printf(b, "%s\"%s\":{", i ? "," : "", model_level_name((enum model_level_id)i));
-        rk_json_key_num(b, "bytes", in->level_bytes[i]);
-        rk_buf_printf(b, ",");
-        rk_json_key_num(b, "bandwidth", in->level_bytes[i] > 0 ? in->bandwidth[i] : NAN);
-        rk_buf_printf(b, ",");
+        key_num_comma(b, "bytes", in->level_bytes[i]);
+        key_num_comma(b, "bandwidth", in->level_bytes[i] > 0 ? in->bandwidth[i] : NAN);
         rk_json_key_num(b, "time_s", p->terms.time_level_s[i]);
         rk_buf_printf(b, "}");
     }
@@ -78,18 +76,14 @@ static void details_tsm2(struct rk_buf *b, const struct model_predict_in *in,
                   "\"t2_kernel\":%ld,\"t3_kernel\":%ld,\"gpu\":{",
                   pr->m, pr->n, pr->k, pr->elem_bytes, pr->t1, pr->t2, pr->t3, t2_kernel,
                   t3_kernel);
-    rk_json_key_num(b, "peak_flops", g->peak_flops);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "bandwidth", g->bandwidth);
-    rk_buf_printf(b, ",");
+    key_num_comma(b, "peak_flops", g->peak_flops);
+    key_num_comma(b, "bandwidth", g->bandwidth);
     rk_json_key_num(b, "clock_hz", g->clock_hz);
     rk_buf_printf(b, ",\"sms\":%d,\"regs_per_sm\":%d,", g->sms, g->regs_per_sm);
     rk_json_key_num(b, "smem_per_sm", g->smem_per_sm);
     rk_buf_printf(b, ",\"max_threads_per_sm\":%d,", g->max_threads_per_sm);
-    rk_json_key_num(b, "mem_latency_cycles", g->mem_latency_cycles);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "comp_latency_cycles", g->comp_latency_cycles);
-    rk_buf_printf(b, ",");
+    key_num_comma(b, "mem_latency_cycles", g->mem_latency_cycles);
+    key_num_comma(b, "comp_latency_cycles", g->comp_latency_cycles);
     rk_json_key_num(b, "regs_fixed", g->regs_fixed);
     rk_buf_printf(b, "},\"eval\":{");
     for (int i = 0; i < model_tsm2_nfields; i++) {
@@ -108,27 +102,17 @@ static void details_tsm2(struct rk_buf *b, const struct model_predict_in *in,
 static void details_pipes(struct rk_buf *b, const struct model_pipes *q)
 {
     rk_buf_printf(b, ",\"pipes\":{");
-    rk_json_key_num(b, "busiest_share", q->busiest_share);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "warps_per_sp", q->warps_per_sp);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "fma_rate", q->fma_rate);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "cycles_fma", q->cycles_fma);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "cycles_issue", q->cycles_issue);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "cycles_smem", q->cycles_smem);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "cycles_l1", q->cycles_l1);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "stage_latency", q->stage_latency);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "cycles_stage", q->cycles_stage);
-    rk_buf_printf(b, ",");
+    key_num_comma(b, "busiest_share", q->busiest_share);
+    key_num_comma(b, "warps_per_sp", q->warps_per_sp);
+    key_num_comma(b, "fma_rate", q->fma_rate);
+    key_num_comma(b, "cycles_fma", q->cycles_fma);
+    key_num_comma(b, "cycles_issue", q->cycles_issue);
+    key_num_comma(b, "cycles_smem", q->cycles_smem);
+    key_num_comma(b, "cycles_l1", q->cycles_l1);
+    key_num_comma(b, "stage_latency", q->stage_latency);
+    key_num_comma(b, "cycles_stage", q->cycles_stage);
     if (q->time_chain_s > 0) {
-        rk_json_key_num(b, "time_chain_s", q->time_chain_s);
-        rk_buf_printf(b, ",");
+        key_num_comma(b, "time_chain_s", q->time_chain_s);
     }
     rk_json_key_num(b, "time_s", q->time_s);
     rk_buf_printf(b, ",\"bound\":\"%s\"}", model_bound_name(q->bound));
@@ -144,12 +128,9 @@ static void details_overlap(struct rk_buf *b, const struct model_overlap *o)
         rk_json_key_num(b, model_overlap_term_name((enum model_overlap_term)i), o->term_s[i]);
     }
     rk_buf_printf(b, "},");
-    rk_json_key_num(b, "largest_s", o->largest_s);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "norm_s", o->norm_s);
-    rk_buf_printf(b, ",");
-    rk_json_key_num(b, "epilogue_s", o->epilogue_s);
-    rk_buf_printf(b, ",");
+    key_num_comma(b, "largest_s", o->largest_s);
+    key_num_comma(b, "norm_s", o->norm_s);
+    key_num_comma(b, "epilogue_s", o->epilogue_s);
     rk_json_key_num(b, "start_s", o->start_s);
     rk_buf_printf(b, "}");
 }
@@ -165,20 +146,14 @@ static void details_occupancy(struct rk_buf *b, const struct model_predict_in *i
         rk_json_key_num(b, "blocks", in->launch->blocks);
         rk_buf_printf(b, ",\"threads_per_block\":%d,\"regs_per_thread\":%d,",
                       in->launch->threads_per_block, in->launch->regs_per_thread);
-        rk_json_key_num(b, "smem_per_block", in->launch->smem_per_block);
-        rk_buf_printf(b, ",");
+        key_num_comma(b, "smem_per_block", in->launch->smem_per_block);
         rk_json_key_num(b, "bytes_in_flight_per_thread", in->launch->bytes_in_flight_per_thread);
         rk_buf_printf(b, ",\"blocks_per_sm\":%d,", o->blocks_per_sm);
-        rk_json_key_num(b, "active_sms", o->active_sms);
-        rk_buf_printf(b, ",");
-        rk_json_key_num(b, "resident_threads", o->resident_threads);
-        rk_buf_printf(b, ",");
-        rk_json_key_num(b, "waves", o->waves);
-        rk_buf_printf(b, ",");
-        rk_json_key_num(b, "bytes_in_flight", o->bytes_in_flight);
-        rk_buf_printf(b, ",");
-        rk_json_key_num(b, "bytes_needed", o->bytes_needed);
-        rk_buf_printf(b, ",");
+        key_num_comma(b, "active_sms", o->active_sms);
+        key_num_comma(b, "resident_threads", o->resident_threads);
+        key_num_comma(b, "waves", o->waves);
+        key_num_comma(b, "bytes_in_flight", o->bytes_in_flight);
+        key_num_comma(b, "bytes_needed", o->bytes_needed);
     }
     rk_json_key_num(b, "util", o->util);
     rk_buf_printf(b, "}");

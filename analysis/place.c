@@ -17,8 +17,8 @@
  * (model_roofline_attainable, 003_d5ffc223df97ef85.txt Q5.A); the DRAM level's is the roof
  * the roofline model judges the row by.
  */
-#include "analysis.h"
 #include "common.h"
+#include "internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -118,8 +118,7 @@ void analysis_counter_flops(const struct analysis_device *d, const struct db_mea
         f->time_s = NAN;
 }
 
-/* Counters' bytes of each level; NaN where not measured. */
-static void counter_bytes(const struct db_measurement_row *row, double *bytes)
+void analysis_counter_bytes(const struct db_measurement_row *row, double *bytes)
 {
     const double rd = analysis_metric(row, "dram_read_bytes");
     const double wr = analysis_metric(row, "dram_write_bytes");
@@ -140,7 +139,7 @@ void analysis_place(const struct analysis_device *d, const struct db_measurement
     p->time_s = m->time_median_ns > 0 ? m->time_median_ns * 1e-9 : NAN;
     p->flops_useful = m->flops;
     analysis_counter_flops(d, row, &p->cf);
-    counter_bytes(row, cb);
+    analysis_counter_bytes(row, cb);
     p->counters = p->cf.measured > 0 && isfinite(cb[MODEL_LEVEL_DRAM]);
     if (p->counters) {
         p->flops = p->cf.slot >= 0 ? p->cf.v[p->cf.slot] : 0.0;

@@ -33,8 +33,9 @@ struct build {
     const struct db_measurement *m;
     enum model_kind kind;
     struct analysis_judge j;
-    struct analysis_flops cf; /* the counters' operations, for a kernel roofkit did not count */
-    int counted;              /* 1: analytic flops and bytes (roofkit's kernels) */
+    struct analysis_flops cf;     /* the counters' operations, for a kernel roofkit did not count */
+    double cb[MODEL_LEVEL_COUNT]; /* the counters' bytes of each level (analysis_counter_bytes) */
+    int counted;                  /* 1: analytic flops and bytes (roofkit's kernels) */
     struct model_predict_in in;
     struct model_launch launch;
     struct model_issue_counts ic;
@@ -78,7 +79,7 @@ int analysis_applies(enum model_kind kind, const struct db_measurement *m)
     return m->family && (strcmp(m->family, "tsm2") == 0 || strcmp(m->family, "ism2") == 0);
 }
 
-static int elem_bytes_of(const char *precision)
+int analysis_elem_bytes(const char *precision)
 {
     if (!precision)
         return 0;
@@ -207,7 +208,7 @@ static const char *inputs_tsm2(struct build *b)
 {
     const struct db_measurement *m = b->m;
     const struct kernels_kernel *k = registry_kernel(m);
-    const int e = elem_bytes_of(m->precision);
+    const int e = analysis_elem_bytes(m->precision);
     const struct db_ceiling *used[ANALYSIS_USE_COUNT];
     long t1 = 0, t2 = 0, t3 = 0;
     const char *why;
@@ -287,8 +288,7 @@ static void inputs_counter_flops(struct build *b)
 /* roofline_counters: the traffic the counters measured; a level they do not give has no term. */
 static void inputs_counter_levels(struct build *b)
 {
-    const double l2 = analysis_metric(b->row, "l2_bytes");
-    const double sh = analysis_metric(b->row, "shared_bytes");
+    const double l2 = b->cb[MODEL_LEVEL_L2], sh = b->cb[MODEL_LEVEL_SHARED];
     b->in.level_bytes[MODEL_LEVEL_DRAM] =
         analysis_metric(b->row, "dram_read_bytes") + analysis_metric(b->row, "dram_write_bytes");
     b->in.level_bytes[MODEL_LEVEL_L2] = isfinite(l2) ? l2 : 0;
@@ -319,14 +319,10 @@ static void inputs_cost_levels(struct build *b)
     } else {
         /* no analytic counts (issue_counters and overlap only): the counters' traffic; a
          * level they did not measure has no term */
-        static const char *const names[MODEL_LEVEL_COUNT] = {NULL, "l2_bytes", "l1_bytes",
-                                                             "shared_bytes"};
         lb[MODEL_LEVEL_DRAM] = analysis_metric(b->row, "dram_read_bytes") +
                                analysis_metric(b->row, "dram_write_bytes");
-        for (int l = MODEL_LEVEL_L2; l < MODEL_LEVEL_COUNT; l++) {
-            const double v = analysis_metric(b->row, names[l]);
-            lb[l] = isfinite(v) ? v : 0.0;
-        }
+        for (int l = MODEL_LEVEL_L2; l < MODEL_LEVEL_COUNT; l++)
+            lb[l] = isfinite(b->cb[l]) ? b->cb[l] : 0.0;
         b->dram_source = "counters dram_read_bytes + dram_write_bytes";
     }
     b->in.bandwidth[MODEL_LEVEL_L2] = take(b, ANALYSIS_USE_L2);
@@ -397,7 +393,7 @@ static int issue_counts(const struct db_measurement *m, struct model_issue_count
 {
     struct model_params mp;
     int prec;
-    struct model_shape ms = {(long)m->m, (long)m->n, (long)m->k, elem_bytes_of(m->precision)};
+    struct model_shape ms = {(long)m->m, (long)m->n, (long)m->k, analysis_elem_bytes(m->precision)};
     int cols = m->block[0] > 32 ? 32 : m->block[0];
     const struct kernels_kernel *k = registry_model_params(m, &mp, &prec);
     if (!k || cols < 1)
@@ -426,7 +422,7 @@ static int measured_issue_counts(struct build *b, int counted)
     if (!(isfinite(inst) && inst > 0))
         return RK_ENODATA;
     if (!counted) {
-        const int e = elem_bytes_of(b->j.precision);
+        const int e = analysis_elem_bytes(b->j.precision);
         const double fl = analysis_metric(b->row, e == 8   ? "flop_count_dp"
                                                   : e == 2 ? "flop_count_hp"
                                                            : "flop_count_sp");
@@ -449,8 +445,7 @@ static int measured_issue_counts(struct build *b, int counted)
  */
 static void measured_levels(struct build *b)
 {
-    const double l2 = analysis_metric(b->row, "l2_bytes");
-    const double sh = analysis_metric(b->row, "shared_bytes");
+    const double l2 = b->cb[MODEL_LEVEL_L2], sh = b->cb[MODEL_LEVEL_SHARED];
     if (isfinite(l2) && l2 > b->in.level_bytes[MODEL_LEVEL_L2]) {
         b->in.level_bytes[MODEL_LEVEL_L2] = l2;
         b->used[ANALYSIS_USE_L2] = analysis_ceiling(b->d, &b->j, ANALYSIS_USE_L2);
@@ -592,6 +587,7 @@ int analysis_predict(const struct analysis_device *d, const struct db_measuremen
     b->kind = kind;
     analysis_judge_of(b->m, &b->j);
     b->counted = isfinite(b->m->flops);
+    analysis_counter_bytes(row, b->cb);
     if (!b->counted)
         analysis_counter_flops(d, row, &b->cf);
     rc = build_inputs(b, why);

@@ -250,24 +250,22 @@ static int ceiling_lines(struct rp_buf *s, struct rp_buf *plot, const struct rp_
                       : "# Measured ceilings: bandwidths in GB/s, peaks in GFLOP/s.\n");
     for (int l = 0; l < 4; l++) {
         const struct db_ceiling *bc = v->bw_c[l];
-        int ok;
         if (!bc)
             continue;
         rp_buf_printf(s, "bw_%s = %.6g    # %s\n", model_level_name(l), v->bw[l] * 1e-9, bc->name);
         if (ds)
             rp_buf_printf(s, "bw_%s_ds = %s\n", model_level_name(l),
-                          gpv(n1, rp_to_base(bc->theoretical, bc->unit, &ok) * 1e-9));
+                          gpv(n1, analysis_unit_si(bc->theoretical, bc->unit) * 1e-9));
         bwtop = fmax(bwtop, v->bw[l] * 1e-9);
     }
-    for (int i = 0; i < v->nceil; i++) {
-        const struct db_ceiling *pc = &v->ceil[i];
-        int ok;
+    for (int i = 0; i < v->a.nceil; i++) {
+        const struct db_ceiling *pc = &v->a.ceil[i];
         if (strcmp(pc->kind, "compute") || (keep && !keep[i]))
             continue;
-        double val = rp_to_base(pc->value, pc->unit, &ok) * 1e-9;
-        if (!ok || !isfinite(val) || val <= 0)
+        double val = analysis_unit_si(pc->value, pc->unit) * 1e-9;
+        if (!isfinite(val) || val <= 0)
             continue;
-        double dsv = rp_to_base(pc->theoretical, pc->unit, &ok) * 1e-9;
+        double dsv = analysis_unit_si(pc->theoretical, pc->unit) * 1e-9;
         rp_buf_printf(s, "pk_%d = %.6g    # %s (%s)\n", i, val, pc->name,
                       pc->precision ? pc->precision : "");
         if (ds)
@@ -300,14 +298,13 @@ static int ceiling_lines(struct rp_buf *s, struct rp_buf *plot, const struct rp_
                           "'%s datasheet'",
                           ln, level_color[l], level_label[l]);
     }
-    for (int i = 0; i < v->nceil; i++) {
-        const struct db_ceiling *pc = &v->ceil[i];
-        int ok;
+    for (int i = 0; i < v->a.nceil; i++) {
+        const struct db_ceiling *pc = &v->a.ceil[i];
         double val;
         if (strcmp(pc->kind, "compute"))
             continue;
-        val = rp_to_base(pc->value, pc->unit, &ok);
-        if (!ok || !isfinite(val) || val <= 0)
+        val = analysis_unit_si(pc->value, pc->unit);
+        if (!isfinite(val) || val <= 0)
             continue;
         const char *col = peak_color[k++ % 8]; /* by the ceiling, so both charts agree */
         if (keep && !keep[i])
@@ -428,7 +425,8 @@ static int row_series(const struct rp_data *d, const struct rp_meas *x, char *bu
 /* Is x drawn on device dev's roofline? */
 static int on_roofline(const struct rp_meas *x, int dev)
 {
-    return x->dev == dev && x->charted && x->intensity > 0 && x->point_gflops > 0;
+    return x->dev == dev && x->charted && x->pt.intensity[MODEL_LEVEL_DRAM] > 0 &&
+           x->point_gflops > 0;
 }
 
 /* The series of device dev's roofline: *out (malloc'd, in order; NULL when none) and idx[i],
@@ -619,8 +617,8 @@ static int profiled_labels(const struct rp_data *d, const int *idx, const struct
             k[nk].longest = v[i];
             k[nk++].total = 0;
         }
-        k[nk - 1].total += v[i]->time_s;
-        if (v[i]->time_s > k[nk - 1].longest->time_s)
+        k[nk - 1].total += v[i]->pt.time_s;
+        if (v[i]->pt.time_s > k[nk - 1].longest->pt.time_s)
             k[nk - 1].longest = v[i];
     }
     qsort(k, (size_t)nk, sizeof *k, cmp_total_desc);
@@ -640,7 +638,8 @@ static int profiled_labels(const struct rp_data *d, const int *idx, const struct
                 *p = '\'';
         /* right of the point, or left of it where it would leave the plot; then the first of
          * 0, +1, -1, +2, -2, ... lines that covers no label placed before */
-        double w = LABEL_CHAR_W * (double)strlen(name), px = px_x(range, x->intensity);
+        double w = LABEL_CHAR_W * (double)strlen(name),
+               px = px_x(range, x->pt.intensity[MODEL_LEVEL_DRAM]);
         int side = px + LABEL_GAP + w <= PLOT_W ? 1 : -1;
         double l = side > 0 ? px + LABEL_GAP : px - LABEL_GAP - w, r = l + w;
         double b0 = px_y(range, x->point_gflops);
@@ -659,7 +658,7 @@ static int profiled_labels(const struct rp_data *d, const int *idx, const struct
         box[i][1] = r;
         box[i][2] = b0 + LABEL_GAP / 2.0 + shift * LABEL_H;
         box[i][3] = box[i][2] + LABEL_H;
-        dat_num(dat, x->intensity);
+        dat_num(dat, x->pt.intensity[MODEL_LEVEL_DRAM]);
         dat_num(dat, x->point_gflops);
         rp_buf_printf(dat, " \"%s\" %lld %.6g %d\n", name, (long long)x->row->m.id,
                       pow(range->yhi / range->ylo, (double)shift * LABEL_H / PLOT_H), side);
@@ -685,7 +684,7 @@ static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, 
     int *idx = malloc((size_t)(d->nrows ? d->nrows : 1) * sizeof *idx);
 
     memset(&c, 0, sizeof c);
-    snprintf(c.name, sizeof c.name, "roofline-d%lld", (long long)v->d.id);
+    snprintf(c.name, sizeof c.name, "roofline-d%lld", (long long)v->a.dev.id);
     snprintf(c.title, sizeof c.title, "Roofline of %s", rp_dev_label(d, dev, lbl, sizeof lbl));
     c.section = RP_SEC_DEVICE;
     if (!idx || (nser = device_series(d, dev, &ser, idx)) < 0) {
@@ -700,7 +699,7 @@ static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, 
     rp_buf_printf(&dat,
                   "# roofline of device %lld: one block per series (family, or profiled "
                   "program)\n# intensity[FLOP/B] measured[GFLOP/s] predicted[GFLOP/s] (%s) id\n",
-                  (long long)v->d.id, model ? model : "no model");
+                  (long long)v->a.dev.id, model ? model : "no model");
     for (int k = 0; k < nser; k++) {
         int prof = ser[k].rank == SER_PROFILED, npred = 0;
         rp_buf_printf(&dat, "# %s\n", ser[k].name);
@@ -709,13 +708,13 @@ static void roofline_chart(const struct rp_data *d, int dev, struct charts *cs, 
             if (idx[i] != k)
                 continue;
             const struct db_prediction *p = model ? rp_prediction(x, model) : NULL;
-            double pg = p && p->predicted_time_ns > 0 ? x->flops_i / p->predicted_time_ns : NAN;
-            dat_num(&dat, x->intensity);
+            double pg = p && p->predicted_time_ns > 0 ? x->pt.flops / p->predicted_time_ns : NAN;
+            dat_num(&dat, x->pt.intensity[MODEL_LEVEL_DRAM]);
             dat_num(&dat, x->point_gflops);
             dat_num(&dat, pg);
             rp_buf_printf(&dat, " %lld\n", (long long)x->row->m.id);
-            xlo = fmin(xlo, x->intensity);
-            xhi = fmax(xhi, x->intensity);
+            xlo = fmin(xlo, x->pt.intensity[MODEL_LEVEL_DRAM]);
+            xhi = fmax(xhi, x->pt.intensity[MODEL_LEVEL_DRAM]);
             ylo = fmin(ylo, x->point_gflops);
             yhi = fmax(yhi, x->point_gflops);
             if (isfinite(pg) && pg > 0) {
@@ -816,8 +815,8 @@ static int cmp_time_desc(const void *a, const void *b)
 {
     const struct rp_meas *x = *(const struct rp_meas *const *)a;
     const struct rp_meas *y = *(const struct rp_meas *const *)b;
-    if (x->time_s != y->time_s)
-        return x->time_s > y->time_s ? -1 : 1;
+    if (x->pt.time_s != y->pt.time_s)
+        return x->pt.time_s > y->pt.time_s ? -1 : 1;
     return (x->row->m.id > y->row->m.id) - (x->row->m.id < y->row->m.id);
 }
 
@@ -844,9 +843,9 @@ static void levels_chart(const struct rp_data *d, int dev, struct charts *cs, st
     if (n == 0)
         return;
     memset(&c, 0, sizeof c);
-    snprintf(c.name, sizeof c.name, "roofline-levels-d%lld", (long long)v->d.id);
+    snprintf(c.name, sizeof c.name, "roofline-levels-d%lld", (long long)v->a.dev.id);
     r = malloc((size_t)n * sizeof *r);
-    keep = calloc((size_t)(v->nceil ? v->nceil : 1), 1);
+    keep = calloc((size_t)(v->a.nceil ? v->a.nceil : 1), 1);
     if (!r || !keep) {
         cs->rc = rk_error(RK_ENOMEM, "out of memory writing chart %s", c.name);
         goto out;
@@ -858,8 +857,8 @@ static void levels_chart(const struct rp_data *d, int dev, struct charts *cs, st
     qsort((void *)r, (size_t)n, sizeof *r, cmp_time_desc);
     shown = n < LEVELS_MAX_ROWS ? n : LEVELS_MAX_ROWS;
     for (int j = 0; j < shown; j++) /* the compute ceilings of the pipes drawn */
-        for (int i = 0; r[j]->pt.peak_c && i < v->nceil; i++)
-            keep[i] |= strcmp(v->ceil[i].name, r[j]->pt.peak_c->name) == 0;
+        for (int i = 0; r[j]->pt.peak_c && i < v->a.nceil; i++)
+            keep[i] |= strcmp(v->a.ceil[i].name, r[j]->pt.peak_c->name) == 0;
 
     snprintf(c.title, sizeof c.title, "Hierarchical roofline of %s",
              rp_dev_label(d, dev, lbl, sizeof lbl));
@@ -874,7 +873,7 @@ static void levels_chart(const struct rp_data *d, int dev, struct charts *cs, st
                   "counters that take the most time\n"
                   "# block 0: each measurement's points across levels (DRAM, L2, L1, shared), "
                   "one line each\n",
-                  (long long)v->d.id, shown, n);
+                  (long long)v->a.dev.id, shown, n);
     for (int j = 0; j < shown; j++) {
         for (int l = 0; l < MODEL_LEVEL_COUNT; l++)
             if (r[j]->pt.intensity[l] > 0)
@@ -962,12 +961,12 @@ static void predmeas_chart(const struct rp_data *d, const char *model, struct ch
             double ps = p->predicted_time_ns * 1e-9;
             if (n++ == 0)
                 rp_buf_printf(&dat, "# family %s\n", *d->families[f] ? d->families[f] : "-");
-            dat_num(&dat, x->time_s);
+            dat_num(&dat, x->pt.time_s);
             dat_num(&dat, ps);
             rp_buf_printf(&dat, " %lld\n", (long long)x->row->m.id);
-            lo = fmin(lo, fmin(x->time_s, ps));
-            hi = fmax(hi, fmax(x->time_s, ps));
-            in10 += fabs(ps / x->time_s - 1.0) <= 0.1;
+            lo = fmin(lo, fmin(x->pt.time_s, ps));
+            hi = fmax(hi, fmax(x->pt.time_s, ps));
+            in10 += fabs(ps / x->pt.time_s - 1.0) <= 0.1;
         }
         if (!n)
             continue;
@@ -1011,9 +1010,9 @@ static int has_cycles_twin(const struct rp_dev *v, const struct db_ceiling *x)
     size_t n = strlen(x->name);
     if (strcmp(x->unit, "cycles") == 0 || n < 4 || strcmp(x->name + n - 3, "_ns") != 0)
         return 0;
-    for (int i = 0; i < v->nceil; i++)
-        if (strlen(v->ceil[i].name) == n - 3 && strncmp(v->ceil[i].name, x->name, n - 3) == 0 &&
-            strcmp(v->ceil[i].unit, "cycles") == 0)
+    for (int i = 0; i < v->a.nceil; i++)
+        if (strlen(v->a.ceil[i].name) == n - 3 && strncmp(v->a.ceil[i].name, x->name, n - 3) == 0 &&
+            strcmp(v->a.ceil[i].unit, "cycles") == 0)
             return 1;
     return 0;
 }
@@ -1027,16 +1026,16 @@ static void latency_chart(const struct rp_data *d, int dev, struct charts *cs, s
     double ratio = NAN; /* cycles per ns along the curve (median of the points') */
     int nplat = 0;
     memset(&c, 0, sizeof c);
-    snprintf(c.name, sizeof c.name, "latency-d%lld", (long long)v->d.id);
+    snprintf(c.name, sizeof c.name, "latency-d%lld", (long long)v->a.dev.id);
     snprintf(c.title, sizeof c.title, "Memory latency of %s",
              rp_dev_label(d, dev, lbl, sizeof lbl));
     c.section = RP_SEC_DEVICE;
     gp_head(&s, &c, "the pointer-chase latency curve with its plateaus");
     rp_buf_puts(&dat, "# block 0: footprint[bytes] stride[bytes] cycles ns\n");
-    double *r = malloc((size_t)(v->nlat ? v->nlat : 1) * sizeof *r);
+    double *r = malloc((size_t)(v->a.npts ? v->a.npts : 1) * sizeof *r);
     int nr = 0;
-    for (int i = 0; i < v->nlat; i++) {
-        const struct db_latency_point *p = &v->lat[i];
+    for (int i = 0; i < v->a.npts; i++) {
+        const struct db_latency_point *p = &v->a.pts[i];
         rp_buf_printf(&dat, "%lld %lld", (long long)p->footprint_bytes, (long long)p->stride_bytes);
         dat_num(&dat, p->cycles);
         dat_num(&dat, p->ns);
@@ -1047,11 +1046,11 @@ static void latency_chart(const struct rp_data *d, int dev, struct charts *cs, s
     if (r && nr)
         model_percentile(r, (size_t)nr, 50, &ratio);
     free(r);
-    int64_t fmin_b = v->nlat ? v->lat[0].footprint_bytes : 1024;
-    int64_t fmax_b = v->nlat ? v->lat[v->nlat - 1].footprint_bytes : (int64_t)1 << 30;
+    int64_t fmin_b = v->a.npts ? v->a.pts[0].footprint_bytes : 1024;
+    int64_t fmax_b = v->a.npts ? v->a.pts[v->a.npts - 1].footprint_bytes : (int64_t)1 << 30;
     rp_buf_puts(&dat, "\n\n# block 1: plateaus: from[bytes] to[bytes] cycles label\n");
-    for (int i = 0; i < v->nceil; i++) {
-        const struct db_ceiling *x = &v->ceil[i];
+    for (int i = 0; i < v->a.nceil; i++) {
+        const struct db_ceiling *x = &v->a.ceil[i];
         double cyc, from, to;
         if (strcmp(x->kind, "latency") || !x->level ||
             !(strncmp(x->name, "lat_chase", 9) == 0 || strcmp(x->level, "l1") == 0 ||
@@ -1062,10 +1061,7 @@ static void latency_chart(const struct rp_data *d, int dev, struct charts *cs, s
         if (strcmp(x->unit, "cycles") == 0) {
             cyc = x->value;
         } else {
-            int ok;
-            cyc = rp_to_base(x->value, x->unit, &ok) * 1e9 * ratio;
-            if (!ok)
-                continue;
+            cyc = analysis_unit_si(x->value, x->unit) * 1e9 * ratio;
         }
         if (!isfinite(cyc))
             continue;
@@ -1084,12 +1080,12 @@ static void latency_chart(const struct rp_data *d, int dev, struct charts *cs, s
         "set logscale x 2\nset xlabel 'footprint [bytes]'\nset ylabel 'latency [cycles]'\n"
         "set format x '%%.0b %%BB'\nset xrange [%lld:%lld]\nset yrange [0:*]\n",
         (long long)fmin_b / 2, (long long)fmax_b * 2);
-    if (v->d.l2_bytes > 0)
+    if (v->a.dev.l2_bytes > 0)
         rp_buf_printf(&s,
                       "l2_bytes = %lld\nset arrow 1 from l2_bytes, graph 0 to l2_bytes, graph 1 "
                       "nohead dt 3 lc rgb '#888888'\nset label 1 'L2 size' at l2_bytes, graph 0.97 "
                       "offset 0.5,0 textcolor rgb '#666666'\n",
-                      (long long)v->d.l2_bytes);
+                      (long long)v->a.dev.l2_bytes);
     rp_buf_printf(&s,
                   "plot '%s.dat' index 0 using 1:3 with linespoints pt 7 ps 0.5 lc rgb '#1f77b4' "
                   "title 'pointer chase'",
@@ -1103,8 +1099,8 @@ static void latency_chart(const struct rp_data *d, int dev, struct charts *cs, s
     snprintf(c.caption, sizeof c.caption,
              "%d point%s of the pointer chase (cycles per dependent load against footprint); "
              "%d plateau%s marked from the latency ceilings%s.",
-             v->nlat, v->nlat == 1 ? "" : "s", nplat, nplat == 1 ? "" : "s",
-             v->nlat ? "" : " (no curve in the database: run 'roofkit probe --only latency')");
+             v->a.npts, v->a.npts == 1 ? "" : "s", nplat, nplat == 1 ? "" : "s",
+             v->a.npts ? "" : " (no curve in the database: run 'roofkit probe --only latency')");
     add_chart(cs, o, &c, &s, &dat);
     rp_buf_free(&s);
     rp_buf_free(&dat);
@@ -1251,7 +1247,7 @@ static void family_charts(const struct rp_data *d, int dev, const char *family, 
             continue;
         memset(&c, 0, sizeof c);
         snprintf(c.name, sizeof c.name, "%s-d%lld-%s", pass ? "speedup" : "gflops",
-                 (long long)d->devs[dev].d.id, family);
+                 (long long)d->devs[dev].a.dev.id, family);
         file_safe(c.name);
         snprintf(c.title, sizeof c.title,
                  pass ? "%s: speedup over cuBLAS on %s" : "%s: GFLOP/s on %s",
@@ -1342,7 +1338,7 @@ static void bw_chart(const struct rp_data *d, int dev, const char *family, const
         struct rp_buf s = {0}, dat = {0}, plot = {0};
         n = best_per_x(pts, n);
         memset(&c, 0, sizeof c);
-        snprintf(c.name, sizeof c.name, "bw-d%lld-%s-%s", (long long)v->d.id, family, prec);
+        snprintf(c.name, sizeof c.name, "bw-d%lld-%s-%s", (long long)v->a.dev.id, family, prec);
         file_safe(c.name);
         snprintf(c.title, sizeof c.title, "%s %s: memory bandwidth utilisation on %s", family, prec,
                  rp_dev_label(d, dev, lbl, sizeof lbl));

@@ -54,12 +54,7 @@ const char *rp_fmt_exact(char *buf, double v);
 
 /* One device with its current ceilings (analysis_device_load). */
 struct rp_dev {
-    struct analysis_device a; /* owns what d, ceil and lat point into */
-    struct db_device d;
-    struct db_ceiling *ceil;
-    int nceil;
-    struct db_latency_point *lat;
-    int nlat;
+    struct analysis_device a; /* the device row, its current ceilings and latency curve */
     /* The bandwidth of each level [B/s] by the ceiling policy (analysis_ceiling, device-wide)
      * and the ceiling it is (NULL when none): index = enum model_level_id (dram, l2, l1,
      * shared). */
@@ -68,27 +63,20 @@ struct rp_dev {
     int nmeas; /* measurements taken on it */
 };
 
-/* A measurement with what the report derives from it. */
+/* A measurement with what the report derives from it: its roofline placement (pt: time,
+ * the point's flops, bytes and intensity per level, roofs, % of roof, counters or analytic)
+ * and the figures the tables and charts show in their units. */
 struct rp_meas {
     const struct db_measurement_row *row;
-    int dev;             /* index into rp_data.devs, -1 when its capture names none */
-    double time_s;       /* median time [s]; NaN if not stored */
-    double gflops;       /* analytic (useful) flops / time [GFLOP/s]; NaN when unknown */
-    double point_gflops; /* the roofline point's height: flops_i / time [GFLOP/s] */
-    double bytes;        /* DRAM bytes of the point: counters (read + write) or analytic */
-    double gbs;          /* bytes / time [GB/s] */
-    double flops_i;      /* flops of the point (its intensity and height): the counters' executed
-                            operations of its busiest pipe, else the analytic ones */
-    double intensity;    /* flops_i / bytes [FLOP/B] */
-    int counters;        /* 1 when intensity and bytes come from counters */
-    double peak;         /* the policy's compute ceiling of its precision and pipe [GFLOP/s] */
-    double roof;         /* the roofline model's roof at its intensity [GFLOP/s] */
-    double pct_roof;     /* 100 * gflops / roof */
-    double bw_util;      /* memory throughput [GB/s] for the utilisation charts: gld_throughput
-                            when stored, else gbs */
-    const char *bw_src;  /* "gld_throughput", "dram counters" or "cost formula" */
-    int charted;         /* verified (or not checked) and has a time: drawn in charts */
-    struct analysis_point pt; /* analysis_place: where the figures above come from */
+    int dev;                  /* index into rp_data.devs, -1 when its capture names none */
+    struct analysis_point pt; /* analysis_place */
+    double gflops;            /* analytic (useful) flops / time [GFLOP/s]; NaN when unknown */
+    double point_gflops;      /* the roofline point's height, pt.flop_rate [GFLOP/s] */
+    double gbs;               /* pt.dram_rate [GB/s]; NaN without counters */
+    double bw_util;           /* memory throughput [GB/s] for the utilisation charts: gld_throughput
+                                 when stored, else gbs */
+    const char *bw_src;       /* "gld_throughput", "dram counters" or "cost formula" */
+    int charted;              /* verified (or not checked) and has a time: drawn in charts */
 };
 
 struct rp_data {
@@ -120,9 +108,6 @@ const char *rp_family(const struct rp_meas *m);
 const struct db_prediction *rp_prediction(const struct rp_meas *m, const char *model);
 /* Its metric `name` (alias or raw name) when stored with a finite value, else NaN. */
 double rp_metric(const struct rp_meas *m, const char *name);
-/* A ceiling's value in base units (B/s, FLOP/s, s) from its unit ("GB/s",
- * "TFLOP/s", "cycles" stays cycles); *ok = 0 for a unit roofkit does not know. */
-double rp_to_base(double v, const char *unit, int *ok /* OUT */);
 /* The compute ceiling of `precision` on the CUDA cores by the ceiling policy
  * (analysis_ceiling), or NULL. */
 const struct db_ceiling *rp_peak_ceiling(const struct rp_dev *d, const char *precision);

@@ -39,13 +39,6 @@ double rp_metric(const struct rp_meas *m, const char *name)
     return isfinite(v) ? v : NAN;
 }
 
-double rp_to_base(double v, const char *unit, int *ok)
-{
-    const double x = analysis_unit_si(v, unit);
-    *ok = !isnan(x);
-    return x;
-}
-
 const struct db_ceiling *rp_peak_ceiling(const struct rp_dev *d, const char *precision)
 {
     const struct analysis_judge j = {precision, ANALYSIS_PIPE_CUDA, 0};
@@ -57,7 +50,7 @@ const char *rp_dev_label(const struct rp_data *d, int dev, char *buf, size_t len
     if (dev < 0 || dev >= d->ndevs)
         snprintf(buf, len, "no device");
     else
-        snprintf(buf, len, "#%lld %s", (long long)d->devs[dev].d.id, d->devs[dev].d.name);
+        snprintf(buf, len, "#%lld %s", (long long)d->devs[dev].a.dev.id, d->devs[dev].a.dev.name);
     return buf;
 }
 
@@ -86,8 +79,8 @@ static int cmp_shape_time(const void *pa, const void *pb)
     int c = rp_shape_cmp(a, b);
     if (c)
         return c;
-    if (a->time_s != b->time_s)
-        return a->time_s < b->time_s ? -1 : 1;
+    if (a->pt.time_s != b->pt.time_s)
+        return a->pt.time_s < b->pt.time_s ? -1 : 1;
     return a->row->m.id < b->row->m.id ? -1 : a->row->m.id > b->row->m.id;
 }
 
@@ -163,7 +156,7 @@ static int device_of(const struct rp_data *d, int64_t cap_id)
             break;
         }
     for (int i = 0; dev_id && i < d->ndevs; i++)
-        if (d->devs[i].d.id == dev_id)
+        if (d->devs[i].a.dev.id == dev_id)
             return i;
     return -1;
 }
@@ -171,11 +164,6 @@ static int device_of(const struct rp_data *d, int64_t cap_id)
 /* The bandwidth of each level the charts draw: the policy's device-wide choice. */
 static void derive_device(struct rp_dev *v)
 {
-    v->d = v->a.dev; /* the strings stay v->a's */
-    v->ceil = v->a.ceil;
-    v->nceil = v->a.nceil;
-    v->lat = v->a.pts;
-    v->nlat = v->a.npts;
     for (int l = 0; l < MODEL_LEVEL_COUNT; l++) {
         v->bw_c[l] = analysis_ceiling(&v->a, NULL, analysis_level_use((enum model_level_id)l));
         v->bw[l] = analysis_ceiling_si(v->bw_c[l]);
@@ -190,17 +178,9 @@ static void derive_meas(const struct rp_data *d, struct rp_meas *x)
     struct analysis_point *p = &x->pt;
     x->dev = device_of(d, m->capture_id);
     analysis_place(x->dev >= 0 ? &d->devs[x->dev].a : NULL, x->row, p);
-    x->time_s = p->time_s;
     x->gflops = m->flops / p->time_s * 1e-9;
     x->point_gflops = p->flop_rate * 1e-9;
-    x->counters = p->counters;
-    x->bytes = p->bytes[MODEL_LEVEL_DRAM];
-    x->flops_i = p->flops;
-    x->intensity = p->intensity[MODEL_LEVEL_DRAM];
     x->gbs = p->dram_rate * 1e-9;
-    x->peak = p->peak * 1e-9;
-    x->roof = p->roof * 1e-9;
-    x->pct_roof = p->pct_roof;
 
     double gld = rp_metric(x, "gld_throughput");
     if (isfinite(gld) && gld > 0) {
@@ -208,9 +188,9 @@ static void derive_meas(const struct rp_data *d, struct rp_meas *x)
         x->bw_src = "gld_throughput";
     } else {
         x->bw_util = x->gbs;
-        x->bw_src = x->counters ? "dram counters" : "cost formula";
+        x->bw_src = x->pt.counters ? "dram counters" : "cost formula";
     }
-    x->charted = m->verified != 0 && isfinite(x->time_s);
+    x->charted = m->verified != 0 && isfinite(x->pt.time_s);
 }
 
 static int leave_out_tune(struct rp_data *d);

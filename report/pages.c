@@ -26,8 +26,8 @@ static int missing(const struct rp_page *pg, const char **out, int max)
     const struct rp_data *d = pg->d;
     int n = 0, nceil = 0, nlat = 0;
     for (int i = 0; i < d->ndevs; i++) {
-        nceil += d->devs[i].nceil;
-        nlat += d->devs[i].nlat;
+        nceil += d->devs[i].a.nceil;
+        nlat += d->devs[i].a.npts;
     }
     if (d->ndevs == 0 && n < max)
         out[n++] = "No device: run 'roofkit probe' (or 'roofkit all') on a machine with a GPU.";

@@ -95,7 +95,7 @@ static void devices_table(const struct rp_data *d, struct tabs *ts)
         snprintf(t->note, sizeof t->note,
                  "The database holds no device: run 'roofkit probe' on a GPU machine.");
     for (int i = 0; i < d->ndevs; i++) {
-        const struct db_device *v = &d->devs[i].d;
+        const struct db_device *v = &d->devs[i].a.dev;
         char cc[32], drv[32], rt[32];
         snprintf(cc, sizeof cc, "%d.%d", v->cc_major, v->cc_minor);
         snprintf(drv, sizeof drv, "%d.%d", v->driver_version / 1000, v->driver_version % 1000 / 10);
@@ -145,11 +145,11 @@ static void ceilings_table(const struct rp_data *d, struct tabs *ts)
     cols(t, c);
     for (int i = 0; i < d->ndevs; i++) {
         const struct rp_dev *v = &d->devs[i];
-        for (int j = 0; j < v->nceil; j++) {
-            const struct db_ceiling *x = &v->ceil[j];
+        for (int j = 0; j < v->a.nceil; j++) {
+            const struct db_ceiling *x = &v->a.ceil[j];
             double ratio =
                 (isfinite(x->theoretical) && x->theoretical > 0) ? x->value / x->theoretical : NAN;
-            rp_cell_int(t, v->d.id);
+            rp_cell_int(t, v->a.dev.id);
             rp_cell_str(t, x->name);
             rp_cell_str(t, x->kind);
             rp_cell_str(t, x->level);
@@ -284,7 +284,7 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
             continue;
         rp_cell_int(t, m->id);
         if (x->dev >= 0)
-            rp_cell_int(t, d->devs[x->dev].d.id);
+            rp_cell_int(t, d->devs[x->dev].a.dev.id);
         else
             rp_cell_str(t, "");
         rp_cell_str(t, m->kernel);
@@ -302,9 +302,11 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
         rp_cell_num(t, x->pt.counters ? x->point_gflops : NAN);
         rp_cell_str(t, pipe_name(x, pipe, sizeof pipe));
         rp_cell_num(t, x->gbs);
-        rp_cell_num(t, x->intensity);
-        rp_cell_str(t, isfinite(x->intensity) ? (x->counters ? "counters" : "cost formula") : "");
-        rp_cell_num(t, x->pct_roof);
+        rp_cell_num(t, x->pt.intensity[MODEL_LEVEL_DRAM]);
+        rp_cell_str(t, isfinite(x->pt.intensity[MODEL_LEVEL_DRAM])
+                           ? (x->pt.counters ? "counters" : "cost formula")
+                           : "");
+        rp_cell_num(t, x->pt.pct_roof);
         for (int j = 0; j < nm; j++) {
             const struct db_prediction *p = timed_prediction(x, d->models[models[j]]);
             if (!p) { /* none, or the model's reason why it does not apply */
@@ -414,19 +416,6 @@ out:
 
 /* ------------------------------------------------------------------- TSM2 */
 
-static int elem_bytes(const char *precision)
-{
-    if (!precision)
-        return 0;
-    if (strcmp(precision, "fp64") == 0)
-        return 8;
-    if (strcmp(precision, "fp32") == 0)
-        return 4;
-    if (strcmp(precision, "fp16") == 0 || strcmp(precision, "bf16") == 0)
-        return 2;
-    return 0;
-}
-
 static int is_tsm2(const struct rp_meas *x)
 {
     return strncmp(rp_family(x), "tsm2", 4) == 0;
@@ -436,8 +425,8 @@ static int is_tsm2(const struct rp_meas *x)
 static double latency_cycles(const struct rp_dev *v, const char *level)
 {
     double best = NAN;
-    for (int i = 0; i < v->nceil; i++) {
-        const struct db_ceiling *c = &v->ceil[i];
+    for (int i = 0; i < v->a.nceil; i++) {
+        const struct db_ceiling *c = &v->a.ceil[i];
         if (strcmp(c->kind, "latency") || !c->level || strcmp(c->level, level) ||
             strcmp(c->unit, "cycles") || !isfinite(c->value))
             continue;
@@ -451,19 +440,18 @@ static double latency_cycles(const struct rp_dev *v, const char *level)
 static const char *tsm2_gpu(const struct rp_dev *v, const char *precision, struct model_gpu *g)
 {
     const struct db_ceiling *pk = rp_peak_ceiling(v, precision);
-    int ok;
     memset(g, 0, sizeof *g);
     if (!pk)
         return "no compute ceiling of this precision";
     if (!v->bw_c[MODEL_LEVEL_DRAM])
         return "no DRAM bandwidth ceiling";
-    g->peak_flops = rp_to_base(pk->value, pk->unit, &ok);
+    g->peak_flops = analysis_unit_si(pk->value, pk->unit);
     g->bandwidth = v->bw[MODEL_LEVEL_DRAM];
-    g->clock_hz = v->d.sm_clock_mhz * 1e6;
-    g->sms = v->d.sm_count;
-    g->regs_per_sm = v->d.regs_per_sm;
-    g->smem_per_sm = v->d.smem_per_sm_bytes;
-    g->max_threads_per_sm = v->d.max_threads_per_sm;
+    g->clock_hz = v->a.dev.sm_clock_mhz * 1e6;
+    g->sms = v->a.dev.sm_count;
+    g->regs_per_sm = v->a.dev.regs_per_sm;
+    g->smem_per_sm = v->a.dev.smem_per_sm_bytes;
+    g->max_threads_per_sm = v->a.dev.max_threads_per_sm;
     g->mem_latency_cycles = latency_cycles(v, "dram");
     g->comp_latency_cycles = latency_cycles(v, "register");
     if (isnan(g->mem_latency_cycles))
@@ -498,12 +486,11 @@ static void tsm2_threshold_table(const struct rp_data *d, struct tabs *ts)
         const struct rp_dev *v = &d->devs[i];
         for (int p = 0; p < 2; p++) {
             const struct db_ceiling *pk = rp_peak_ceiling(v, precs[p]);
-            int ok;
             if (!pk || !v->bw_c[MODEL_LEVEL_DRAM])
                 continue;
-            double peak = rp_to_base(pk->value, pk->unit, &ok);
-            double thr =
-                model_tsm2_t2_threshold(peak, v->bw[MODEL_LEVEL_DRAM], elem_bytes(precs[p]));
+            double peak = analysis_unit_si(pk->value, pk->unit);
+            double thr = model_tsm2_t2_threshold(peak, v->bw[MODEL_LEVEL_DRAM],
+                                                 analysis_elem_bytes(precs[p]));
             long nmax = 0;
             char ns[256] = "";
             size_t used = 0;
@@ -522,11 +509,11 @@ static void tsm2_threshold_table(const struct rp_data *d, struct tabs *ts)
                 if (n > nmax)
                     nmax = n;
             }
-            rp_cell_int(t, v->d.id);
+            rp_cell_int(t, v->a.dev.id);
             rp_cell_str(t, precs[p]);
             rp_cell_num(t, peak * 1e-9);
             rp_cell_num(t, v->bw[MODEL_LEVEL_DRAM] * 1e-9);
-            rp_cell_int(t, elem_bytes(precs[p]));
+            rp_cell_int(t, analysis_elem_bytes(precs[p]));
             rp_cell_num(t, thr);
             if (used > 2) {
                 ns[used - 1] = '\0';
@@ -643,7 +630,8 @@ static void tsm2_params_table(const struct rp_data *d, struct tabs *ts)
         if (x->dev < 0)
             continue;
         struct model_gpu g;
-        struct model_tsm2_problem pr = {m->m, m->n, m->k, elem_bytes(m->precision), 0, 1, 1};
+        struct model_tsm2_problem pr = {m->m, m->n, m->k, analysis_elem_bytes(m->precision),
+                                        0,    1,    1};
         struct model_tsm2_choice gd, ex;
         double t1;
         const char *why = tsm2_gpu(&d->devs[x->dev], m->precision, &g);
@@ -656,7 +644,7 @@ static void tsm2_params_table(const struct rp_data *d, struct tabs *ts)
         if (!why && (gd_memo(memo, &nmemo, x->dev, &g, &pr, &gd) != RK_OK ||
                      model_tsm2_search_exhaustive(&g, &pr, NULL, &ex) != RK_OK))
             why = "the model's search refused the problem";
-        rp_cell_int(t, d->devs[x->dev].d.id);
+        rp_cell_int(t, d->devs[x->dev].a.dev.id);
         rp_cell_str(t, m->precision);
         rp_cell_int(t, m->m);
         rp_cell_int(t, m->n);

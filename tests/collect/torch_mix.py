@@ -7,8 +7,7 @@
 # "gemm NAME m n k" so that counters can be checked against it.
 #
 # Prints a checksum (deterministic) so runs with and without roofkit can be compared. With
-# --count it instead counts the CUDA kernels it launches with torch.profiler (torch.profiler
-# and roofkit cannot both hold CUPTI).
+# --count it instead lists the CUDA kernels it launches (torch_launches.py).
 import sys
 
 import torch
@@ -110,14 +109,9 @@ def work():
 
 
 if "--count" in sys.argv:
-    from torch.profiler import ProfilerActivity, profile
+    import torch_launches
 
-    torch.cuda.init()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        work()
-        torch.cuda.synchronize()
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
-               and "memcpy" not in e.name.lower() and "memset" not in e.name.lower()]
+    kernels = torch_launches.kernels(work)
     print("kernels", len(kernels), "distinct", len({e.name for e in kernels}))
     for e in kernels:
         print("  %8.1f us  %s" % (e.device_time, e.name[:110]))

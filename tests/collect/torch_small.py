@@ -1,7 +1,7 @@
 # torch_small.py - a short PyTorch program for `roofkit profile`: matmul, elementwise, reduction.
 # Prints a checksum (deterministic) so runs with and without roofkit can be compared. With
 # --count it instead counts the CUDA kernels it launches with torch.profiler (the reference for
-# "kernels recorded = kernels launched"; torch.profiler and roofkit cannot both hold CUPTI).
+# "kernels recorded = kernels launched", torch_launches.py).
 import sys
 
 import torch
@@ -18,14 +18,9 @@ def work():
 
 
 if "--count" in sys.argv:
-    from torch.profiler import ProfilerActivity, profile
+    import torch_launches
 
-    torch.cuda.init()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        work()
-        torch.cuda.synchronize()
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
-               and "memcpy" not in e.name.lower() and "memset" not in e.name.lower()]
+    kernels = torch_launches.kernels(work)
     print("kernels", len(kernels))
     for e in kernels:
         print("  ", e.name[:100])
