@@ -9,13 +9,15 @@
  *                      (GFLOP/s, GB/s, intensity, % of roof), the model names
  *   rp_build_tables()  rp_data -> struct rp_table[]: one result model ...
  *   rp_build_charts()  rp_data -> gnuplot scripts and data files + struct rp_chart[]
+ *                      (charts.c; the rooflines in roofline.c; script writing in gnuplot.c)
  *   rp_write_html(), rp_write_md(), rp_write_csv()   ... three printers
  *   rp_run_gnuplot()   one gnuplot process for all the scripts
  *
  * Every file goes through rp_out_write() (out.c), which writes a temporary file and
  * renames it, and records the name for the ownership marker.
  *
- * Calls go one way: report.c -> tables.c, charts.c, pages.c (and load.c) -> out.c, buf.c.
+ * Calls go one way: report.c -> tables.c, charts.c, pages.c (and load.c) -> out.c, buf.c;
+ * charts.c -> roofline.c -> gnuplot.c -> out.c, buf.c.
  */
 #ifndef RK_REPORT_INTERNAL_H
 #define RK_REPORT_INTERNAL_H
@@ -193,6 +195,34 @@ struct rp_chart {
     int section;     /* enum rp_section */
     char family[64]; /* RP_SEC_KERNELS: the family it belongs to */
 };
+
+/* The charts written so far, and plots/all.gp that loads them; rc is sticky. */
+struct rp_charts {
+    struct rp_chart *c;
+    int n, cap;
+    struct rp_buf all; /* all.gp */
+    int rc;
+};
+
+/* gnuplot.c: script and data writing. */
+/* Appends s as a gnuplot single-quoted string. */
+void rp_gp_str(struct rp_buf *b, const char *s);
+/* A data value: "?" for a missing one. */
+void rp_dat_num(struct rp_buf *b, double v);
+/* A number for a script in buf (32 bytes): gnuplot's NaN for a missing one. */
+const char *rp_gpv(char *buf, double v);
+/* Replaces every character but a-z, 0-9, '-' and '_' by '_' (a file stem). */
+void rp_file_safe(char *s);
+/* The head of chart c's script: height of the SVG in pixels, gnuplot's `set key` arguments. */
+void rp_gp_head_sized(struct rp_buf *s, const struct rp_chart *c, const char *what, int height,
+                      const char *key);
+/* The same at 600 pixels with the key outside on the right. */
+void rp_gp_head(struct rp_buf *s, const struct rp_chart *c, const char *what);
+/* Writes chart c's script and data to plots/ and adds it to cs (nothing on cs->rc != RK_OK). */
+void rp_chart_add(struct rp_charts *cs, struct rp_out *o, const struct rp_chart *c,
+                  struct rp_buf *script, struct rp_buf *data);
+/* roofline.c: roofline-d<ID> and roofline-levels-d<ID> of device index dev. */
+void rp_roofline_charts(const struct rp_data *d, int dev, struct rp_charts *cs, struct rp_out *o);
 
 /* Writes plots/<name>.gp and .dat for every chart and plots/all.gp. */
 int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart **out /* OUT */,
