@@ -63,6 +63,12 @@ struct kern_ops {
     double (*tolerance)(const struct kern_args *a);
 };
 
+/* ceil(a / b) for a >= 0, b > 0: blocks to cover a elements, b a block. */
+static inline long kern_ceil_div(long a, long b)
+{
+    return (a + b - 1) / b;
+}
+
 /* Element size of a precision. */
 static inline size_t kern_elem(int prec)
 {
@@ -99,7 +105,8 @@ int kern_check_block(const void *func, unsigned threads, const char *name);
 /* Raises a kernel's dynamic shared memory limit when it needs more than 48 KB. */
 int kern_smem_optin(const void *func, size_t bytes, const struct rk_gpu *dev);
 
-/* The launchers (tsm2.cu, seed000.cu, seed001.cu, seed002.cu, seed003.cu, regtile.cu, cublas.c). */
+/* The launchers (tsm2.cu, tsm2_v01.cu, seed000.cu, seed001.cu, seed002.cu, seed003.cu, regtile.cu,
+ * cublas.c). */
 extern const struct kern_ops kern_tsm2_v0, kern_tsm2_v1, kern_tsm2_v2, kern_tsm2_v3;
 extern const struct kern_ops kern_ism2_opt1, kern_ism2_opt2;
 extern const struct kern_ops kern_naive, kern_stso, kern_stmo, kern_stmvb;

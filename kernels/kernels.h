@@ -154,7 +154,7 @@ void kernels_model_params(const struct kernels_kernel *k, int prec, const long *
 #define KERNELS_TSM2_RING_STAGES 4
 
 /*
- * TSM2 V0 and V1 (kernels/tsm2.cu) unroll their loop over k this many times, and the loads
+ * TSM2 V0 and V1 (kernels/tsm2_v01.cu) unroll their loop over k this many times, and the loads
  * of A of one unrolled step are issued together before the FMAs that use them, so a thread
  * has this many elements of A in flight (what the model's Little's law takes). V1 keeps
  * nc = kernels_tsm2_cols(n) columns of C per thread: 4 steps up to 4 columns, 2 at 8, 1 at

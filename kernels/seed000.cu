@@ -167,11 +167,6 @@ __global__ void stmvb_kernel(const T *__restrict__ A, const T *__restrict__ B, T
     }
 }
 
-long ceil_div(long a, long b)
-{
-    return (a + b - 1) / b;
-}
-
 int is_pow2_upto8(long v)
 {
     return v == 1 || v == 2 || v == 4 || v == 8;
@@ -228,7 +223,7 @@ int resolve_stmvb(const struct kern_args *a, long *p, char *why, size_t len)
 int launch2d(const struct kern_args *a, struct kern_launch *info, const void *f, long tile_h,
              long tile_w, unsigned bx, unsigned by, size_t smem, const char *name)
 {
-    const long gx = ceil_div(a->n, tile_w), gy = ceil_div(a->m, tile_h);
+    const long gx = kern_ceil_div(a->n, tile_w), gy = kern_ceil_div(a->m, tile_h);
     int rc;
     if (gy > 65535 || gx > 0x7fffffffL)
         return rk_error(RK_EUSAGE,

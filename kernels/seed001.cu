@@ -101,11 +101,6 @@ __global__ void __launch_bounds__(BT_BM *BT_BN / TM)
     }
 }
 
-long ceil_div(long a, long b)
-{
-    return (a + b - 1) / b;
-}
-
 void fill_info(struct kern_launch *info, long gx, long gy, unsigned threads, size_t smem,
                const void *f)
 {
@@ -139,7 +134,7 @@ int resolve_bt(const struct kern_args *a, long *p, char *why, size_t len)
 int launch_smem(const struct kern_args *a, struct kern_launch *info)
 {
     const int bs = (int)a->p[0];
-    const long gx = ceil_div(a->n, bs), gy = ceil_div(a->m, bs);
+    const long gx = kern_ceil_div(a->n, bs), gy = kern_ceil_div(a->m, bs);
     const size_t smem = 2 * (size_t)bs * bs * kern_elem(a->prec);
     if (gy > 65535)
         return rk_error(RK_EUSAGE, "smem_001: m = %ld needs more than 65535 block rows", a->m);
@@ -164,7 +159,7 @@ int launch_smem(const struct kern_args *a, struct kern_launch *info)
 
 template <typename T> int launch_bt_t(const struct kern_args *a, struct kern_launch *info)
 {
-    const long gx = ceil_div(a->n, BT_BN), gy = ceil_div(a->m, BT_BM);
+    const long gx = kern_ceil_div(a->n, BT_BN), gy = kern_ceil_div(a->m, BT_BM);
     const void *f;
     unsigned threads;
     if (gy > 65535)

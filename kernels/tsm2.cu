@@ -1,10 +1,8 @@
 /*
  * tsm2.cu - TSM2 and ISM2: a tall-and-skinny or large A (m x k) times a skinny B
- * (k x n), column-major as in the paper (004_dab40fe45003313a.txt §3 and §5).
+ * (k x n), column-major as in the paper (004_dab40fe45003313a.txt §3 and §5). V0 and V1
+ * (Alg. 1 and 2, no shared memory) are in tsm2_v01.cu.
  *
- *   tsm2_v0   Alg. 1: one thread per row of A, inner product; A is read n times.
- *   tsm2_v1   Alg. 2: one thread per row, outer product: each element of A read
- *             once, n running sums in registers (in chunks of up to 16 columns).
  *   tsm2_v2   Alg. 3: V1 plus a t1 x t2 tile of B in shared memory (column-major,
  *             §3.4: no bank conflicts), t3 elements of A loaded at a time.
  *   tsm2_v3   Alg. 4: V2 plus prefetching: the next t3 elements of A and the next
@@ -117,106 +115,6 @@ __device__ __forceinline__ void stb_row(T *Bs, const T (&r)[T2], int t1, int tid
 #pragma unroll
     for (int q = 0; q < T2; q++)
         Bs[q * t1 + tid] = r[q];
-}
-
-/* ---- V0, V1 ------------------------------------------------------------- */
-
-/*
- * Alg. 1. The running sum stays in a register (the listing adds into C directly).
- * The loop over k runs U = KERNELS_TSM2_V0_UNROLL steps at a time, each group's loads
- * written before its FMAs, so that a thread has U elements of A in flight at once: the
- * model's bytes in flight (docs/model.md "occupancy"). Written as a plain unrolled loop,
- * nvcc issued the fp64 kernel's loads in two rounds (three steps, a DFMA, the fourth),
- * waiting two DRAM latencies per group (tests/kernels/sass-check.sh checks the order).
- * The sum's order is the listing's: j ascending.
- */
-template <typename T>
-__global__ void tsm2_v0_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
-                               long m, long n, long k)
-{
-    constexpr int U = KERNELS_TSM2_V0_UNROLL;
-    const long row = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    if (row >= m)
-        return;
-    for (long p = 0; p < n; p++) {
-        T acc = T(0);
-        long j = 0;
-#pragma unroll 1 /* one group's loads in flight, not the next group's too */
-        for (; j + U <= k; j += U) {
-            T a[U], b[U];
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                a[u] = A[row + (j + u) * m];
-                b[u] = B[j + u + p * k];
-            }
-            __syncwarp(); /* keeps ptxas from sinking the group's last loads past its FMAs */
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                acc = fma(a[u], b[u], acc);
-        }
-        for (; j < k; j++)
-            acc = fma(A[row + j * m], B[j + p * k], acc);
-        C[row + p * m] = acc;
-    }
-}
-
-/* Alg. 2, n taken NC columns at a time (registers need a compile-time count); k in groups
- * of U = KERNELS_TSM2_V1_UNROLL(NC) steps whose loads precede their FMAs, as in V0, so that
- * a thread has U elements of A in flight (the model's bytes in flight). ptxas (CUDA 13.0)
- * does not always keep that order: without a barrier it issued fp64 nc 8's second load of A
- * and fp64 nc 2's fourth after FMAs that wait on the first (two DRAM rounds per group: fp64
- * n = 8 ran at 2100 cycles a group, n = 4 at 1100). With __syncwarp between loads and FMAs
- * it keeps A's order for nc 1, 2, 8 and 16 but splits nc 4's loads, and it moves nc 16's
- * loads of B after the first FMA, where without it they all precede it (on the H100 at
- * 10240 x 16 x 10240: fp64 8.5 -> 9.6 ms, fp32 6.4 -> 7.1; nc 2 fp64 2.0 -> 1.3 ms, nc 8
- * 5.5 -> 4.6). So nc 4 and nc 16 go without it; tests/kernels/sass-check.sh checks every
- * instantiation's main loop. */
-template <typename T, int NC>
-__global__ void tsm2_v1_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C,
-                               long m, long n, long k)
-{
-    constexpr int U = KERNELS_TSM2_V1_UNROLL(NC);
-    const long row = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    if (row >= m)
-        return;
-    for (long p = 0; p < n; p += NC) {
-        T acc[NC];
-#pragma unroll
-        for (int q = 0; q < NC; q++)
-            acc[q] = T(0);
-        long j = 0;
-#pragma unroll 1
-        for (; j + U <= k; j += U) {
-            T a[U], b[U][NC];
-#pragma unroll
-            for (int u = 0; u < U; u++) /* A first: the DRAM stream */
-                a[u] = A[row + (j + u) * m];
-#pragma unroll
-            for (int u = 0; u < U; u++)
-#pragma unroll
-                for (int q = 0; q < NC; q++)
-                    b[u][q] = p + q < n ? B[j + u + (p + q) * k] : T(0);
-            if (NC != 4 && NC != 16) /* see the comment above the kernel */
-                __syncwarp();
-#pragma unroll
-            for (int u = 0; u < U; u++)
-#pragma unroll
-                for (int q = 0; q < NC; q++)
-                    if (p + q < n)
-                        acc[q] = fma(a[u], b[u][q], acc[q]);
-        }
-        for (; j < k; j++) {
-            const T a = A[row + j * m];
-#pragma unroll
-            for (int q = 0; q < NC; q++)
-                if (p + q < n)
-                    acc[q] = fma(a, B[j + (p + q) * k], acc[q]);
-        }
-#pragma unroll
-        for (int q = 0; q < NC; q++)
-            if (p + q < n)
-                C[row + (p + q) * m] = acc[q];
-    }
 }
 
 /* ---- V2, V3, ISM2 optimisation 1 ---------------------------------------- */
@@ -890,11 +788,6 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
                    : (const void *)pick_tsm2<float, true>(t2, t3);
 }
 
-long ceil_div(long a, long b)
-{
-    return (a + b - 1) / b;
-}
-
 /* Rows of A per row tile: t1 threads times rows per thread (rpt, cp.async kernel only). */
 long tile_rows(const long *p, enum variant v)
 {
@@ -911,8 +804,8 @@ void split_k(const struct kern_args *a, const long *p, long *kchunk, long *nks)
 {
     long want = p[P_SPLIT] < 1 ? 1 : p[P_SPLIT];
     long t3 = p[P_T3] < 1 ? 1 : p[P_T3];
-    *kchunk = ceil_div(ceil_div(a->k, want), t3) * t3;
-    *nks = ceil_div(a->k, *kchunk);
+    *kchunk = kern_ceil_div(kern_ceil_div(a->k, want), t3) * t3;
+    *nks = kern_ceil_div(a->k, *kchunk);
 }
 
 int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why, size_t len)
@@ -993,9 +886,9 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     if (v == V2 || v == V3) {
         if (p[P_SPLIT] == 0) {
             /* The largest split that keeps every block resident at once. */
-            long gx = ceil_div(a->m, tile_rows(p, v));
+            long gx = kern_ceil_div(a->m, tile_rows(p, v));
             long want = resident / gx;
-            long max_split = ceil_div(a->k, t1); /* at least one tile of B per block */
+            long max_split = kern_ceil_div(a->k, t1); /* at least one tile of B per block */
             if (want > max_split)
                 want = max_split;
             p[P_SPLIT] = want < 1 ? 1 : want;
@@ -1013,7 +906,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         /* tcf: the fewest threads that still fill every SM in one wave, at most 16 rows
          * per thread (004 §5.2 leaves tcf to offline profiling; this rule was chosen
          * from a sweep of tcf = 1..300 on an H100). */
-        long tcf = ceil_div(a->m, resident * tile_rows(p, v));
+        long tcf = kern_ceil_div(a->m, resident * tile_rows(p, v));
         p[P_SPLIT] = tcf < 1 ? 1 : tcf > 16 ? 16 : tcf;
     }
     return RK_OK;
@@ -1064,12 +957,12 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     int rc;
 
     if (v == V2 || v == V3) {
-        gx = ceil_div(a->m, tile_rows(a->p, v));
+        gx = kern_ceil_div(a->m, tile_rows(a->p, v));
         split_k(a, a->p, &kchunk, &nks);
         if (nks > 1)
             ws = a->ws;
     } else {
-        gx = ceil_div(a->m, tile_rows(a->p, v) * a->p[P_SPLIT]);
+        gx = kern_ceil_div(a->m, tile_rows(a->p, v) * a->p[P_SPLIT]);
     }
     if (gx > 0x7fffffffL)
         return rk_error(RK_EUSAGE, "grid of %ld blocks is too large; raise t1 or tcf", gx);
@@ -1123,7 +1016,7 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         return rc;
     if (nks > 1) {
         const long mn = a->m * a->n;
-        const unsigned blocks = (unsigned)min(ceil_div(mn, 256), 8L * a->dev->sm_count);
+        const unsigned blocks = (unsigned)min(kern_ceil_div(mn, 256), 8L * a->dev->sm_count);
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -1163,73 +1056,9 @@ int launch_opt2(const struct kern_args *a, struct kern_launch *info)
     return launch_variant(a, info, OPT2);
 }
 
-/* V0 and V1: parameter t1 only. */
-int resolve_t1(const struct kern_args *a, long *p, char *why, size_t len)
-{
-    (void)a;
-    if (p[0] % 32 != 0 || p[0] < 32 || p[0] > 1024)
-        return kern_why(why, len, "t1 must be a multiple of 32 between 32 and 1024, not %ld", p[0]);
-    return RK_OK;
-}
-
-template <typename T> const void *v1_func(long n)
-{
-    long nc = kernels_tsm2_cols(n);
-    switch (nc) {
-    case 1:
-        return (const void *)tsm2_v1_kernel<T, 1>;
-    case 2:
-        return (const void *)tsm2_v1_kernel<T, 2>;
-    case 4:
-        return (const void *)tsm2_v1_kernel<T, 4>;
-    case 8:
-        return (const void *)tsm2_v1_kernel<T, 8>;
-    default:
-        return (const void *)tsm2_v1_kernel<T, 16>;
-    }
-}
-
-int launch_v01(const struct kern_args *a, struct kern_launch *info, int v1)
-{
-    const long t1 = a->p[0];
-    const long gx = ceil_div(a->m, t1);
-    const void *f;
-    if (gx > 0x7fffffffL)
-        return rk_error(RK_EUSAGE, "grid of %ld blocks is too large; raise t1", gx);
-    if (a->prec == KERNELS_FP64)
-        f = v1 ? v1_func<double>(a->n) : (const void *)tsm2_v0_kernel<double>;
-    else
-        f = v1 ? v1_func<float>(a->n) : (const void *)tsm2_v0_kernel<float>;
-    int rc = kern_check_block(f, (unsigned)t1, v1 ? "tsm2_v1" : "tsm2_v0");
-    if (rc != RK_OK)
-        return rc;
-    void *args[] = {(void *)&a->a, (void *)&a->b, (void *)&a->c,
-                    (void *)&a->m, (void *)&a->n, (void *)&a->k};
-    RK_CUDA(cudaLaunchKernel(f, dim3((unsigned)gx), dim3((unsigned)t1), args, 0, a->stream));
-    info->grid[0] = (unsigned)gx;
-    info->grid[1] = info->grid[2] = 1;
-    info->block[0] = (unsigned)t1;
-    info->block[1] = info->block[2] = 1;
-    info->dyn_smem = 0;
-    info->func = f;
-    info->launches = 1;
-    return kern_check_launch(v1 ? "tsm2_v1" : "tsm2_v0");
-}
-
-int launch_v0(const struct kern_args *a, struct kern_launch *info)
-{
-    return launch_v01(a, info, 0);
-}
-int launch_v1(const struct kern_args *a, struct kern_launch *info)
-{
-    return launch_v01(a, info, 1);
-}
-
 } // namespace
 
 extern "C" {
-const struct kern_ops kern_tsm2_v0 = {resolve_t1, NULL, NULL, launch_v0, NULL, NULL};
-const struct kern_ops kern_tsm2_v1 = {resolve_t1, NULL, NULL, launch_v1, NULL, NULL};
 const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, NULL, launch_v2, NULL, NULL};
 const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, NULL, launch_v3, NULL, NULL};
 const struct kern_ops kern_ism2_opt1 = {resolve_opt1, NULL, NULL, launch_opt1, NULL, NULL};

@@ -8,7 +8,7 @@
 # of B are unpredicated too), so a thread has U elements of A in flight, the bytes in flight
 # the model takes (cli/model.c bytes_in_flight_per_thread): nvcc's schedule of the plain
 # unrolled loop split them into up to four rounds in fp64, and V1 fp64 nc 2 and nc 8 into two
-# until V1 got its barrier (kernels/tsm2.cu); the seeds' shared-memory kernels load one
+# until V1 got its barrier (kernels/tsm2_v01.cu); the seeds' shared-memory kernels load one
 # element at a time (kernels_smem_load_bytes: LDS in fp32, LDS.64 in fp64, no LDS.128).
 # Needs cuobjdump and nvdisasm (tests/sass-lib.sh); exits 77 (ctest: skipped) without them.
 set -u
