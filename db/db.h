@@ -177,8 +177,23 @@ const char *db_capture_kind_name(enum db_capture_kind kind);
 const char *db_status_name(enum db_status status);
 
 /*
- * Starts a capture with status `running`. device_id 0 = no device (model, import).
- * cmdline and tool_version may be NULL. *id receives the capture's id.
+ * Where this connection's captures run, stored with every capture db_capture_begin starts
+ * afterwards (the strings are copied). Set once by the command before it stores anything;
+ * without it a capture's host is NULL and the numbers unknown.
+ */
+struct db_origin {
+    const char *host;                 /* the host name, or NULL */
+    int rank, local_rank, world_size; /* the launcher's (mpirun, srun); -1: not under one */
+    int gpus_concurrent; /* other GPUs this roofkit measured at the same time; -1: unknown */
+    int gpus_busy;       /* other GPUs of the host busy with other work at the start; -1: unknown */
+};
+/* RK_OK, or RK_ENOMEM (printed). */
+int db_set_origin(struct db *db, const struct db_origin *o);
+
+/*
+ * Starts a capture with status `running`, a fresh random uid and the connection's origin
+ * (db_set_origin). device_id 0 = no device (model, import). cmdline and tool_version may be
+ * NULL. *id receives the capture's id.
  */
 int db_capture_begin(struct db *db, int64_t device_id, enum db_capture_kind kind,
                      const char *cmdline, const char *tool_version, int64_t *id /* OUT */);
@@ -218,6 +233,10 @@ struct db_capture {
     const char *started_at, *ended_at; /* ended_at NULL while running */
     int64_t n_ceilings, n_latency_points, n_measurements;
     int64_t n_predictions; /* predictions this capture produced (a model capture) */
+    const char *uid;       /* 32 hex digits, the same in every database the capture is merged into */
+    const char *host;      /* NULL: unknown */
+    int rank, local_rank, world_size; /* -1: not under a launcher (or unknown) */
+    int gpus_concurrent, gpus_busy;   /* as in struct db_origin; -1: unknown */
 };
 
 /* All captures, by id. Free with db_free_captures. */
@@ -252,6 +271,7 @@ struct db_ceiling {
     double min, median, max;
     double theoretical; /* datasheet formula at the clock seen; NaN if none */
     double sm_clock_mhz, power_w, temp_c;
+    int64_t peer_device_id; /* a ceiling of a pair of GPUs: the other one; 0 = none */
 };
 
 /* Inserts one ceiling of capture `capture_id`; *id may be NULL. */
@@ -261,7 +281,7 @@ int db_insert_ceiling(struct db *db, int64_t capture_id, const struct db_ceiling
 /*
  * Ceilings, by id:
  *   capture_id != 0: the rows of that capture;
- *   else device_id != 0: for each ceiling name, the row from the newest `done` or
+ *   else device_id != 0: for each ceiling name (and peer), the row from the newest `done` or
  *     `interrupted` capture of that device that measured it (the device's current
  *     ceilings, even when probes were run in several invocations);
  *   else every row.
@@ -316,6 +336,7 @@ struct db_measurement {
     const char *source;      /* NOT NULL: "suite" or "profile" */
     int64_t launch_index;    /* profile: n-th launch of the program; -1 = none */
     int64_t correlation_id;  /* profile: CUPTI correlation id; -1 = none */
+    int64_t device_id;       /* the GPU it ran on when not the capture's; 0 = the capture's */
 };
 
 /* One counter value of a measurement. */

@@ -20,6 +20,7 @@ struct db {
     int readonly; /* opened DB_RO: PRAGMA query_only is on */
     int in_tx;    /* between db_begin and db_commit/db_rollback */
     int broken;   /* a failed row inside db_begin could not be undone: commit refuses */
+    struct db_origin origin; /* stored with each capture begun; host malloc'd */
 };
 
 /* Migration step i takes user_version i to i + 1 (schema.c). */

@@ -416,8 +416,10 @@ int db_open(const char *path, enum db_mode mode, struct db **out)
     if (!path || !*path)
         return rk_error(RK_EDB, "no database file given; pass --db FILE");
     db = calloc(1, sizeof *db);
-    if (db)
+    if (db) {
         db->path = strdup(path);
+        db->origin = (struct db_origin){NULL, -1, -1, -1, -1, -1};
+    }
     if (!db || !db->path) {
         rc = rk_error(RK_ENOMEM, "out of memory opening database '%s'", path);
         goto out;
@@ -529,6 +531,7 @@ void db_close(struct db *db)
     if (!db)
         return;
     close_connection(db);
+    free((char *)db->origin.host);
     free(db->path);
     free(db);
 }

@@ -249,7 +249,8 @@ static enum db_status status_from_text(const char *s)
     " (SELECT count(*) FROM ceiling WHERE capture_id = k.id),"                                     \
     " (SELECT count(*) FROM latency_point WHERE capture_id = k.id),"                               \
     " (SELECT count(*) FROM measurement WHERE capture_id = k.id),"                                 \
-    " (SELECT count(*) FROM prediction WHERE capture_id = k.id)"                                   \
+    " (SELECT count(*) FROM prediction WHERE capture_id = k.id),"                                  \
+    " k.uid, k.host, k.rank, k.local_rank, k.world_size, k.gpus_concurrent, k.gpus_busy"         \
     " FROM capture k LEFT JOIN device d ON d.id = k.device_id"
 
 static void read_capture(struct col *c, void *elem)
@@ -272,6 +273,13 @@ static void read_capture(struct col *c, void *elem)
     k->n_latency_points = c_int(c);
     k->n_measurements = c_int(c);
     k->n_predictions = c_int(c);
+    k->uid = c_text(c);
+    k->host = c_text(c);
+    k->rank = (int)c_opt(c);
+    k->local_rank = (int)c_opt(c);
+    k->world_size = (int)c_opt(c);
+    k->gpus_concurrent = (int)c_opt(c);
+    k->gpus_busy = (int)c_opt(c);
 }
 
 void db_capture_release(struct db_capture *k)
@@ -284,6 +292,8 @@ void db_capture_release(struct db_capture *k)
     free_str(k->note);
     free_str(k->started_at);
     free_str(k->ended_at);
+    free_str(k->uid);
+    free_str(k->host);
     memset(k, 0, sizeof *k);
 }
 
@@ -401,7 +411,7 @@ int db_capture_gpu_uuids(struct db *db, int64_t capture_id, char ***out, int *n)
 #define CEILING_COLUMNS                                                                            \
     "c.id, c.capture_id, c.name, c.kind, c.level, c.precision, c.value, c.unit, c.method,"         \
     " c.params, c.reps, c.min, c.median, c.max, c.theoretical, c.sm_clock_mhz, c.power_w,"         \
-    " c.temp_c"
+    " c.temp_c, c.peer_device_id"
 
 static void read_ceiling(struct col *c, void *elem)
 {
@@ -424,6 +434,7 @@ static void read_ceiling(struct col *c, void *elem)
     e->sm_clock_mhz = c_real(c);
     e->power_w = c_real(c);
     e->temp_c = c_real(c);
+    e->peer_device_id = c_int(c);
 }
 
 void db_free_ceilings(struct db_ceiling *c, int n)
@@ -456,6 +467,7 @@ int db_query_ceilings(struct db *db, int64_t device_id, int64_t capture_id, stru
         "SELECT " CEILING_COLUMNS " FROM ceiling c WHERE c.id = ("
         " SELECT c2.id FROM ceiling c2 JOIN capture k ON k.id = c2.capture_id"
         " WHERE k.device_id = ?1 AND k.status IN ('done', 'interrupted') AND c2.name = c.name"
+        " AND c2.peer_device_id IS c.peer_device_id"
         " ORDER BY c2.capture_id DESC, c2.id DESC LIMIT 1) ORDER BY c.id";
     static const char all[] = "SELECT " CEILING_COLUMNS " FROM ceiling c ORDER BY c.id";
     const char *sql = capture_id ? by_capture : device_id ? by_device : all;
@@ -583,6 +595,7 @@ static void read_measurement(struct col *c, void *elem)
     m->source = c_text(c);
     m->launch_index = c_opt(c);
     m->correlation_id = c_opt(c);
+    m->device_id = c_int(c);
 }
 
 static void read_metric(struct col *c, void *elem)
@@ -690,8 +703,8 @@ int db_query_measurements(struct db *db, int64_t capture_id, struct db_measureme
         "SELECT id, capture_id, kernel, family, precision, m, n, k, params, grid_x, grid_y,"
         " grid_z, block_x, block_y, block_z, registers, smem_static, smem_dynamic, reps,"
         " time_min_ns, time_median_ns, time_max_ns, flops, bytes_dram, bytes_l2, bytes_l1,"
-        " bytes_shared, verified, rel_error, cache_state, source, launch_index, correlation_id"
-        " FROM measurement WHERE ?1 = 0 OR capture_id = ?1 ORDER BY id";
+        " bytes_shared, verified, rel_error, cache_state, source, launch_index, correlation_id,"
+        " device_id FROM measurement WHERE ?1 = 0 OR capture_id = ?1 ORDER BY id";
     static const char metrics_sql[] =
         "SELECT mt.id, mt.measurement_id, mt.name, mt.raw_name, mt.value, mt.unit"
         " FROM metric mt JOIN measurement m ON m.id = mt.measurement_id"

@@ -141,8 +141,31 @@ static const char schema_v1[] =
     ");\n"
     "CREATE INDEX prediction_capture ON prediction(capture_id);\n";
 
+/*
+ * Many GPUs and many ranks: where a capture ran (host, the launcher's rank), how many other
+ * GPUs roofkit measured at the same time, and a stable identity `uid` (a random 128-bit hex
+ * text) that `roofkit merge` keys captures by, so merging a file twice adds nothing. A ceiling of
+ * a pair of GPUs (peer bandwidth, peer latency) names the other GPU; a profiled launch names its
+ * GPU, since one program may use several.
+ */
+static const char schema_v2[] =
+    "ALTER TABLE capture ADD COLUMN uid TEXT;\n"
+    "UPDATE capture SET uid = lower(hex(randomblob(16)));\n"
+    "CREATE UNIQUE INDEX capture_uid ON capture(uid);\n"
+    "ALTER TABLE capture ADD COLUMN host TEXT;\n"
+    "ALTER TABLE capture ADD COLUMN rank INTEGER CHECK (rank IS NULL OR rank >= 0);\n"
+    "ALTER TABLE capture ADD COLUMN local_rank INTEGER CHECK (local_rank IS NULL OR local_rank >= 0);\n"
+    "ALTER TABLE capture ADD COLUMN world_size INTEGER CHECK (world_size IS NULL OR world_size > 0);\n"
+    "ALTER TABLE capture ADD COLUMN gpus_concurrent INTEGER;\n"
+    "ALTER TABLE capture ADD COLUMN gpus_busy INTEGER;\n"
+    "ALTER TABLE ceiling ADD COLUMN peer_device_id INTEGER REFERENCES device(id);\n"
+    "CREATE INDEX ceiling_peer ON ceiling(peer_device_id);\n"
+    "ALTER TABLE measurement ADD COLUMN device_id INTEGER REFERENCES device(id);\n"
+    "CREATE INDEX measurement_device ON measurement(device_id);\n";
+
 const char *const dbi_migrations[] = {
     schema_v1, /* 0 -> 1: the first schema */
+    schema_v2, /* 1 -> 2: captures' origin and uid, pair ceilings, a profiled launch's GPU */
 };
 const int dbi_nmigrations = (int)(sizeof dbi_migrations / sizeof dbi_migrations[0]);
 

@@ -8,12 +8,15 @@
  * small binder that stops at the first failure (SQLite's rc chain); NaN doubles,
  * NULL strings and 0 ids become SQL NULL (db.h "Numbers").
  */
+#define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
 #include "common.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Binds parameters 1, 2, ... in order; rc holds the first failure. */
 struct bind {
@@ -184,6 +187,7 @@ const char *db_status_name(enum db_status status)
 struct capture_row {
     int64_t device_id;
     const char *kind, *cmdline, *tool_version;
+    const struct db_origin *o;
 };
 
 static void fill_capture(struct bind *b, const void *row)
@@ -193,18 +197,36 @@ static void fill_capture(struct bind *b, const void *row)
     b_text(b, c->kind);
     b_text(b, c->cmdline);
     b_text(b, c->tool_version);
+    b_text(b, c->o->host);
+    b_opt(b, c->o->rank);
+    b_opt(b, c->o->local_rank);
+    b_opt(b, c->o->world_size > 0 ? c->o->world_size : -1);
+    b_opt(b, c->o->gpus_concurrent);
+    b_opt(b, c->o->gpus_busy);
+}
+
+int db_set_origin(struct db *db, const struct db_origin *o)
+{
+    char *host = NULL;
+    if (o->host && !(host = strdup(o->host)))
+        return rk_error(RK_ENOMEM, "out of host memory");
+    free((char *)db->origin.host);
+    db->origin = *o;
+    db->origin.host = host;
+    return RK_OK;
 }
 
 int db_capture_begin(struct db *db, int64_t device_id, enum db_capture_kind kind,
                      const char *cmdline, const char *tool_version, int64_t *id)
 {
-    struct capture_row c = {device_id, NULL, cmdline, tool_version};
+    struct capture_row c = {device_id, NULL, cmdline, tool_version, &db->origin};
     if (kind <= DB_CAPTURE_ANY || kind > DB_CAPTURE_IMPORT)
         RK_BUG("db_capture_begin: bad capture kind");
     c.kind = kind_names[kind];
     return insert_one(db,
-                      "INSERT INTO capture (device_id, kind, cmdline, tool_version)"
-                      " VALUES (?, ?, ?, ?)",
+                      "INSERT INTO capture (device_id, kind, cmdline, tool_version, host, rank,"
+                      " local_rank, world_size, gpus_concurrent, gpus_busy, uid)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, lower(hex(randomblob(16))))",
                       "start a capture", fill_capture, &c, id);
 }
 
@@ -297,6 +319,7 @@ static void fill_ceiling(struct bind *b, const void *row)
     b_real(b, c->sm_clock_mhz);
     b_real(b, c->power_w);
     b_real(b, c->temp_c);
+    b_id(b, c->peer_device_id);
 }
 
 int db_insert_ceiling(struct db *db, int64_t capture_id, const struct db_ceiling *c, int64_t *id)
@@ -305,7 +328,8 @@ int db_insert_ceiling(struct db *db, int64_t capture_id, const struct db_ceiling
     return insert_one(db,
                       "INSERT INTO ceiling (capture_id, name, kind, level, precision, value, unit,"
                       " method, params, reps, min, median, max, theoretical, sm_clock_mhz,"
-                      " power_w, temp_c) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      " power_w, temp_c, peer_device_id)"
+                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                       "store a ceiling", fill_ceiling, &r, id);
 }
 
@@ -375,6 +399,7 @@ static void fill_measurement(struct bind *b, int64_t capture_id, const struct db
     b_text(b, m->source);
     b_opt(b, m->launch_index);
     b_opt(b, m->correlation_id);
+    b_id(b, m->device_id);
 }
 
 int db_insert_measurement(struct db *db, int64_t capture_id, const struct db_measurement *m,
@@ -396,8 +421,8 @@ int db_insert_measurement(struct db *db, int64_t capture_id, const struct db_mea
                      " params, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
                      " smem_static, smem_dynamic, reps, time_min_ns, time_median_ns, time_max_ns,"
                      " flops, bytes_dram, bytes_l2, bytes_l1, bytes_shared, verified, rel_error,"
-                     " cache_state, source, launch_index, correlation_id)"
-                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                     " cache_state, source, launch_index, correlation_id, device_id)"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                      &st, what);
     if (rc == RK_OK) {
         b.st = st;
