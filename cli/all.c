@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "common.h"
 #include "db.h"
+#include "gpu.h"
 #include "probes.h"
 #include "report.h"
 
@@ -117,7 +118,7 @@ int cmd_all(int argc, char **argv, struct rk_ctx *ctx)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help all'",
                         argv[optind]);
 
-    if (probes_gpu_count(why, sizeof why) == 0)
+    if (rk_gpu_count(why, sizeof why) == 0)
         return report_example(out_dir, why);
 
     {

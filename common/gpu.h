@@ -22,6 +22,27 @@ extern "C" {
  */
 int rk_gpu_read(int index, struct rk_gpu *out /* OUT */);
 
+/*
+ * How many CUDA devices this process can use; 0 when there is none, no driver or too old a
+ * driver, with the reason written to why (may be NULL). Prints nothing.
+ */
+int rk_gpu_count(char *why, size_t len);
+
+/*
+ * Every GPU this process can use, read with rk_gpu_read: *out malloc'd (free it), *n >= 1.
+ * RK_OK, RK_ENOGPU (printed, with the reason), RK_ECUDA, RK_ENOMEM.
+ */
+int rk_gpu_list(struct rk_gpu **out /* OUT */, int *n /* OUT */);
+
+/*
+ * Resolves a --device list ("all", indices, UUIDs: launch.h's rk_device_list_resolve) against
+ * the GPUs present. RK_OK with *out malloc'd, or the printed error.
+ */
+int rk_gpu_resolve(const char *spec, int **out /* OUT */, int *n /* OUT */);
+
+/* The NUMA node of a PCI device ("0000:19:00.0") from Linux's sysfs; -1 when unknown. */
+int rk_pci_numa_node(const char *pci_bus_id);
+
 #ifdef __cplusplus
 }
 #endif

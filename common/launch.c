@@ -126,3 +126,80 @@ int rk_expand_name(const char *pattern, const struct rk_launch *l, const char *h
     *out = b.s;
     return RK_OK;
 }
+
+/* The index of the one GPU whose UUID starts with `name`; -1 (none) or -2 (several). */
+static int find_uuid(const char *name, const char *const *uuids, int count)
+{
+    int found = -1;
+    for (int i = 0; i < count; i++) {
+        if (uuids[i] && strncmp(uuids[i], name, strlen(name)) == 0) {
+            if (strcmp(uuids[i], name) == 0)
+                return i;
+            found = found == -1 ? i : -2;
+        }
+    }
+    return found;
+}
+
+int rk_device_list_resolve(const char *spec, const char *const *uuids, int count, int **out, int *n)
+{
+    char **names = NULL;
+    int nnames = 0, rc, *idx = NULL;
+
+    *out = NULL;
+    *n = 0;
+    if (count <= 0)
+        return rk_error(RK_ENOGPU, "no usable CUDA GPU; run roofkit on a machine with one");
+    if (strcmp(spec, "all") == 0) {
+        if (!(idx = malloc(sizeof *idx * (size_t)count)))
+            return rk_error(RK_ENOMEM, "out of host memory");
+        for (int i = 0; i < count; i++)
+            idx[i] = i;
+        *out = idx;
+        *n = count;
+        return RK_OK;
+    }
+    if ((rc = rk_parse_name_list(spec, &names, &nnames)) != RK_OK)
+        return rc == RK_ENOMEM ? rc
+                               : rk_error(RK_EUSAGE,
+                                          "option '--device' needs 'all', indices or UUIDs "
+                                          "separated by commas, not '%s'",
+                                          spec);
+    if (!(idx = malloc(sizeof *idx * (size_t)(nnames ? nnames : 1)))) {
+        rk_free_name_list(names, nnames);
+        return rk_error(RK_ENOMEM, "out of host memory");
+    }
+    for (int i = 0; i < nnames && rc == RK_OK; i++) {
+        long v;
+        int d;
+        if (strncmp(names[i], "GPU-", 4) == 0 || strncmp(names[i], "MIG-", 4) == 0) {
+            d = find_uuid(names[i], uuids, count);
+            if (d < 0)
+                rc = rk_error(RK_EUSAGE,
+                              d == -1 ? "no GPU here has UUID '%s'; see 'roofkit list gpus'"
+                                      : "'%s' starts the UUIDs of several GPUs; give more of it",
+                              names[i]);
+        } else if (rk_parse_long(names[i], &v) != RK_OK || v < 0 || v >= count) {
+            rc = rk_error(RK_EUSAGE,
+                          "option '--device': '%s' is not a GPU here: give an index 0-%d, a "
+                          "UUID or 'all' (see 'roofkit list gpus')",
+                          names[i], count - 1);
+            d = -1;
+        } else {
+            d = (int)v;
+        }
+        for (int j = 0; j < *n && rc == RK_OK; j++)
+            if (idx[j] == d)
+                rc = rk_error(RK_EUSAGE, "option '--device' names GPU %d twice", d);
+        if (rc == RK_OK)
+            idx[(*n)++] = d;
+    }
+    rk_free_name_list(names, nnames);
+    if (rc != RK_OK) {
+        free(idx);
+        *n = 0;
+        return rc;
+    }
+    *out = idx;
+    return RK_OK;
+}

@@ -53,6 +53,17 @@ void rk_launch_detect(rk_env_fn env, void *arg, struct rk_launch *out /* OUT */)
 int rk_expand_name(const char *pattern, const struct rk_launch *l, const char *host, long pid,
                    rk_env_fn env, void *arg, char **out /* OUT */);
 
+/*
+ * Resolves a --device list against the `count` GPUs present, whose UUIDs ("GPU-8932f937-...")
+ * are uuids[0..count-1]: "all" (every GPU), or comma-separated CUDA indices and UUIDs (a UUID may
+ * be shortened to any prefix that names one GPU, as CUDA_VISIBLE_DEVICES allows). Returns RK_OK
+ * with *out (malloc'd, free it) holding *n >= 1 distinct indices in the order given, or
+ * RK_EUSAGE after printing what is wrong (an index out of range, a UUID that names no GPU or
+ * several, a GPU named twice, an empty name), RK_ENOGPU when count is 0, or RK_ENOMEM.
+ */
+int rk_device_list_resolve(const char *spec, const char *const *uuids, int count,
+                           int **out /* OUT */, int *n /* OUT */);
+
 #ifdef __cplusplus
 }
 #endif

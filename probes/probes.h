@@ -105,13 +105,6 @@ int probes_select(const char *list, unsigned char *selected /* OUT */);
 struct probes;
 
 /*
- * How many CUDA devices this process can use; 0 when there is none, no driver or
- * too old a driver, with the reason written to why (may be NULL). Prints nothing:
- * `roofkit all` asks before choosing between measuring and the example data.
- */
-int probes_gpu_count(char *why, size_t len);
-
-/*
  * Opens device `index` for probing. quick != 0 trades repetitions and curve points
  * for time. Returns RK_OK, RK_ENOGPU (no GPU, no driver, index out of range; the
  * message is printed), RK_ECUDA. Prints one warning when NVML is missing.

@@ -188,21 +188,6 @@ const struct rk_gpu *probes_device(const struct probes *s)
     return &s->dev;
 }
 
-int probes_gpu_count(char *why, size_t len)
-{
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaSuccess && count > 0)
-        return count;
-    if (why && len)
-        snprintf(why, len, "%s",
-                 e == cudaErrorInsufficientDriver
-                     ? "no NVIDIA driver, or one older than this CUDA runtime"
-                 : e != cudaSuccess ? cudaGetErrorString(e)
-                                    : "none found");
-    return 0;
-}
-
 int probes_open(int index, int quick, struct probes **out)
 {
     struct probes *s = NULL;

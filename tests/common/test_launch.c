@@ -14,6 +14,9 @@
  *       without a launcher
  *   L08 refused: unknown placeholder, trailing %, %q without braces, unclosed brace, empty
  *       name, unset variable, a name that expands to nothing
+ *   L09 --device lists: all, indices in the order given, full and shortened UUIDs, mixed
+ *   L10 --device refused: out of range, negative, garbled, a UUID of no GPU, a prefix of two,
+ *       a GPU named twice, empty names; no GPU at all
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -201,6 +204,58 @@ static void refused(void **state)
     expand("", &r3, RK_EUSAGE);
 }
 
+static const char *const uuids[] = {
+    "GPU-077f5aa7-1111-2222-3333-444455556666",
+    "GPU-67894f96-1111-2222-3333-444455556666",
+    "GPU-67894f00-1111-2222-3333-444455556666",
+};
+
+static void resolves(const char *spec, int nwant, const int *want)
+{
+    int *idx = NULL, n = -1;
+    assert_int_equal(rk_device_list_resolve(spec, uuids, 3, &idx, &n), RK_OK);
+    assert_int_equal(n, nwant);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(idx[i], want[i]);
+    free(idx);
+}
+
+static void refuses(const char *spec, int count, int want_rc)
+{
+    int *idx = (int *)1, n = -1;
+    assert_int_equal(rk_device_list_resolve(spec, uuids, count, &idx, &n), want_rc);
+    assert_null(idx);
+    assert_int_equal(n, 0);
+}
+
+/* L09 */
+static void device_lists(void **state)
+{
+    (void)state;
+    resolves("all", 3, (const int[]){0, 1, 2});
+    resolves("0", 1, (const int[]){0});
+    resolves("2,0", 2, (const int[]){2, 0});
+    resolves("GPU-67894f96-1111-2222-3333-444455556666", 1, (const int[]){1});
+    resolves("GPU-077f", 1, (const int[]){0});
+    resolves("GPU-67894f0,1", 2, (const int[]){2, 1});
+}
+
+/* L10 */
+static void device_lists_refused(void **state)
+{
+    (void)state;
+    rk_set_quiet(1);
+    refuses("3", 3, RK_EUSAGE);
+    refuses("-1", 3, RK_EUSAGE);
+    refuses("one", 3, RK_EUSAGE);
+    refuses("GPU-ffff", 3, RK_EUSAGE);
+    refuses("GPU-6789", 3, RK_EUSAGE); /* two GPUs start so */
+    refuses("1,GPU-67894f96", 3, RK_EUSAGE);
+    refuses("0,,1", 3, RK_EUSAGE);
+    refuses("", 3, RK_EUSAGE);
+    refuses("all", 0, RK_ENOGPU);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +267,8 @@ int main(void)
         cmocka_unit_test(garbled),
         cmocka_unit_test(placeholders),
         cmocka_unit_test(refused),
+        cmocka_unit_test(device_lists),
+        cmocka_unit_test(device_lists_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
