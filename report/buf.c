@@ -182,6 +182,11 @@ static void cell2(struct rp_table *t, const char *human, const char *csv)
     }
 }
 
+void rp_cell_two(struct rp_table *t, const char *human, const char *csv)
+{
+    cell2(t, human, csv);
+}
+
 void rp_cell_str(struct rp_table *t, const char *s)
 {
     cell2(t, s ? s : "", s ? s : "");
@@ -198,6 +203,62 @@ void rp_cell_int(struct rp_table *t, long long v)
     char s[32];
     snprintf(s, sizeof s, "%lld", v);
     cell2(t, s, s);
+}
+
+void rp_cell_attr(struct rp_table *t, const char *cls, const char *style)
+{
+    if (t->oom || t->ncols == 0 || (t->nrows == 0 && t->pending == 0))
+        return;
+    /* the cell appended last */
+    size_t cell = (size_t)t->nrows * (size_t)t->ncols + (size_t)t->pending - 1;
+    if (2 * cell + 2 > t->nattr) {
+        size_t n = 2 * ((size_t)t->nrows + 1) * (size_t)t->ncols;
+        size_t *p = realloc(t->attr, n * sizeof *p);
+        if (!p) {
+            t->oom = 1;
+            return;
+        }
+        memset(p + t->nattr, 0, (n - t->nattr) * sizeof *p);
+        t->attr = p;
+        t->nattr = n;
+    }
+    if (cls)
+        t->attr[2 * cell] = table_str(t, cls) + 1;
+    if (style)
+        t->attr[2 * cell + 1] = table_str(t, style) + 1;
+}
+
+void rp_table_item(struct rp_table *t, const char *line)
+{
+    size_t *p = realloc(t->items, (size_t)(t->nitems + 1) * sizeof *p);
+    if (!p) {
+        t->oom = 1;
+        return;
+    }
+    t->items = p;
+    t->items[t->nitems++] = table_str(t, line);
+}
+
+const char *rp_table_itemtxt(const struct rp_table *t, int i)
+{
+    return t->text.p + t->items[i];
+}
+
+/* Attribute k (0 class, 1 style) of a cell, or NULL. */
+static const char *cell_attr(const struct rp_table *t, int r, int c, int k)
+{
+    size_t i = 2 * ((size_t)r * (size_t)t->ncols + (size_t)c) + (size_t)k;
+    return i < t->nattr && t->attr[i] ? t->text.p + t->attr[i] - 1 : NULL;
+}
+
+const char *rp_table_cls(const struct rp_table *t, int r, int c)
+{
+    return cell_attr(t, r, c, 0);
+}
+
+const char *rp_table_style(const struct rp_table *t, int r, int c)
+{
+    return cell_attr(t, r, c, 1);
 }
 
 const char *rp_table_colname(const struct rp_table *t, int c)
@@ -219,6 +280,8 @@ void rp_table_release(struct rp_table *t)
 {
     free(t->colname);
     free(t->cells);
+    free(t->attr);
+    free(t->items);
     rp_buf_free(&t->text);
     memset(t, 0, sizeof *t);
 }

@@ -5,6 +5,7 @@
  * report runs in ONE gnuplot process (gnuplot.c).
  *
  *   roofline-d<ID>, roofline-levels-d<ID>   roofline.c
+ *   roofline-gpus, peer-<name>, ranks-<k>   gpucharts.c: several GPUs and ranks, when there
  *   predmeas-<model>       predicted against measured time, log-log, y = x and +-10%
  *   latency-d<ID>          the pointer-chase curve with the plateaus marked
  *   gflops-d<ID>-<family>  GFLOP/s against N, cuBLAS beside (003 Fig. 2)
@@ -480,6 +481,8 @@ int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart *
                     bw_chart(d, i, fam, precs[p], &cs, o);
         }
     }
+    if (cs.rc == RK_OK)
+        rp_gpu_charts(d, &cs, o);
     for (int j = 0; j < d->nmodels && cs.rc == RK_OK; j++)
         predmeas_chart(d, d->models[j], &cs, o);
     if (cs.rc == RK_OK && cs.all.oom)

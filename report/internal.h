@@ -7,9 +7,11 @@
  *   rp_load()          db/ -> struct rp_data: devices with their current ceilings and
  *                      latency curve, every measurement with its derived figures
  *                      (GFLOP/s, GB/s, intensity, % of roof), the model names
- *   rp_build_tables()  rp_data -> struct rp_table[]: one result model ...
+ *   rp_build_tables()  rp_data -> struct rp_table[]: one result model ... (tables.c; the
+ *                      section of several GPUs and ranks in gpus.c)
  *   rp_build_charts()  rp_data -> gnuplot scripts and data files + struct rp_chart[]
- *                      (charts.c; the rooflines in roofline.c; script writing in gnuplot.c)
+ *                      (charts.c; the rooflines in roofline.c; the charts of several GPUs and
+ *                      ranks in gpucharts.c; script writing in gnuplot.c)
  *   rp_write_html(), rp_write_md(), rp_write_csv()   ... three printers
  *   rp_run_gnuplot()   one gnuplot process for all the scripts
  *
@@ -17,7 +19,8 @@
  * renames it, and records the name for the ownership marker.
  *
  * Calls go one way: report.c -> tables.c, charts.c, pages.c (and load.c) -> out.c, buf.c;
- * charts.c -> roofline.c -> gnuplot.c -> out.c, buf.c.
+ * tables.c -> gpus.c; charts.c -> roofline.c, gpucharts.c -> gnuplot.c -> out.c, buf.c;
+ * gpucharts.c -> gpus.c (its labels and lookups).
  */
 #ifndef RK_REPORT_INTERNAL_H
 #define RK_REPORT_INTERNAL_H
@@ -81,6 +84,24 @@ struct rp_meas {
     int charted;              /* verified (or not checked) and has a time: drawn in charts */
 };
 
+/* One rank of a profiled MPI program: a profile capture with a rank, its launches. */
+struct rp_rank {
+    const struct db_capture *cap;
+    int launches;   /* its measurements (one per launch profiled) */
+    double time_ns; /* the sum of their median times [ns] */
+};
+
+/* The profile captures with a rank of one program (its command after " -- ", and world size):
+ * the ranks of one MPI job, when they were merged into one database. */
+struct rp_rank_group {
+    char program[256];
+    int world_size;       /* -1: unknown */
+    struct rp_rank *rank; /* by rank, then capture id */
+    int nrank;
+    double total_ns, mean_ns, max_ns; /* over its ranks' times */
+    int repeated;                     /* some rank appears in more than one capture */
+};
+
 struct rp_data {
     const char *db_path;
     struct rp_dev *devs;
@@ -99,6 +120,16 @@ struct rp_data {
     int64_t n_predictions;
     const struct rp_meas **cublas; /* charted cuBLAS measurements, by shape then time */
     int ncublas;
+    /* Several GPUs and ranks (load.c; shown by gpus.c and gpucharts.c when there): */
+    int *gpus;               /* indices into devs of the devices with ceilings of their own (not
+                                of a pair), in id order */
+    int ngpus;               /* the ceilings across GPUs are shown when 2 or more */
+    const char **peer_names; /* distinct names of the ceilings of a pair of GPUs, sorted */
+    int npeer_names;
+    int *peer_devs; /* indices into devs of the GPUs of those pairs (either end), in id order */
+    int npeer_devs;
+    struct rp_rank_group *groups; /* programs profiled as 2 or more ranks */
+    int ngroups;
 };
 
 int rp_load(struct db *db, struct rp_data *out /* OUT */);
@@ -123,11 +154,15 @@ int rp_select(const struct rp_data *d, int (*keep)(const struct rp_meas *),
 const struct rp_meas *rp_cublas_at(const struct rp_data *d, const struct rp_meas *x);
 /* Short device label: "#1 NVIDIA H100 80GB HBM3". */
 const char *rp_dev_label(const struct rp_data *d, int dev, char *buf, size_t len);
+/* The program of a command line: what follows " -- " (what `roofkit profile -- PROGRAM` ran),
+ * else the whole line; "" for NULL. Points into cmdline. */
+const char *rp_program_of(const char *cmdline);
 
 /* ------------------------------------------------------------------ tables */
 
 enum rp_section {
     RP_SEC_DEVICE = 0, /* device and ceilings, roofline, latency curve */
+    RP_SEC_GPUS,       /* several GPUs, hosts and ranks (gpus.c): only when the data is there */
     RP_SEC_KERNELS,    /* measurements per family, GFLOP/s and speedup charts */
     RP_SEC_MODEL,      /* model accuracy, predicted against measured */
     RP_SEC_TSM2,       /* TSM2 threshold and parameters, bandwidth utilisation */
@@ -135,18 +170,27 @@ enum rp_section {
 };
 
 /* One table: column names and cells, each cell with a text for people (HTML,
- * Markdown) and one for machines (CSV). All strings live in `text`. */
+ * Markdown) and one for machines (CSV). All strings live in `text`. A cell may carry a
+ * CSS class and an inline style (HTML only), and a table a list of lines printed above it
+ * ("Flags"), in HTML and Markdown. */
 struct rp_table {
     char id[96]; /* CSV file stem and HTML anchor: "measurements-tsm2" */
     char title[160];
-    char note[512];  /* one paragraph under the title, may be empty */
+    char note[768];  /* one paragraph under the title, may be empty */
     int section;     /* enum rp_section */
-    char family[64]; /* RP_SEC_KERNELS: the family it lists; "" otherwise */
+    char family[64]; /* RP_SEC_KERNELS: the family it lists; RP_SEC_GPUS: the key its charts
+                        carry in rp_chart.family (they follow it); "" otherwise */
     int ncols, nrows;
     int pending;     /* cells of the row being filled */
     size_t *colname; /* ncols offsets into text */
     size_t *cells;   /* 2 * ncols * nrows offsets: [2*(r*ncols+c)] human, [+1] csv */
     size_t capcells;
+    size_t *attr; /* 2 per cell, [2*(r*ncols+c)] class, [+1] style: offset + 1 into text, 0 for
+                     none; NULL (nattr 0) until a cell has one */
+    size_t nattr;
+    char items_title[64]; /* the list above the table: its heading, and its lines */
+    size_t *items;
+    int nitems;
     struct rp_buf text;
     int oom;
 };
@@ -157,13 +201,51 @@ void rp_table_col(struct rp_table *t, const char *name);
 void rp_cell_str(struct rp_table *t, const char *s);
 void rp_cell_num(struct rp_table *t, double v); /* 4 digits / 17 digits */
 void rp_cell_int(struct rp_table *t, long long v);
+/* A cell whose text for people differs from the CSV's: a marked number, a blank "—". */
+void rp_cell_two(struct rp_table *t, const char *human, const char *csv);
+/* Gives the cell appended last a CSS class and an inline style (either NULL: none). */
+void rp_cell_attr(struct rp_table *t, const char *cls, const char *style);
+/* Appends a line to the list above the table (its heading: items_title). */
+void rp_table_item(struct rp_table *t, const char *line);
 const char *rp_table_colname(const struct rp_table *t, int c);
 const char *rp_table_txt(const struct rp_table *t, int r, int c);
 const char *rp_table_csv(const struct rp_table *t, int r, int c);
+/* A cell's class and style, NULL when it has none. */
+const char *rp_table_cls(const struct rp_table *t, int r, int c);
+const char *rp_table_style(const struct rp_table *t, int r, int c);
+const char *rp_table_itemtxt(const struct rp_table *t, int i);
 void rp_table_release(struct rp_table *t);
+
+/* The tables built so far; oom is sticky. */
+struct rp_tabs {
+    struct rp_table *t;
+    int n, cap;
+    int oom;
+};
+/* A new empty table at the end of ts, or NULL (ts->oom set). */
+struct rp_table *rp_tabs_new(struct rp_tabs *ts, const char *id, const char *title, int section);
 
 int rp_build_tables(const struct rp_data *d, struct rp_table **out /* OUT */, int *n /* OUT */);
 void rp_free_tables(struct rp_table *t, int n);
+
+/* gpus.c: the tables of several GPUs and ranks (RP_SEC_GPUS), each only when its data is
+ * there: captures with their origin, ceilings across GPUs, a matrix per ceiling of GPU pairs,
+ * kernel time per rank. */
+void rp_gpu_tables(const struct rp_data *d, struct rp_tabs *ts);
+/* "GPU-0a1b2c3d (host n1)": the first 8 hex digits of the UUID and the device's host. */
+const char *rp_gpu_label(const struct rp_data *d, int dev, char *buf, size_t len);
+/* Is a smaller value of ceiling c the better one (latency and launch ceilings, a time or
+ * cycles)? Else larger is better (bandwidth, compute). */
+int rp_lower_is_better(const struct db_ceiling *c);
+/* c's value in `unit` (through analysis_unit_si; c's own value when the units are the same
+ * string); NaN when it cannot be converted. */
+double rp_ceiling_in(const struct db_ceiling *c, const char *unit);
+/* The ceiling `name` of device v towards GPU peer_id (a ceiling of a pair; 0: its own
+ * ceiling of that name), or NULL. */
+const struct db_ceiling *rp_peer_ceiling(const struct rp_dev *v, const char *name, int64_t peer_id);
+/* The ceiling `name` from GPU a to GPU b of the pairs (indices into rp_data.peer_devs), or
+ * NULL (always for a == b). */
+const struct db_ceiling *rp_pair_ceiling(const struct rp_data *d, const char *name, int a, int b);
 
 /* ------------------------------------------------------------ output (out.c) */
 
@@ -223,6 +305,9 @@ void rp_chart_add(struct rp_charts *cs, struct rp_out *o, const struct rp_chart 
                   struct rp_buf *script, struct rp_buf *data);
 /* roofline.c: roofline-d<ID> and roofline-levels-d<ID> of device index dev. */
 void rp_roofline_charts(const struct rp_data *d, int dev, struct rp_charts *cs, struct rp_out *o);
+/* gpucharts.c: the charts of several GPUs and ranks, each only when its data is there: every
+ * GPU's ceilings on one roofline, a heat map per ceiling of GPU pairs, kernel time per rank. */
+void rp_gpu_charts(const struct rp_data *d, struct rp_charts *cs, struct rp_out *o);
 
 /* Writes plots/<name>.gp and .dat for every chart and plots/all.gp. */
 int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart **out /* OUT */,

@@ -4,12 +4,18 @@
  * same numbers.
  *
  * Assumes:
- *   - A measurement's device is its capture's device, loaded once with its current
- *     ceilings and latency curve (analysis_device_load).
+ *   - A measurement's device is the GPU it names (a profiled program's launch on one of
+ *     several GPUs), else its capture's device, loaded once with its current ceilings and
+ *     latency curve (analysis_device_load).
  *   - Every figure a row is judged by comes from analysis/: its roofline placement
  *     (analysis_place: intensity, roof, % of roof, bound) uses the same ceiling policy as
  *     the model, so a row's roof here is the roof of its roofline prediction; the
  *     device-wide bandwidth of each level drawn in the charts is the policy's too.
+ *   - Several GPUs and ranks (rp_data.gpus, peer_names, groups) are derived here once, for
+ *     the tables of gpus.c and the charts of gpucharts.c alike: the GPUs with ceilings of
+ *     their own, the names of the ceilings of GPU pairs, and the profile captures with a
+ *     launcher rank grouped by the program they ran (the ranks of one MPI job merged into
+ *     one database). A program profiled as one rank forms no group.
  */
 #include <math.h>
 #include <stdio.h>
@@ -146,19 +152,33 @@ static int distinct(const char **list, int n, const char ***out, int *nout)
     return RK_OK;
 }
 
-/* The device index of capture `cap_id`, or -1. */
-static int device_of(const struct rp_data *d, int64_t cap_id)
+/* The index of device `dev_id` in d->devs, or -1. */
+static int device_index(const struct rp_data *d, int64_t dev_id)
 {
-    int64_t dev_id = 0;
-    for (int i = 0; i < d->ncaps; i++)
-        if (d->caps[i].id == cap_id) {
-            dev_id = d->caps[i].device_id;
-            break;
-        }
     for (int i = 0; dev_id && i < d->ndevs; i++)
         if (d->devs[i].a.dev.id == dev_id)
             return i;
     return -1;
+}
+
+/* The device index of measurement m: the GPU it names, else its capture's; -1 when none. */
+static int device_of(const struct rp_data *d, const struct db_measurement *m)
+{
+    int k = device_index(d, m->device_id);
+    if (k >= 0)
+        return k;
+    for (int i = 0; i < d->ncaps; i++)
+        if (d->caps[i].id == m->capture_id)
+            return device_index(d, d->caps[i].device_id);
+    return -1;
+}
+
+const char *rp_program_of(const char *cmdline)
+{
+    const char *args = cmdline ? strstr(cmdline, " -- ") : NULL;
+    if (!cmdline)
+        return "";
+    return args ? args + 4 : cmdline;
 }
 
 /* The bandwidth of each level the charts draw: the policy's device-wide choice. */
@@ -176,7 +196,7 @@ static void derive_meas(const struct rp_data *d, struct rp_meas *x)
 {
     const struct db_measurement *m = &x->row->m;
     struct analysis_point *p = &x->pt;
-    x->dev = device_of(d, m->capture_id);
+    x->dev = device_of(d, m);
     analysis_place(x->dev >= 0 ? &d->devs[x->dev].a : NULL, x->row, p);
     x->gflops = m->flops / p->time_s * 1e-9;
     x->point_gflops = p->flop_rate * 1e-9;
@@ -194,6 +214,8 @@ static void derive_meas(const struct rp_data *d, struct rp_meas *x)
 }
 
 static int leave_out_tune(struct rp_data *d);
+static int load_gpus(struct rp_data *d);
+static int load_rank_groups(struct rp_data *d);
 
 int rp_load(struct db *db, struct rp_data *out)
 {
@@ -261,6 +283,10 @@ int rp_load(struct db *db, struct rp_data *out)
         distinct(models, k, &d.models, &d.nmodels);
     }
     rc = rp_select(&d, is_cublas, &d.cublas, &d.ncublas);
+    if (rc == RK_OK)
+        rc = load_gpus(&d);
+    if (rc == RK_OK)
+        rc = load_rank_groups(&d);
 out:
     free(names);
     if (devs)
@@ -303,6 +329,136 @@ static int leave_out_tune(struct rp_data *d)
     return RK_OK;
 }
 
+/* ------------------------------------------------------ several GPUs */
+
+/* d->gpus: the devices with a ceiling of their own; d->peer_names and d->peer_devs: the
+ * ceilings of GPU pairs and the GPUs at either end of one. */
+static int load_gpus(struct rp_data *d)
+{
+    int npeer = 0;
+    unsigned char *in_pair = NULL;
+    if (d->ndevs == 0)
+        return RK_OK;
+    d->gpus = malloc((size_t)d->ndevs * sizeof *d->gpus);
+    d->peer_devs = malloc((size_t)d->ndevs * sizeof *d->peer_devs);
+    in_pair = calloc((size_t)d->ndevs, 1);
+    if (!d->gpus || !d->peer_devs || !in_pair) {
+        free(in_pair);
+        return rk_error(RK_ENOMEM, "out of memory reading the devices");
+    }
+    for (int i = 0; i < d->ndevs; i++) {
+        const struct analysis_device *a = &d->devs[i].a;
+        int own = 0;
+        for (int j = 0; j < a->nceil; j++) {
+            if (!a->ceil[j].peer_device_id) {
+                own = 1;
+                continue;
+            }
+            int k = device_index(d, a->ceil[j].peer_device_id);
+            in_pair[i] = 1;
+            if (k >= 0)
+                in_pair[k] = 1;
+            npeer++;
+        }
+        if (own)
+            d->gpus[d->ngpus++] = i;
+    }
+    for (int i = 0; i < d->ndevs; i++)
+        if (in_pair[i])
+            d->peer_devs[d->npeer_devs++] = i;
+    free(in_pair);
+    if (npeer == 0)
+        return RK_OK;
+    const char **names = malloc((size_t)npeer * sizeof *names);
+    if (!names)
+        return rk_error(RK_ENOMEM, "out of memory reading the ceilings of GPU pairs");
+    npeer = 0;
+    for (int i = 0; i < d->ndevs; i++)
+        for (int j = 0; j < d->devs[i].a.nceil; j++)
+            if (d->devs[i].a.ceil[j].peer_device_id)
+                names[npeer++] = d->devs[i].a.ceil[j].name;
+    return distinct(names, npeer, &d->peer_names, &d->npeer_names);
+}
+
+/* ------------------------------------------------------ ranks */
+
+/* Orders a group's ranks by rank, then capture id. */
+static int cmp_rank(const void *pa, const void *pb)
+{
+    const struct rp_rank *a = pa, *b = pb;
+    if (a->cap->rank != b->cap->rank)
+        return a->cap->rank < b->cap->rank ? -1 : 1;
+    return (a->cap->id > b->cap->id) - (a->cap->id < b->cap->id);
+}
+
+/* Is capture c a rank of group g (the same program and world size)? */
+static int same_job(const struct db_capture *c, const struct rp_rank_group *g)
+{
+    char prog[sizeof g->program];
+    snprintf(prog, sizeof prog, "%s", rp_program_of(c->cmdline));
+    return c->world_size == g->world_size && strcmp(prog, g->program) == 0;
+}
+
+static int is_rank(const struct db_capture *c)
+{
+    return c->kind == DB_CAPTURE_PROFILE && c->rank >= 0;
+}
+
+/* d->groups: the profile captures with a rank, grouped by program and world size; the groups
+ * of 2 or more captures are kept, in the order of their first capture. */
+static int load_rank_groups(struct rp_data *d)
+{
+    int nrank = 0;
+    for (int c = 0; c < d->ncaps; c++)
+        nrank += is_rank(&d->caps[c]);
+    if (nrank < 2)
+        return RK_OK;
+    d->groups = calloc((size_t)nrank, sizeof *d->groups);
+    if (!d->groups)
+        return rk_error(RK_ENOMEM, "out of memory grouping %d ranks", nrank);
+    for (int c = 0; c < d->ncaps; c++) {
+        const struct db_capture *cap = &d->caps[c];
+        struct rp_rank_group *g = NULL;
+        if (!is_rank(cap))
+            continue;
+        for (int k = 0; k < d->ngroups && !g; k++)
+            if (same_job(cap, &d->groups[k]))
+                g = &d->groups[k];
+        if (!g) {
+            g = &d->groups[d->ngroups++];
+            snprintf(g->program, sizeof g->program, "%s", rp_program_of(cap->cmdline));
+            g->world_size = cap->world_size;
+            if (!(g->rank = calloc((size_t)nrank, sizeof *g->rank)))
+                return rk_error(RK_ENOMEM, "out of memory grouping %d ranks", nrank);
+        }
+        struct rp_rank *r = &g->rank[g->nrank++];
+        r->cap = cap;
+        for (int i = 0; i < d->nrows; i++)
+            if (d->rows[i].m.capture_id == cap->id && isfinite(d->rows[i].m.time_median_ns)) {
+                r->launches++;
+                r->time_ns += d->rows[i].m.time_median_ns;
+            }
+    }
+    int kept = 0;
+    for (int k = 0; k < d->ngroups; k++) {
+        struct rp_rank_group *g = &d->groups[k];
+        if (g->nrank < 2) {
+            free(g->rank);
+            continue;
+        }
+        qsort(g->rank, (size_t)g->nrank, sizeof *g->rank, cmp_rank);
+        for (int i = 0; i < g->nrank; i++) {
+            g->total_ns += g->rank[i].time_ns;
+            g->max_ns = fmax(g->max_ns, g->rank[i].time_ns);
+            g->repeated |= i > 0 && g->rank[i].cap->rank == g->rank[i - 1].cap->rank;
+        }
+        g->mean_ns = g->total_ns / g->nrank;
+        d->groups[kept++] = *g;
+    }
+    d->ngroups = kept;
+    return RK_OK;
+}
+
 void rp_data_release(struct rp_data *d)
 {
     for (int i = 0; i < d->ndevs; i++)
@@ -314,5 +470,11 @@ void rp_data_release(struct rp_data *d)
     free((void *)d->cublas);
     free((void *)d->models);
     free((void *)d->families);
+    free(d->gpus);
+    free((void *)d->peer_names);
+    free(d->peer_devs);
+    for (int k = 0; k < d->ngroups; k++)
+        free(d->groups[k].rank);
+    free(d->groups);
     memset(d, 0, sizeof *d);
 }

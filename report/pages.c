@@ -16,9 +16,30 @@
 
 #include "internal.h"
 
-static const char *const section_id[RP_SEC_COUNT] = {"devices", "kernels", "model", "tsm2"};
-static const char *const section_title[RP_SEC_COUNT] = {"Devices and ceilings", "Kernels",
+static const char *const section_id[RP_SEC_COUNT] = {"devices", "gpus", "kernels", "model", "tsm2"};
+static const char *const section_title[RP_SEC_COUNT] = {"Devices and ceilings",
+                                                        "Several GPUs, hosts and ranks", "Kernels",
                                                         "Model accuracy", "TSM2 and ISM2"};
+
+/* Does section s have anything to show? Only the section of several GPUs and ranks can be
+ * empty (a one-GPU database): it is then left out of the page altogether. */
+static int section_shown(const struct rp_page *pg, int s)
+{
+    for (int i = 0; i < pg->ntables; i++)
+        if (pg->tables[i].section == s)
+            return 1;
+    for (int i = 0; i < pg->ncharts; i++)
+        if (pg->charts[i].section == s)
+            return 1;
+    return 0;
+}
+
+/* Are section s's charts printed under the table whose family (key) they carry, rather than
+ * after all its tables? */
+static int charts_follow_tables(int s)
+{
+    return s == RP_SEC_KERNELS || s == RP_SEC_GPUS;
+}
 
 /* What the database lacks, one sentence each, into b as items (html) or bullets. */
 static int missing(const struct rp_page *pg, const char **out, int max)
@@ -105,6 +126,14 @@ static const char css[] =
     "figcaption{color:#444;font-size:13px;margin-top:4px}.note{color:#444;max-width:980px}"
     ".files{font-size:12px;color:#666}a{color:#0b62c4}";
 
+/* Added only when the section of several GPUs shows: a flagged cell, a matrix's diagonal, the
+ * list of flags above a table. */
+static const char css_gpus[] =
+    "tr td.flag{background:#fdecea;color:#a40000;font-weight:600}"
+    "td.diag{text-align:center;color:#999}"
+    ".flags{background:#fff4d6;border:1px solid #e7c46a;border-radius:4px;padding:6px 14px;"
+    "margin:8px 0;max-width:980px}.flags ul{margin:4px 0;padding-left:18px}";
+
 /* Is s a number as printed in the csv (then the cell is right-aligned)? */
 static int numeric(const char *s)
 {
@@ -128,6 +157,17 @@ static void html_table(struct rp_buf *b, const struct rp_table *t)
         rp_buf_html(b, t->note);
         rp_buf_puts(b, "</p>\n");
     }
+    if (t->nitems) {
+        rp_buf_printf(b, "<div class=\"flags\" id=\"%s-items\"><b>", t->id);
+        rp_buf_html(b, t->items_title);
+        rp_buf_puts(b, "</b><ul>\n");
+        for (int i = 0; i < t->nitems; i++) {
+            rp_buf_puts(b, "<li>");
+            rp_buf_html(b, rp_table_itemtxt(t, i));
+            rp_buf_puts(b, "</li>\n");
+        }
+        rp_buf_puts(b, "</ul></div>\n");
+    }
     if (t->ncols == 0 || t->nrows == 0)
         return;
     rp_buf_printf(b, "<div class=\"scroll\"><table id=\"%s\">\n<thead><tr>", t->id);
@@ -140,8 +180,19 @@ static void html_table(struct rp_buf *b, const struct rp_table *t)
     for (int r = 0; r < t->nrows; r++) {
         rp_buf_puts(b, "<tr>");
         for (int c = 0; c < t->ncols; c++) {
-            const char *s = rp_table_txt(t, r, c);
-            rp_buf_puts(b, numeric(rp_table_csv(t, r, c)) ? "<td class=\"n\">" : "<td>");
+            const char *s = rp_table_txt(t, r, c), *cls = rp_table_cls(t, r, c);
+            const char *style = rp_table_style(t, r, c);
+            int n = numeric(rp_table_csv(t, r, c));
+            rp_buf_puts(b, "<td");
+            if (n || cls)
+                rp_buf_printf(b, " class=\"%s%s%s\"", n ? "n" : "", n && cls ? " " : "",
+                              cls ? cls : "");
+            if (style) {
+                rp_buf_puts(b, " style=\"");
+                rp_buf_html(b, style);
+                rp_buf_puts(b, "\"");
+            }
+            rp_buf_puts(b, ">");
             rp_buf_html(b, s);
             rp_buf_puts(b, "</td>");
         }
@@ -220,7 +271,8 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                     "<title>");
     rp_buf_html(&b, title);
-    rp_buf_printf(&b, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>", css);
+    rp_buf_printf(&b, "</title>\n<style>%s%s</style>\n</head>\n<body>\n<header>\n<h1>", css,
+                  section_shown(pg, RP_SEC_GPUS) ? css_gpus : "");
     rp_buf_html(&b, title);
     rp_buf_puts(&b, "</h1>\n");
     if (pg->opts && pg->opts->label && *pg->opts->label) {
@@ -256,6 +308,8 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
     }
     rp_buf_puts(&b, "<nav><b>Contents</b><ul>\n");
     for (int s = 0; s < RP_SEC_COUNT; s++) {
+        if (!section_shown(pg, s))
+            continue;
         rp_buf_printf(&b, "<li><a href=\"#%s\">%s</a><ul>", section_id[s], section_title[s]);
         for (int i = 0; i < pg->ntables; i++)
             if (pg->tables[i].section == s) {
@@ -268,18 +322,20 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
     rp_buf_puts(&b, "</ul></nav>\n");
 
     for (int s = 0; s < RP_SEC_COUNT; s++) {
+        if (!section_shown(pg, s))
+            continue;
         rp_buf_printf(&b, "<section id=\"%s\">\n<h2>%s</h2>\n", section_id[s], section_title[s]);
         for (int i = 0; i < pg->ntables; i++) {
             const struct rp_table *t = &pg->tables[i];
             if (t->section != s)
                 continue;
             html_table(&b, t);
-            if (s == RP_SEC_KERNELS) /* the family's charts under its table */
+            if (charts_follow_tables(s)) /* the family's charts under its table */
                 for (int c = 0; c < pg->ncharts; c++)
                     if (pg->charts[c].section == s && strcmp(pg->charts[c].family, t->family) == 0)
                         html_chart(&b, pg, o, &pg->charts[c], c);
         }
-        if (s != RP_SEC_KERNELS)
+        if (!charts_follow_tables(s))
             for (int c = 0; c < pg->ncharts; c++)
                 if (pg->charts[c].section == s)
                     html_chart(&b, pg, o, &pg->charts[c], c);
@@ -317,6 +373,12 @@ static void md_table(struct rp_buf *b, const struct rp_table *t)
     rp_buf_printf(b, "### %s\n\n", t->title);
     if (t->note[0])
         rp_buf_printf(b, "%s\n\n", t->note);
+    if (t->nitems) {
+        rp_buf_printf(b, "**%s:**\n\n", t->items_title);
+        for (int i = 0; i < t->nitems; i++)
+            rp_buf_printf(b, "- %s\n", rp_table_itemtxt(t, i));
+        rp_buf_puts(b, "\n");
+    }
     if (t->ncols == 0 || t->nrows == 0)
         return;
     for (int c = 0; c < t->ncols; c++) {
@@ -382,18 +444,20 @@ int rp_write_md(struct rp_out *o, const struct rp_page *pg)
     if (pg->ncharts && !pg->charts_drawn)
         rp_buf_printf(&b, "Charts: %s.\n\n", pg->charts_why ? pg->charts_why : "not drawn");
     for (int s = 0; s < RP_SEC_COUNT; s++) {
+        if (!section_shown(pg, s))
+            continue;
         rp_buf_printf(&b, "## %s\n\n", section_title[s]);
         for (int i = 0; i < pg->ntables; i++) {
             const struct rp_table *t = &pg->tables[i];
             if (t->section != s)
                 continue;
             md_table(&b, t);
-            if (s == RP_SEC_KERNELS)
+            if (charts_follow_tables(s))
                 for (int c = 0; c < pg->ncharts; c++)
                     if (pg->charts[c].section == s && strcmp(pg->charts[c].family, t->family) == 0)
                         md_chart(&b, pg, &pg->charts[c]);
         }
-        if (s != RP_SEC_KERNELS)
+        if (!charts_follow_tables(s))
             for (int c = 0; c < pg->ncharts; c++)
                 if (pg->charts[c].section == s)
                     md_chart(&b, pg, &pg->charts[c]);

@@ -15,6 +15,9 @@
  *                           exhaustive search) for each TSM2 shape measured, beside
  *                           the fastest parameters measured
  *
+ * and, from gpus.c, the section of several GPUs, hosts and ranks when the database holds
+ * them (captures with their origin, ceilings across GPUs, GPU pairs, kernel time per rank).
+ *
  * Assumes: the measurement tables keep the database's order (by id) and print
  * its numbers unchanged in CSV (17 digits), so CI can compare them with the
  * database; derived columns are computed in load.c only.
@@ -27,14 +30,7 @@
 #include "internal.h"
 #include "model.h"
 
-/* A growable array of tables. */
-struct tabs {
-    struct rp_table *t;
-    int n, cap;
-    int oom;
-};
-
-static struct rp_table *new_table(struct tabs *ts, const char *id, const char *title, int section)
+struct rp_table *rp_tabs_new(struct rp_tabs *ts, const char *id, const char *title, int section)
 {
     if (ts->n == ts->cap) {
         int cap = ts->cap ? 2 * ts->cap : 16;
@@ -67,7 +63,7 @@ static void cell_opt_int(struct rp_table *t, long long v)
 
 /* ------------------------------------------------------ devices, ceilings */
 
-static void devices_table(const struct rp_data *d, struct tabs *ts)
+static void devices_table(const struct rp_data *d, struct rp_tabs *ts)
 {
     static const char *const c[] = {"device",
                                     "name",
@@ -87,7 +83,7 @@ static void devices_table(const struct rp_data *d, struct tabs *ts)
                                     "host",
                                     "measurements",
                                     NULL};
-    struct rp_table *t = new_table(ts, "devices", "Devices", RP_SEC_DEVICE);
+    struct rp_table *t = rp_tabs_new(ts, "devices", "Devices", RP_SEC_DEVICE);
     if (!t)
         return;
     cols(t, c);
@@ -120,7 +116,7 @@ static void devices_table(const struct rp_data *d, struct tabs *ts)
     }
 }
 
-static void ceilings_table(const struct rp_data *d, struct tabs *ts)
+static void ceilings_table(const struct rp_data *d, struct rp_tabs *ts)
 {
     static const char *const c[] = {"device",
                                     "ceiling",
@@ -138,11 +134,15 @@ static void ceilings_table(const struct rp_data *d, struct tabs *ts)
                                     "method",
                                     NULL};
     struct rp_table *t =
-        new_table(ts, "ceilings", "Ceilings: measured and datasheet", RP_SEC_DEVICE);
-    int n = 0;
+        rp_tabs_new(ts, "ceilings", "Ceilings: measured and datasheet", RP_SEC_DEVICE);
+    int n = 0, peer = d->npeer_names > 0; /* a column for the other GPU of a pair, when any */
     if (!t)
         return;
-    cols(t, c);
+    for (int k = 0; c[k]; k++) {
+        rp_table_col(t, c[k]);
+        if (peer && k == 1)
+            rp_table_col(t, "peer device");
+    }
     for (int i = 0; i < d->ndevs; i++) {
         const struct rp_dev *v = &d->devs[i];
         for (int j = 0; j < v->a.nceil; j++) {
@@ -151,6 +151,8 @@ static void ceilings_table(const struct rp_data *d, struct tabs *ts)
                 (isfinite(x->theoretical) && x->theoretical > 0) ? x->value / x->theoretical : NAN;
             rp_cell_int(t, v->a.dev.id);
             rp_cell_str(t, x->name);
+            if (peer)
+                cell_opt_int(t, x->peer_device_id);
             rp_cell_str(t, x->kind);
             rp_cell_str(t, x->level);
             rp_cell_str(t, x->precision);
@@ -167,8 +169,12 @@ static void ceilings_table(const struct rp_data *d, struct tabs *ts)
         }
     }
     snprintf(t->note, sizeof t->note, "%s",
-             n ? "Each device's current ceilings (the newest probe of each). The ratio is "
-                 "measured over the datasheet formula at the clock seen during the probe."
+             n ? (peer ? "Each device's current ceilings (the newest probe of each). The ratio is "
+                         "measured over the datasheet formula at the clock seen during the probe. "
+                         "A ceiling of a pair of GPUs names the other one (peer device); the "
+                         "matrices under \"Several GPUs, hosts and ranks\" set them side by side."
+                       : "Each device's current ceilings (the newest probe of each). The ratio is "
+                         "measured over the datasheet formula at the clock seen during the probe.")
                : "No ceilings in the database: run 'roofkit probe' to measure them. Without "
                  "them there is no roof: the roofline chart and the % of roof column stay "
                  "empty.");
@@ -207,7 +213,7 @@ static const char *pipe_name(const struct rp_meas *x, char *buf, size_t len)
     return buf;
 }
 
-static void measurement_table(const struct rp_data *d, const char *family, struct tabs *ts)
+static void measurement_table(const struct rp_data *d, const char *family, struct rp_tabs *ts)
 {
     static const char *const c[] = {"id",
                                     "device",
@@ -245,7 +251,7 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
              *family    ? family
              : profiled ? "kernels of no family (profiled kernels)"
                         : "kernels of no family");
-    struct rp_table *t = new_table(ts, id, title, RP_SEC_KERNELS);
+    struct rp_table *t = rp_tabs_new(ts, id, title, RP_SEC_KERNELS);
     if (!t)
         return;
     snprintf(t->family, sizeof t->family, "%s", family);
@@ -365,7 +371,7 @@ static void accuracy_row(const struct rp_data *d, const char *model, const char 
     rp_cell_num(t, 100.0 * a.within25 / (double)n);
 }
 
-static void accuracy_table(const struct rp_data *d, struct tabs *ts)
+static void accuracy_table(const struct rp_data *d, struct rp_tabs *ts)
 {
     static const char *const c[] = {"model",
                                     "family",
@@ -378,7 +384,7 @@ static void accuracy_table(const struct rp_data *d, struct tabs *ts)
                                     "within 10% [% of measurements]",
                                     "within 25% [% of measurements]",
                                     NULL};
-    struct rp_table *t = new_table(ts, "accuracy", "Model accuracy", RP_SEC_MODEL);
+    struct rp_table *t = rp_tabs_new(ts, "accuracy", "Model accuracy", RP_SEC_MODEL);
     double *pred = NULL, *meas = NULL;
     int64_t *ids = NULL;
     if (!t)
@@ -461,7 +467,7 @@ static const char *tsm2_gpu(const struct rp_dev *v, const char *precision, struc
     return model_check_gpu(g);
 }
 
-static void tsm2_threshold_table(const struct rp_data *d, struct tabs *ts)
+static void tsm2_threshold_table(const struct rp_data *d, struct rp_tabs *ts)
 {
     static const char *const c[] = {"device",
                                     "precision",
@@ -474,7 +480,7 @@ static void tsm2_threshold_table(const struct rp_data *d, struct tabs *ts)
                                     NULL};
     static const char *const precs[] = {"fp32", "fp64"};
     struct rp_table *t =
-        new_table(ts, "tsm2-threshold", "TSM2: compute/memory threshold", RP_SEC_TSM2);
+        rp_tabs_new(ts, "tsm2-threshold", "TSM2: compute/memory threshold", RP_SEC_TSM2);
     if (!t)
         return;
     cols(t, c);
@@ -586,7 +592,7 @@ static int gd_memo(struct gd_memo *memo, int *nmemo, int dev, const struct model
     return RK_OK;
 }
 
-static void tsm2_params_table(const struct rp_data *d, struct tabs *ts)
+static void tsm2_params_table(const struct rp_data *d, struct rp_tabs *ts)
 {
     static const char *const c[] = {"device",
                                     "precision",
@@ -606,7 +612,7 @@ static void tsm2_params_table(const struct rp_data *d, struct tabs *ts)
                                     "regret (choice / fastest)",
                                     "note",
                                     NULL};
-    struct rp_table *t = new_table(ts, "tsm2-parameters", "TSM2: chosen parameters", RP_SEC_TSM2);
+    struct rp_table *t = rp_tabs_new(ts, "tsm2-parameters", "TSM2: chosen parameters", RP_SEC_TSM2);
     if (!t)
         return;
     cols(t, c);
@@ -677,13 +683,13 @@ static void tsm2_params_table(const struct rp_data *d, struct tabs *ts)
 
 int rp_build_tables(const struct rp_data *d, struct rp_table **out, int *n)
 {
-    struct tabs ts = {NULL, 0, 0, 0};
+    struct rp_tabs ts = {NULL, 0, 0, 0};
     devices_table(d, &ts);
     ceilings_table(d, &ts);
     for (int f = 0; f < d->nfamilies; f++)
         measurement_table(d, d->families[f], &ts);
     if (d->nrows == 0) {
-        struct rp_table *t = new_table(&ts, "measurements", "Measurements", RP_SEC_KERNELS);
+        struct rp_table *t = rp_tabs_new(&ts, "measurements", "Measurements", RP_SEC_KERNELS);
         if (t)
             snprintf(t->note, sizeof t->note,
                      "No measurements in the database: run 'roofkit run' (the kernel suite) "
@@ -692,6 +698,7 @@ int rp_build_tables(const struct rp_data *d, struct rp_table **out, int *n)
     accuracy_table(d, &ts);
     tsm2_threshold_table(d, &ts);
     tsm2_params_table(d, &ts);
+    rp_gpu_tables(d, &ts);
     for (int i = 0; i < ts.n; i++)
         ts.oom |= ts.t[i].oom;
     if (ts.oom) {

@@ -186,6 +186,26 @@ static const char *const profiled_kernels[] = {
     "void at::native::index_elementwise_kernel<128, 4>(long)",
 };
 
+void fixture_launch(struct db_measurement *x, const char *kernel, int i, double t_ns)
+{
+    memset(x, 0, sizeof *x);
+    x->kernel = kernel;
+    x->grid[0] = 1024;
+    x->grid[1] = x->grid[2] = 1;
+    x->block[0] = 128;
+    x->block[1] = x->block[2] = 1;
+    x->registers = 32;
+    x->reps = 1;
+    x->time_min_ns = x->time_median_ns = x->time_max_ns = t_ns;
+    x->flops = x->bytes_dram = x->bytes_l2 = x->bytes_l1 = x->bytes_shared = NAN;
+    x->verified = -1;
+    x->rel_error = NAN;
+    x->cache_state = "warm";
+    x->source = "profile";
+    x->launch_index = i;
+    x->correlation_id = 100 + i;
+}
+
 /*
  * The launches of a profiled program (capture `prof`, command line after " -- "): no family,
  * precision or shape, no analytic counts; flops and bytes from counters (the copies execute no
@@ -203,22 +223,7 @@ static int add_profiled(struct db *db, int64_t prof, int64_t model, int n)
         const int kern = i % nk, copy = kern == 9 || kern == 11, tensor = kern == 2 || kern == 3;
         const double t = 4000.0 + 1.0e5 * noise() / (1 + kern);
         const double dram = 2.0e12 * t * 1e-9 * (0.2 + 0.5 * noise());
-        memset(&x, 0, sizeof x);
-        x.kernel = profiled_kernels[kern];
-        x.grid[0] = 1024;
-        x.grid[1] = x.grid[2] = 1;
-        x.block[0] = 128;
-        x.block[1] = x.block[2] = 1;
-        x.registers = 32;
-        x.reps = 1;
-        x.time_min_ns = x.time_median_ns = x.time_max_ns = t;
-        x.flops = x.bytes_dram = x.bytes_l2 = x.bytes_l1 = x.bytes_shared = NAN;
-        x.verified = -1;
-        x.rel_error = NAN;
-        x.cache_state = "warm";
-        x.source = "profile";
-        x.launch_index = i;
-        x.correlation_id = 100 + i;
+        fixture_launch(&x, profiled_kernels[kern], i, t);
         memset(met, 0, sizeof met);
         met[0].name = "dram_read_bytes";
         met[0].value = dram * 0.7;

@@ -33,7 +33,6 @@
 #include <cmocka.h>
 
 #include <dirent.h>
-#include <expat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +42,7 @@
 
 #include "common.h"
 #include "db.h"
+#include "files.h"
 #include "fixture.h"
 #include "report.h"
 
@@ -51,152 +51,6 @@ static char tmpdir[256];
 static void path(char *buf, size_t len, const char *rel)
 {
     snprintf(buf, len, "%s/%s", tmpdir, rel);
-}
-
-static char *slurp(const char *p, size_t *len)
-{
-    FILE *f = fopen(p, "rb");
-    char *buf;
-    long n;
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    if (len)
-        *len = (size_t)n;
-    fclose(f);
-    return buf;
-}
-
-static int exists(const char *dir, const char *rel)
-{
-    char p[1024];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, rel);
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-}
-
-static int xml_ok(const char *text, size_t len)
-{
-    XML_Parser p = XML_ParserCreate(NULL);
-    int ok = XML_Parse(p, text, (int)len, 1) == XML_STATUS_OK;
-    if (!ok)
-        fprintf(stderr, "xml error: %s at line %lu\n", XML_ErrorString(XML_GetErrorCode(p)),
-                (unsigned long)XML_GetCurrentLineNumber(p));
-    XML_ParserFree(p);
-    return ok;
-}
-
-/* ---- a small RFC 4180 reader: rows of fields ---- */
-struct csv {
-    int nrows, ncols;
-    char **f; /* nrows * ncols, row 0 = header */
-};
-
-static int csv_read(const char *p, struct csv *c)
-{
-    size_t len;
-    char *t = slurp(p, &len), *s;
-    int cap = 0, n = 0, cols = 0, row_cols = 0;
-    memset(c, 0, sizeof *c);
-    if (!t)
-        return -1;
-    c->f = NULL;
-    s = t;
-    while (*s) {
-        char *field = malloc(len + 1);
-        size_t k = 0;
-        if (*s == '"') {
-            s++;
-            for (;;) {
-                if (*s == '"' && s[1] == '"') {
-                    field[k++] = '"';
-                    s += 2;
-                } else if (*s == '"') {
-                    s++;
-                    break;
-                } else {
-                    field[k++] = *s++;
-                }
-            }
-        } else {
-            while (*s && *s != ',' && *s != '\r' && *s != '\n')
-                field[k++] = *s++;
-        }
-        field[k] = '\0';
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            c->f = realloc(c->f, (size_t)cap * sizeof *c->f);
-        }
-        c->f[n++] = field;
-        row_cols++;
-        if (*s == ',') {
-            s++;
-            continue;
-        }
-        if (*s == '\r')
-            s++;
-        if (*s == '\n')
-            s++;
-        if (cols == 0)
-            cols = row_cols;
-        if (row_cols != cols) {
-            free(t);
-            return -1;
-        }
-        row_cols = 0;
-    }
-    free(t);
-    c->ncols = cols;
-    c->nrows = cols ? n / cols : 0;
-    return 0;
-}
-
-static const char *csv_get(const struct csv *c, int r, const char *col)
-{
-    for (int j = 0; j < c->ncols; j++)
-        if (strcmp(c->f[j], col) == 0)
-            return c->f[r * c->ncols + j];
-    fail_msg("no column '%s'", col);
-    return NULL;
-}
-
-static void csv_free(struct csv *c)
-{
-    for (int i = 0; i < c->nrows * c->ncols; i++)
-        free(c->f[i]);
-    free(c->f);
-}
-
-static int count_files(const char *dir, const char *suffix)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    if (!d)
-        return 0;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name), s = strlen(suffix);
-        n += l > s && strcmp(e->d_name + l - s, suffix) == 0;
-    }
-    closedir(d);
-    return n;
-}
-
-static int count_str(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
 }
 
 static struct db *open_fixture(const char *name, int nmeas)
@@ -211,15 +65,6 @@ static struct db *open_fixture(const char *name, int nmeas)
     if (!db)
         assert_int_equal(db_open(p, DB_RO, &db), RK_OK);
     return db;
-}
-
-/* The cell of column col in row r, or NULL when the table has no such column. */
-static const char *csv_opt(const struct csv *c, int r, const char *col)
-{
-    for (int j = 0; j < c->ncols; j++)
-        if (strcmp(c->f[j], col) == 0)
-            return c->f[r * c->ncols + j];
-    return NULL;
 }
 
 /* The data block of a chart's .dat file that starts with the comment line `head`, up to the
