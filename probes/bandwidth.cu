@@ -76,7 +76,7 @@ __global__ void k_dram_write(double2 *__restrict__ b, size_t n, double s)
         b[i] = v;
 }
 
-__global__ void k_dram_copy(const double2 *__restrict__ a, double2 *__restrict__ b, size_t n)
+__global__ void pt_k_copy(const double2 *__restrict__ a, double2 *__restrict__ b, size_t n)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     const size_t st = (size_t)gridDim.x * blockDim.x;
@@ -144,7 +144,7 @@ static int enqueue_dram(void *arg, cudaStream_t st)
         k_dram_write<<<j->grid, j->block, 0, st>>>((double2 *)j->b, n, 1.5);
         break;
     case PT_DRAM_COPY:
-        k_dram_copy<<<j->grid, j->block, 0, st>>>((const double2 *)j->a, (double2 *)j->b, n);
+        pt_k_copy<<<j->grid, j->block, 0, st>>>((const double2 *)j->a, (double2 *)j->b, n);
         break;
     case PT_DRAM_TRIAD:
         k_dram_triad<<<j->grid, j->block, 0, st>>>((double2 *)j->a, (const double2 *)j->b,

@@ -55,6 +55,9 @@ static inline __host__ __device__ double pt_uniform(uint64_t seed, uint64_t i)
 
 __global__ void pt_k_fill_pattern(uint32_t *w, size_t n, uint64_t base);
 __global__ void pt_k_fill_uniform(double *x, size_t n, uint64_t seed);
+/* b = a over n 16-byte elements, grid-stride, four loads in flight a thread (bandwidth.cu):
+ * the DRAM copy, and the peer probes' SM copies, where a or b lies on the other GPU. */
+__global__ void pt_k_copy(const double2 *__restrict__ a, double2 *__restrict__ b, size_t n);
 
 /* 16-byte loads with an explicit cache operator; volatile so that loads of the
  * same address in a repeat loop are not merged (the point of a cache probe). */

@@ -31,6 +31,10 @@ struct pt_nvml {
     int (*get_power)(void *dev, unsigned *mw);
     int (*get_temp)(void *dev, int sensor, unsigned *c);
     int (*shutdown)(void);
+    /* NVLink queries, NULL where the driver lacks them (pt_nvml_nvlinks) */
+    int (*nvlink_state)(void *dev, unsigned link, int *active);
+    int (*nvlink_remote_pci)(void *dev, unsigned link, void *pci_info);
+    int (*nvlink_remote_type)(void *dev, unsigned link, int *type);
 };
 
 struct pt_samples {
@@ -90,6 +94,10 @@ struct pt_probe {
     int arg; /* which precision or direction the run function measures */
 };
 
+/* probes_open with the warning about a missing NVML printed only when warn_nvml != 0 (the
+ * peer probes open GPUs that probes_open has already warned about). */
+int pt_open(int index, int quick, int warn_nvml, struct probes **out /* OUT */);
+
 /* ---- timing (timing.c) ---- */
 
 /* Enqueues one repetition on the stream; returns RK_OK or an rk_err (message printed). */
@@ -142,6 +150,13 @@ int pt_set_params(struct probes_result *r, struct rk_buf *b);
 /* ---- NVML (nvml.c) ---- */
 int pt_nvml_open(struct pt_nvml *n, const char *pci_bus_id);
 void pt_nvml_close(struct pt_nvml *n);
+/*
+ * Active NVLinks of n's GPU that reach the GPU at PCI bus id `peer` ("0000:19:00.0"): links
+ * to it directly, or to an NVSwitch (*switched set to 1; every GPU on the switches is then
+ * reached through all of them); 0 when there is none or the GPU has no NVLink; -1 without
+ * NVML, its NVLink queries, or an answer from them.
+ */
+int pt_nvml_nvlinks(const struct pt_nvml *n, const char *peer, int *switched /* OUT */);
 
 /* ---- the probes' run functions and their kernels' launchers (*.cu) ---- */
 int pt_bw_dram(struct probes *s, int arg, struct probes_output *out);
@@ -159,6 +174,18 @@ int pt_lat_loaded(struct probes *s, int arg, struct probes_output *out);
 
 /* The DRAM probes' three buffers (>= 8x the L2, >= 1 GiB each), allocated once (bandwidth.cu). */
 int pt_alloc_dram(struct probes *s);
+
+/*
+ * The pointer chase of pt_lat_chase through memory that a GPU other than the one chasing may
+ * own (latency.cu, for peer.cu): with `own`'s GPU current, builds one random cyclic order of
+ * bytes / 128 lines in buf (own's memory) and checks it; then from n_sms SMs spread over
+ * `run`'s GPU, one after the other, each from its own place in the cycle and after
+ * flush_bytes of flush (own's memory; NULL: none) were written to empty own's L2: 256
+ * untimed loads, then segs (<= 8) timed segments of `steps`. cycles[i]: SM i's median
+ * segment, in `run`'s clock64 cycles per load. Leaves run's GPU current.
+ */
+int pt_chase_far(struct probes *own, struct probes *run, void *buf, size_t bytes, void *flush,
+                 size_t flush_bytes, int n_sms, long steps, int segs, double *cycles /* OUT */);
 
 /* Measures the SM clock with clock64 over %globaltimer for about `ms` (latency.cu). */
 int pt_measure_clock(struct probes *s, double ms, double *mhz /* OUT */);

@@ -23,6 +23,10 @@
  *
  * Checks: sigma is verified to be a bijection (counts), and the pointer the chase
  * ends on must be line sigma(start + steps), computed on the host.
+ *
+ * pt_chase_far runs the same chase through another GPU's memory for the peer probes
+ * (peer.cu): the chain is built and checked on the GPU that owns it, the chase runs on
+ * the other, and pointers are the same on both (unified virtual addressing).
  */
 #include "device.cuh"
 #include "internal.h"
@@ -180,6 +184,75 @@ static int cmp_ll(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+#define CHASE_MAX_SEGS 8
+
+/* What k_chase writes, on the GPU that runs it. */
+struct chase_run {
+    long long *d_cycles; /* CHASE_MAX_SEGS */
+    uint64_t *d_end;
+    int *d_claimed;
+};
+
+/* Allocates c's buffers on the current device: RK_OK, or an rk_err (message printed). */
+static int chase_run_alloc(struct chase_run *c)
+{
+    memset(c, 0, sizeof *c);
+    RK_CUDA(cudaMalloc(&c->d_cycles, CHASE_MAX_SEGS * sizeof *c->d_cycles));
+    RK_CUDA(cudaMalloc(&c->d_end, sizeof *c->d_end));
+    RK_CUDA(cudaMalloc(&c->d_claimed, sizeof *c->d_claimed));
+    return RK_OK;
+}
+
+static void chase_run_free(struct chase_run *c)
+{
+    cudaFree(c->d_cycles);
+    cudaFree(c->d_end);
+    cudaFree(c->d_claimed);
+    memset(c, 0, sizeof *c);
+}
+
+/*
+ * One chase by thread 0 of a block on SM `sm` of s's GPU (the current device), on s's stream:
+ * `warm` untimed loads from start, then `segs` (<= CHASE_MAX_SEGS) timed segments of `steps`
+ * loads. Checks that it ended on `want` and writes the median segment's cycles per load to
+ * *cycles; `fp` (bytes) names the chain in the message of a wrong end.
+ */
+static int chase_on_sm(struct probes *s, const struct chase_run *c, const uint64_t *start,
+                       long warm, long steps, int segs, int sm, uint64_t want, int64_t fp,
+                       double *cycles)
+{
+    long long cyc[CHASE_MAX_SEGS];
+    uint64_t got = 0;
+    int claimed = 0;
+
+    if (segs < 1 || segs > CHASE_MAX_SEGS)
+        RK_BUG("chase_on_sm: segments out of range");
+    RK_CUDA(cudaMemsetAsync(c->d_claimed, 0, sizeof *c->d_claimed, s->stream));
+    k_chase<<<s->dev.sm_count * 4, 32, 0, s->stream>>>(start, warm, steps, segs, c->d_cycles,
+                                                       c->d_end, sm, c->d_claimed);
+    RK_CUDA(cudaGetLastError());
+    pt_sample(s);
+    RK_CUDA(cudaMemcpyAsync(cyc, c->d_cycles, (size_t)segs * sizeof cyc[0], cudaMemcpyDeviceToHost,
+                            s->stream));
+    RK_CUDA(cudaMemcpyAsync(&got, c->d_end, sizeof got, cudaMemcpyDeviceToHost, s->stream));
+    RK_CUDA(
+        cudaMemcpyAsync(&claimed, c->d_claimed, sizeof claimed, cudaMemcpyDeviceToHost, s->stream));
+    RK_CUDA(cudaStreamSynchronize(s->stream));
+    if (!claimed)
+        return rk_error(RK_ECUDA,
+                        "no block of the pointer chase ran on SM %d of %d; is the GPU "
+                        "shared with another process (MPS, MIG)?",
+                        sm, s->dev.sm_count);
+    if (got != want)
+        return rk_error(RK_EVERIFY,
+                        "the pointer chase over %lld bytes ended on the wrong "
+                        "line; please report this",
+                        (long long)fp);
+    qsort(cyc, (size_t)segs, sizeof cyc[0], cmp_ll);
+    *cycles = (double)cyc[segs / 2] / (double)steps;
+    return RK_OK;
+}
+
 /* Checks that sigma is a bijection of [0, n): every line gets exactly one pointer. */
 static int check_perm(struct probes *s, const struct perm &p, unsigned *d_count,
                       unsigned long long *d_bad)
@@ -278,19 +351,19 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
     const int n_sms = s->dev.sm_count < (s->quick ? CHASE_SMS_QUICK : CHASE_SMS)
                           ? s->dev.sm_count
                           : (s->quick ? CHASE_SMS_QUICK : CHASE_SMS);
-    int *d_claimed = NULL, claimed = 0;
+    struct chase_run c;
     const int64_t min_fp = 4096, max_fp = (int64_t)2 << 30;
     const int64_t l2 = s->dev.l2_bytes;
     unsigned *d_count = NULL;
     unsigned long long *d_bad = NULL;
-    long long *d_cycles = NULL, cyc[8];
-    uint64_t *d_end = NULL, *buf;
+    uint64_t *buf;
     void *flush = NULL;
     const size_t flush_bytes = (size_t)s->dev.l2_bytes * 4;
     int rc = RK_OK, first_pt = out->n_points, n_fp = 0;
     double mhz = 0;
     (void)arg;
 
+    memset(&c, 0, sizeof c);
     if ((size_t)s->dev.memory_bytes < (size_t)max_fp + ((size_t)512 << 20))
         return rk_error(RK_ENOMEM, "the pointer chase needs a 2 GiB buffer; the GPU has %lld MiB",
                         (long long)(s->dev.memory_bytes >> 20));
@@ -301,9 +374,8 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
     buf = (uint64_t *)s->chase;
     PT_CUDA(cudaMalloc(&d_count, (size_t)(max_fp / LINE) * sizeof *d_count));
     PT_CUDA(cudaMalloc(&d_bad, sizeof *d_bad));
-    PT_CUDA(cudaMalloc(&d_cycles, sizeof cyc));
-    PT_CUDA(cudaMalloc(&d_end, 2 * sizeof *d_end));
-    PT_CUDA(cudaMalloc(&d_claimed, sizeof *d_claimed));
+    if ((rc = chase_run_alloc(&c)) != RK_OK)
+        goto out;
     PT_CUDA(cudaMalloc(&flush, flush_bytes));
     if ((rc = pt_measure_clock(s, 5.0, &mhz)) != RK_OK)
         goto out;
@@ -316,7 +388,7 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
         struct perm p = perm_make(n, 0x5EED0000u + (uint64_t)f);
         long steps = fp <= 2 * l2 ? (s->quick ? 4096 : 8192) : (s->quick ? 2048 : 4096);
         long warm = fp <= 2 * l2 ? (long)(n > 256 ? n : 256) : 256;
-        uint64_t pos = pt_hash((uint64_t)f) % n, want, got = 0;
+        uint64_t pos = pt_hash((uint64_t)f) % n, want;
         struct probes_point pt;
         double per_sm[CHASE_SMS], lo, med, hi;
 
@@ -329,39 +401,14 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
                                                              n) *
                                                LINE_WORDS);
         for (int i = 0; i < n_sms; i++) {
-            const int sm = i * s->dev.sm_count / n_sms;
             /* DRAM footprints start cold: writing 4x the L2 elsewhere evicts the lines
              * that building the chain (or the previous SM's chase) left in the L2. */
             if (fp > 2 * l2)
                 PT_CUDA(cudaMemsetAsync(flush, 0, flush_bytes, s->stream));
-            PT_CUDA(cudaMemsetAsync(d_claimed, 0, sizeof *d_claimed, s->stream));
-            k_chase<<<s->dev.sm_count * 4, 32, 0, s->stream>>>(
-                buf + perm_apply(p, pos) * LINE_WORDS, warm, steps, reps, d_cycles, d_end, sm,
-                d_claimed);
-            PT_CUDA(cudaGetLastError());
-            pt_sample(s);
-            PT_CUDA(cudaMemcpyAsync(cyc, d_cycles, (size_t)reps * sizeof cyc[0],
-                                    cudaMemcpyDeviceToHost, s->stream));
-            PT_CUDA(cudaMemcpyAsync(&got, d_end, sizeof got, cudaMemcpyDeviceToHost, s->stream));
-            PT_CUDA(cudaMemcpyAsync(&claimed, d_claimed, sizeof claimed, cudaMemcpyDeviceToHost,
-                                    s->stream));
-            PT_CUDA(cudaStreamSynchronize(s->stream));
-            if (!claimed) {
-                rc = rk_error(RK_ECUDA,
-                              "no block of the pointer chase ran on SM %d of %d; is the GPU "
-                              "shared with another process (MPS, MIG)?",
-                              sm, s->dev.sm_count);
+            rc = chase_on_sm(s, &c, buf + perm_apply(p, pos) * LINE_WORDS, warm, steps, reps,
+                             i * s->dev.sm_count / n_sms, want, fp, &per_sm[i]);
+            if (rc != RK_OK)
                 goto out;
-            }
-            if (got != want) {
-                rc = rk_error(RK_EVERIFY,
-                              "the pointer chase over %lld bytes ended on the wrong "
-                              "line; please report this",
-                              (long long)fp);
-                goto out;
-            }
-            qsort(cyc, (size_t)reps, sizeof cyc[0], cmp_ll);
-            per_sm[i] = (double)cyc[reps / 2] / (double)steps;
         }
         pt_stats(per_sm, n_sms, &lo, &med, &hi);
         pt.footprint_bytes = fp;
@@ -379,10 +426,60 @@ int pt_lat_chase(struct probes *s, int arg, struct probes_output *out)
 out:
     cudaFree(d_count);
     cudaFree(d_bad);
-    cudaFree(d_cycles);
-    cudaFree(d_end);
-    cudaFree(d_claimed);
+    chase_run_free(&c);
     cudaFree(flush);
+    return rc;
+}
+
+int pt_chase_far(struct probes *own, struct probes *run, void *buf, size_t bytes, void *flush,
+                 size_t flush_bytes, int n_sms, long steps, int segs, double *cycles)
+{
+    const uint64_t n = bytes / LINE;
+    const long warm = 256; /* as at the DRAM points of pt_lat_chase */
+    const struct perm p = perm_make(n, 0xFA2C4A5Eu);
+    unsigned *d_count = NULL;
+    unsigned long long *d_bad = NULL;
+    struct chase_run c;
+    int rc = RK_OK;
+
+    memset(&c, 0, sizeof c);
+    PT_CUDA(cudaSetDevice(own->dev.index));
+    PT_CUDA(cudaMalloc(&d_count, n * sizeof *d_count));
+    PT_CUDA(cudaMalloc(&d_bad, sizeof *d_bad));
+    k_chase_build<<<own->dev.sm_count * 8, 256, 0, own->stream>>>((uint64_t *)buf, p);
+    PT_CUDA(cudaGetLastError());
+    if ((rc = check_perm(own, p, d_count, d_bad)) != RK_OK)
+        goto out;
+    PT_CUDA(cudaSetDevice(run->dev.index));
+    if ((rc = chase_run_alloc(&c)) != RK_OK)
+        goto out;
+    for (int i = 0; i < n_sms && !rk_interrupted; i++) {
+        /* each SM from its own place in the cycle: no line of one chase waits in a cache for
+         * the next; and the owner's L2 emptied of what building (or the last chase) left */
+        const uint64_t pos = pt_hash(0xFA2C0000u + (uint64_t)i) % n;
+        const uint64_t *start = (const uint64_t *)buf + perm_apply(p, pos) * LINE_WORDS;
+        const uint64_t want =
+            (uint64_t)(uintptr_t)((const uint64_t *)buf +
+                                  perm_apply(p,
+                                             (pos + (uint64_t)warm + (uint64_t)steps * segs) % n) *
+                                      LINE_WORDS);
+        if (flush) {
+            PT_CUDA(cudaSetDevice(own->dev.index));
+            PT_CUDA(cudaMemsetAsync(flush, 0, flush_bytes, own->stream));
+            PT_CUDA(cudaStreamSynchronize(own->stream));
+            PT_CUDA(cudaSetDevice(run->dev.index));
+        }
+        rc = chase_on_sm(run, &c, start, warm, steps, segs, i * run->dev.sm_count / n_sms, want,
+                         (int64_t)bytes, &cycles[i]);
+        if (rc != RK_OK)
+            goto out;
+    }
+out:
+    cudaSetDevice(own->dev.index); /* each buffer freed with its GPU current */
+    cudaFree(d_count);
+    cudaFree(d_bad);
+    cudaSetDevice(run->dev.index);
+    chase_run_free(&c);
     return rc;
 }
 

@@ -1,7 +1,9 @@
 /*
  * nvml.c - reads the SM clock, memory clock, power draw and temperature through
  * NVML while probes run (CUDA 13 removed the clock fields from cudaDeviceProp, and
- * the clock seen under load is what the theoretical ceilings need).
+ * the clock seen under load is what the theoretical ceilings need), and for the
+ * peer probes how many active NVLinks join two GPUs (the NVLink queries are
+ * optional: a driver without them leaves the link count unknown).
  *
  * NVML ships with the driver, not the toolkit: the build machines have neither
  * nvml.h nor libnvidia-ml, so the library is opened with dlopen() at run time and
@@ -17,6 +19,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* NVML's ABI, as published in nvml.h (not available at build time). */
@@ -47,6 +50,9 @@ int pt_nvml_open(struct pt_nvml *n, const char *pci_bus_id)
     SYM(n->get_power, "nvmlDeviceGetPowerUsage");
     SYM(n->get_temp, "nvmlDeviceGetTemperature");
     SYM(n->shutdown, "nvmlShutdown");
+    SYM(n->nvlink_state, "nvmlDeviceGetNvLinkState");
+    SYM(n->nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    SYM(n->nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
     if (!init || !by_pci || !n->get_clock || !n->get_power || !n->get_temp || !n->shutdown)
         goto fail;
     if (init() != NVML_SUCCESS)
@@ -87,4 +93,47 @@ void pt_sample(struct probes *s)
         s->nvml.get_clock(s->nvml.device, CLOCK_MEM, &v) == NVML_SUCCESS ? v : NAN;
     t->power_w[i] = s->nvml.get_power(s->nvml.device, &v) == NVML_SUCCESS ? v / 1000.0 : NAN;
     t->temp_c[i] = s->nvml.get_temp(s->nvml.device, TEMPERATURE_GPU, &v) == NVML_SUCCESS ? v : NAN;
+}
+
+/* nvmlPciInfo_t, as published in nvml.h. */
+struct nvml_pci_info {
+    char bus_id_legacy[16];
+    unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+};
+
+int pt_nvml_nvlinks(const struct pt_nvml *n, const char *peer, int *switched)
+{
+    /* links past the GPU's last answer an error; a GPU without NVLink answers "not supported" */
+    enum { MAX_LINKS = 64, REMOTE_SWITCH = 2, NOT_SUPPORTED = 3 };
+    unsigned domain, bus, device;
+    int links = 0, answered = 0, unsupported = 0;
+
+    *switched = 0;
+    if (!n->lib || !n->nvlink_state || !n->nvlink_remote_pci)
+        return -1;
+    if (sscanf(peer, "%x:%x:%x", &domain, &bus, &device) != 3)
+        return -1;
+    for (unsigned l = 0; l < MAX_LINKS; l++) {
+        struct nvml_pci_info pci;
+        int active = 0, type = -1, e = n->nvlink_state(n->device, l, &active);
+        if (e != NVML_SUCCESS) {
+            unsupported |= l == 0 && e == NOT_SUPPORTED;
+            continue;
+        }
+        answered++;
+        if (!active)
+            continue;
+        if (n->nvlink_remote_type && n->nvlink_remote_type(n->device, l, &type) == NVML_SUCCESS &&
+            type == REMOTE_SWITCH) {
+            links++;
+            *switched = 1;
+            continue;
+        }
+        memset(&pci, 0, sizeof pci);
+        if (n->nvlink_remote_pci(n->device, l, &pci) == NVML_SUCCESS && pci.domain == domain &&
+            pci.bus == bus && pci.device == device)
+            links++;
+    }
+    return answered ? links : unsupported ? 0 : -1;
 }

@@ -10,6 +10,9 @@
  * the latency curve. Probes return structs and never write SQL; cli/probe.c stores
  * them through db/.
  *
+ * Between two GPUs of one host, the peer probes (probes_peer_run) measure an ordered pair
+ * outside the registry and outside any session: they open both GPUs themselves.
+ *
  * Invariants:
  *   - One session (struct probes) per process and device; it owns the CUDA stream,
  *     the large buffers reused across probes, the cuBLASLt handle and NVML.
@@ -48,8 +51,8 @@ enum probes_group {
 struct probes_result {
     char name[48];           /* the ceiling's name: "bw_dram_read", "lat_chase_l2_far" */
     const char *kind;        /* "bandwidth", "compute", "latency" or "launch" */
-    const char *level;       /* "dram", "l2", "l1", "shared", "stage", "host", "register", or
-                                NULL */
+    const char *level;       /* "dram", "l2", "l1", "shared", "stage", "host", "register",
+                                "peer" (between two GPUs), or NULL */
     const char *precision;   /* "fp32", "bf16", ... or NULL */
     double value;            /* the ceiling: the median of the best configuration */
     const char *unit;        /* "GB/s", "TFLOP/s", "TOP/s", "cycles", "ns", "us" */
@@ -135,6 +138,50 @@ void probes_output_release(struct probes_output *out);
  * architecture tables; 0 for a GPU or precision roofkit has no figure for.
  */
 int probes_lanes_per_sm(int cc_major, int cc_minor, const char *precision);
+
+/* ---- between two GPUs: the peer probes (peer.cu) ---- */
+
+/*
+ * Whether the peer probes can measure the ordered pair of CUDA devices (dev_a, dev_b): 0 when
+ * they can (two different GPUs, each able to access the other's memory:
+ * cudaDeviceCanAccessPeer both ways), why then empty; 1 when the pair is WAIVED, with the
+ * reason written to why (may be NULL): one GPU, an index out of range, a GPU with itself, or
+ * no peer access. A waived pair is not a failure. Without peer access a copy between the two
+ * is staged through host memory, which bw_h2d and bw_d2h measure: the peer probes do not
+ * measure it. Prints nothing; leaves the current device as it was.
+ */
+int probes_peer_waived(int dev_a, int dev_b, char *why /* OUT */, size_t len);
+
+/*
+ * Measures the ceilings between GPU dev_a and GPU dev_b and appends them to *out, each with
+ * level "peer" (kind "bandwidth" in GB/s = 1e9 B/s over the link, or "latency"):
+ *   bw_peer_ce_uni    GB/s  copy engine a -> b: cudaMemcpyPeerAsync, best of copy sizes
+ *                           (32 MiB..1 GiB) and of the source's or destination's stream
+ *   bw_peer_ce_bi     GB/s  copy engines a -> b and b -> a at once: both directions' bytes
+ *                           over the wall time of both
+ *   bw_peer_sm_read   GB/s  a kernel on a copies b's memory into a's (loads over the link)
+ *   bw_peer_sm_write  GB/s  a kernel on a copies a's memory into b's (stores over the link)
+ *   bw_peer_sm_bi     GB/s  that kernel on a and its mirror on b at once
+ *   lat_peer_chase    ns    one thread on a chasing pointers through b's memory (>= 8x b's
+ *                           L2, random order): the median over SMs of a
+ * Every row's params name the GPUs ("gpu_a", "gpu_b": UUIDs; "dev_a", "dev_b": indices) and
+ * the "link" in words. A bandwidth row's params add "direction" ("a_to_b", "b_to_a", "both"),
+ * "bytes_per_direction", "engine" ("copy" or "sm") and its best configuration ("stream",
+ * "copy_bytes", "copies"; or "kernel_on", "block", "blocks_per_sm", "grid"), "configurations"
+ * (how many were tried), and the reference: "memcpy_peer_gbs", one cudaMemcpyPeerAsync of
+ * "memcpy_peer_bytes" (1 GiB) on the source's stream in the same direction(s), timed in the
+ * same run, and "ratio_to_memcpy_peer" = value / memcpy_peer_gbs. The chase's params add
+ * "footprint_bytes", "steps", "segments", "sms", "cycles" and "clock_measured_mhz". theoretical
+ * is active NVLinks x the architecture's rate a link (x 2 both ways), NaN without NVML or
+ * NVLink; sm_clock_mhz, power_w and temp_c are a's.
+ *
+ * quick != 0: fewer repetitions and configurations (meant to take under 3 s a pair, a full
+ * pair under 15 s). A waived pair (probes_peer_waived) returns RK_OK with nothing
+ * appended. Peer access that this call enabled it disables again; the current device is
+ * restored. Returns RK_OK, RK_ECUDA, RK_ENOMEM, RK_EVERIFY (a copy delivered wrong data) or
+ * RK_EINTR (rk_interrupted was set); on any but RK_OK nothing is appended.
+ */
+int probes_peer_run(int dev_a, int dev_b, int quick, struct probes_output *out /* IN/OUT */);
 
 /* ---- the plateau detector (plain C; unit-tested on synthetic curves) ---- */
 

@@ -190,6 +190,11 @@ const struct rk_gpu *probes_device(const struct probes *s)
 
 int probes_open(int index, int quick, struct probes **out)
 {
+    return pt_open(index, quick, 1, out);
+}
+
+int pt_open(int index, int quick, int warn_nvml, struct probes **out)
+{
     struct probes *s = NULL;
     int count = 0, rc = RK_OK;
     cudaError_t e;
@@ -234,7 +239,7 @@ int probes_open(int index, int quick, struct probes **out)
             rc = rk_error(RK_ECUDA, "cannot create CUDA events on device %d", index);
             goto out;
         }
-    if (pt_nvml_open(&s->nvml, s->dev.pci_bus_id) != 0)
+    if (pt_nvml_open(&s->nvml, s->dev.pci_bus_id) != 0 && warn_nvml)
         rk_warn("NVML (libnvidia-ml.so.1) is not available: clocks, power and temperature "
                 "are not stored; theoretical ceilings use the SM clock measured with clock64");
 out:

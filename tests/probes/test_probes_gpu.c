@@ -8,9 +8,9 @@
  *
  * Case ids:
  *   G1  every probe that is not waived returns RK_OK
- *   G2  every result is well formed: finite positive value = median, min <= median
- *       <= max, reps >= 1, params a JSON object without nan, value <= 1.05 x the
- *       theoretical ceiling where there is one
+ *   G2  every result is well formed (result_check.h): finite positive value = median,
+ *       min <= median <= max, reps >= 1, params a JSON object without nan, value <= 1.05 x
+ *       the theoretical ceiling where there is one
  *   G3  bandwidth: DRAM in 100 GB/s..20 TB/s; L2 > DRAM; L1 and shared > L2;
  *       copy >= 0.9 x cudaMemcpy; host copies 1..200 GB/s
  *   G4  latency: >= 20 curve points up to >= 2 GB, sorted; plateaus l1 < l2 < dram
@@ -38,6 +38,7 @@
 
 #include "common.h"
 #include "probes.h"
+#include "result_check.h"
 
 static int quick = 1;
 static struct probes *S;
@@ -121,45 +122,13 @@ static void g1_all_ran(void **state)
             fail_msg("probe %s returned %d", probes_get(i)->name, RCS[i]);
 }
 
-/* A non-finite number as printf writes it ("nan", "-nan", "inf", "-inf") in the place of
- * a JSON value (after ':', ',' or '['); a key such as "knee_inflight_bytes" is not one. */
-static int has_nonfinite(const char *json)
-{
-    for (const char *p = json; *p; p++) {
-        if (*p != ':' && *p != ',' && *p != '[')
-            continue;
-        const char *v = p + 1;
-        while (*v == ' ' || *v == '-')
-            v++;
-        if (!strncmp(v, "nan", 3) || !strncmp(v, "inf", 3))
-            return 1;
-    }
-    return 0;
-}
-
 static void g2_well_formed(void **state)
 {
     (void)state;
     NEED_GPU();
     assert_true(OUT.n_results > 20);
-    for (int i = 0; i < OUT.n_results; i++) {
-        const struct probes_result *r = &OUT.results[i];
-        size_t n = strlen(r->params);
-        if (!(isfinite(r->value) && r->value > 0 && r->value == r->median))
-            fail_msg("%s: value %g, median %g", r->name, r->value, r->median);
-        if (!(r->min <= r->median * (1 + 1e-12) && r->median <= r->max * (1 + 1e-12)))
-            fail_msg("%s: min %g median %g max %g", r->name, r->min, r->median, r->max);
-        assert_true(r->reps >= 1);
-        assert_non_null(r->kind);
-        assert_true(r->unit && r->unit[0]);
-        assert_true(r->method[0]);
-        if (!(n >= 2 && r->params[0] == '{' && r->params[n - 1] == '}'))
-            fail_msg("%s: params not a JSON object: %s", r->name, r->params);
-        if (has_nonfinite(r->params))
-            fail_msg("%s: params hold nan or inf: %s", r->name, r->params);
-        if (!isnan(r->theoretical) && !(r->value <= 1.05 * r->theoretical))
-            fail_msg("%s: %g above its theoretical %g", r->name, r->value, r->theoretical);
-    }
+    for (int i = 0; i < OUT.n_results; i++)
+        check_result_well_formed(&OUT.results[i]);
 }
 
 static void g3_bandwidth(void **state)

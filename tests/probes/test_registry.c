@@ -8,6 +8,8 @@
  *   R4  lane table: H100 figures (fp32 128, fp64 64), unknown GPU 0
  *   R5  without a GPU, probes_open returns RK_ENOGPU and no session (skipped where
  *       a GPU is present)
+ *   R6  with fewer than two GPUs every pair is waived with a reason, and probes_peer_run
+ *       returns RK_OK with nothing appended (skipped where two are present: test_peer_gpu)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,11 +112,28 @@ static void r5_no_gpu(void **state)
     assert_null(s);
 }
 
+static void r6_peer_waived(void **state)
+{
+    struct probes_output out = {0};
+    char why[256];
+    int n = 0;
+    (void)state;
+    if (cudaGetDeviceCount(&n) == cudaSuccess && n >= 2)
+        skip();
+    why[0] = '\0';
+    assert_int_equal(probes_peer_waived(0, 1, why, sizeof why), 1);
+    assert_true(why[0]);
+    assert_int_equal(probes_peer_waived(0, 1, NULL, 0), 1);
+    assert_int_equal(probes_peer_run(0, 1, 1, &out), RK_OK);
+    assert_int_equal(out.n_results, 0);
+    probes_output_release(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(r1_names), cmocka_unit_test(r2_select), cmocka_unit_test(r3_select_bad),
-        cmocka_unit_test(r4_lanes), cmocka_unit_test(r5_no_gpu),
+        cmocka_unit_test(r4_lanes), cmocka_unit_test(r5_no_gpu), cmocka_unit_test(r6_peer_waived),
     };
     rk_set_quiet(1);
     return cmocka_run_group_tests(tests, NULL, NULL);
