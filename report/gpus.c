@@ -6,7 +6,7 @@
  *
  *   captures           every capture with where it ran: host, launcher rank, local rank
  *                      and world size, the other GPUs measured at the same time and the
- *                      other GPUs busy; when some capture carries any of them
+ *                      other GPUs busy; when that says more than "one GPU of one host"
  *   ceilings-by-gpu    one row per ceiling name (not of a pair), one column per GPU, then
  *                      min / median / max across GPUs; a GPU 5 % or more worse than the
  *                      median flagged (cell marker, CSS class, a line in "Flags"); when 2 or
@@ -102,9 +102,24 @@ static void cell_opt(struct rp_table *t, int v)
 
 /* ----------------------------------------------------------- captures */
 
-static int has_origin(const struct db_capture *c)
+/* Does where the captures ran tell more than "one GPU of one host"? Some capture ran under a
+ * launcher or beside other GPUs measured or busy, or the captures name 2 or more hosts, or the
+ * database holds 2 or more devices. */
+static int origin_matters(const struct rp_data *d)
 {
-    return (c->host && *c->host) || c->rank >= 0 || c->gpus_concurrent >= 0 || c->gpus_busy >= 0;
+    const char *host = NULL;
+    if (d->ndevs >= 2)
+        return 1;
+    for (int i = 0; i < d->ncaps; i++) {
+        const struct db_capture *c = &d->caps[i];
+        if (c->rank >= 0 || c->gpus_concurrent > 0 || c->gpus_busy > 0)
+            return 1;
+        if (c->host && host && strcmp(c->host, host) != 0)
+            return 1;
+        if (c->host)
+            host = c->host;
+    }
+    return 0;
 }
 
 static void captures_table(const struct rp_data *d, struct rp_tabs *ts)
@@ -126,10 +141,7 @@ static void captures_table(const struct rp_data *d, struct rp_tabs *ts)
                                     "measurements",
                                     "command line",
                                     NULL};
-    int any = 0;
-    for (int i = 0; i < d->ncaps && !any; i++)
-        any = has_origin(&d->caps[i]);
-    if (!any)
+    if (!origin_matters(d))
         return;
     struct rp_table *t = rp_tabs_new(ts, "captures", "Captures: where each ran", RP_SEC_GPUS);
     if (!t)

@@ -21,7 +21,8 @@
  *      bar chart per group of ranks; every SVG well-formed and inlined, no script; the
  *      ceilings table names the peer of a pair ceiling; a launch that names its GPU is listed
  *      under that GPU
- *   G7 a one-GPU database: no section, no file of it
+ *   G7 a one-GPU database: no section, no file of it, also when its captures name their host;
+ *      a capture beside a busy GPU brings the captures table alone
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -388,6 +389,22 @@ static void test_one_gpu(void **state)
     assert_non_null(md);
     assert_null(strstr(md, "Several GPUs"));
     free(md);
+
+    /* a capture that names its host adds nothing; one beside a busy GPU adds the captures */
+    int64_t cap;
+    snprintf(p, sizeof p, "%s/one.db", tmpdir);
+    assert_int_equal(db_open(p, DB_RW, &db), RK_OK);
+    for (int busy = 0; busy < 2; busy++) {
+        struct db_origin og = {"n1", -1, -1, -1, 0, busy};
+        assert_int_equal(db_set_origin(db, &og), RK_OK);
+        assert_int_equal(db_capture_begin(db, 1, DB_CAPTURE_PROBE, "roofkit probe", "t", &cap),
+                         RK_OK);
+        assert_int_equal(db_capture_end(db, cap, DB_DONE), RK_OK);
+        assert_int_equal(report_write(db, &o), RK_OK);
+        assert_int_equal(exists(o1, "csv/captures.csv"), busy);
+        assert_false(exists(o1, "csv/ceilings-by-gpu.csv"));
+    }
+    db_close(db);
 }
 
 static int setup(void **state)
