@@ -102,6 +102,7 @@ int cmd_all(int argc, char **argv, struct rk_ctx *ctx)
     const char *out_dir = "roofkit-report";
     char why[256] = "";
     int c, rc;
+    size_t first = 0, last = 4; /* the steps below this process runs */
     rk_getopt_reset();
     while ((c = rk_getopt(argc, argv, ":", opts)) != -1) {
         switch (c) {
@@ -118,8 +119,17 @@ int cmd_all(int argc, char **argv, struct rk_ctx *ctx)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help all'",
                         argv[optind]);
 
-    if (rk_gpu_count(why, sizeof why) == 0)
-        return report_example(out_dir, why);
+    if (rk_gpu_count(why, sizeof why) == 0) {
+        char *dir = NULL;
+        if ((rc = rk_ctx_expand(ctx, out_dir, &dir)) == RK_OK)
+            rc = report_example(dir, why);
+        free(dir);
+        return rc;
+    }
+    if (ctx->gpus) /* after one roofkit per GPU probed and ran: the pairs, model and report */
+        first = 0;
+    if (ctx->per_gpu_child) /* one GPU of a list: the parent predicts and reports for all */
+        last = 2;
 
     {
         /* The steps are the subcommands themselves, on one database. */
@@ -138,10 +148,13 @@ int cmd_all(int argc, char **argv, struct rk_ctx *ctx)
             {"write the report", report, 3},
         };
         int (*fns[])(int, char **, struct rk_ctx *) = {cmd_probe, cmd_run, cmd_model, cmd_report};
-        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        for (size_t i = first; i < last; i++) {
             if (rk_interrupted)
                 return RK_EINTR;
-            rk_info("step %zu of %zu: %s", i + 1, sizeof steps / sizeof steps[0], steps[i].what);
+            if (ctx->gpus && i == 1)
+                continue; /* the suites ran on each GPU; probe did the pairs */
+            rk_info("step %zu of %zu: %s", i + 1, sizeof steps / sizeof steps[0],
+                    ctx->gpus && i == 0 ? "probe every pair of GPUs" : steps[i].what);
             if ((rc = fns[i](steps[i].argc, steps[i].argv, ctx)) != RK_OK)
                 return rc;
         }

@@ -10,6 +10,8 @@
 #ifndef RK_CLI_H
 #define RK_CLI_H
 
+#include "launch.h"
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -17,18 +19,45 @@ struct db;
 
 /* Set up by main() according to the command's flags before cmd_*() runs. */
 struct rk_ctx {
-    const char *db_path; /* --db, default "./roofkit.db" */
-    int device;          /* --device N, default 0 */
-    int quiet;           /* --quiet */
-    struct db *db;       /* open when the command has NEED_DB, else NULL */
-    const char *cmdline; /* the whole command line, for capture.cmdline */
-    const char *argv0;   /* how roofkit was invoked (to find its injection library) */
+    const char *db_path;     /* --db with its placeholders expanded, default "./roofkit.db" */
+    int device;              /* the one GPU of this process: --device N, else the GPU of the
+                                launcher's local rank, else 0 */
+    const char *device_spec; /* --device as given ("all", "0,1", a UUID), or NULL */
+    int serial;              /* --serial: several GPUs one after another */
+    int quiet;               /* --quiet */
+    struct db *db;           /* open when the command has NEED_DB, else NULL */
+    const char *cmdline;     /* the whole command line, for capture.cmdline */
+    const char *argv0;       /* how roofkit was invoked (to find its injection library) */
+    struct rk_launch launch; /* the launcher's rank (mpirun, srun), or none */
+    char host[256];          /* this host's name */
+    int gpus_concurrent;     /* other GPUs a parent roofkit measures at the same time; -1 unknown */
+    int per_gpu_child;       /* 1 in a roofkit started by another for one GPU of a list */
+    /* After the per-GPU runs of a command with RK_AFTER_GPUS: the GPUs they ran on. */
+    const int *gpus;
+    int ngpus;
 };
 
 enum rk_cmd_flags {
     RK_NEED_DB = 1 << 0,    /* open (creating if missing) ctx->db read-write */
     RK_NEED_DB_RO = 1 << 1, /* open an existing database without creating or writing it */
+    /* --device with several GPUs runs one roofkit per GPU (per_gpu.c), all at once unless
+     * --serial, each `roofkit CMD --device N` with the same arguments and database. */
+    RK_PER_GPU = 1 << 2,
+    /* ... then the command runs once more in this process with ctx->gpus set (the work of
+     * the GPUs together: peer probes, the model, the report). */
+    RK_AFTER_GPUS = 1 << 3,
 };
+
+/*
+ * per_gpu.c: runs `roofkit [--quiet] --db DB --device G ARGS...` (ARGS: argv[0..argc-1], the
+ * command and its arguments) once for each of the n GPUs, all at once or (serial) one after
+ * another, each line of their output prefixed with its GPU; waits for them and forwards SIGINT
+ * and SIGTERM. Returns RK_OK when every one succeeded, else the first failure's exit code.
+ */
+int rk_run_per_gpu(struct rk_ctx *ctx, int argc, char **argv, const int *gpus, int n);
+/* The environment variable a parent roofkit sets for the roofkit it starts per GPU: how many
+ * other GPUs it measures at the same time. */
+#define RK_PER_GPU_ENV "ROOFKIT_PER_GPU_CONCURRENT"
 
 struct rk_cmd {
     const char *name;
@@ -125,6 +154,9 @@ void rk_counters_note(const struct rk_counters *c, struct db *db, int64_t captur
 int rk_counters_status(const struct rk_counters *c, long measured);
 
 /* cli/shared.c: what several subcommands need alike. */
+/* A file or folder name with its placeholders (%h, %p, %r, %q{VAR}, %%: launch.h's
+ * rk_expand_name) expanded for this process: *out malloc'd, or RK_EUSAGE / RK_ENOMEM printed. */
+int rk_ctx_expand(const struct rk_ctx *ctx, const char *pattern, char **out /* OUT */);
 struct rk_gpu;
 struct db_device;
 struct db_ceiling;

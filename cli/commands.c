@@ -8,18 +8,24 @@
 #include <string.h>
 
 #define COMMON_OPTS                                                                                \
-    "\ncommon options: --db FILE (default ./roofkit.db), --device N, --quiet, --help\n"            \
-    "exit codes: see 'roofkit --help'\n"
+    "\ncommon options: --db FILE (default ./roofkit.db), --device N|UUID|LIST|all, --serial,\n"    \
+    "--quiet, --help; exit codes: see 'roofkit --help'\n"
 
 const struct rk_cmd rk_commands[] = {
-    {"probe", cmd_probe, 0, "measure the GPU's ceilings: bandwidth, latency, FLOP/s, launch",
+    {"probe", cmd_probe, RK_PER_GPU | RK_AFTER_GPUS,
+     "measure the GPU's ceilings: bandwidth, latency, FLOP/s, launch",
      "usage: roofkit probe [--only GROUPS|PROBES] [--quick]\n\n"
-     "Measures the GPU's ceilings and stores them in the database as one capture.\n\n"
-     "  --only LIST   comma-separated groups (bandwidth, latency, flops, launch) or probe-name\n"
-     "                prefixes (bw_dram, bw_l2, lat_chase, peak_fp64, ...); default: all\n"
+     "Measures the GPU's ceilings and stores them in the database as one capture. With several\n"
+     "GPUs (--device all or a list) each GPU is probed in a roofkit of its own, all at once\n"
+     "(--serial: one after another), then every ordered pair of GPUs gets its peer ceilings\n"
+     "(copy engine and SM-driven bandwidth one way and both ways, latency), one capture per\n"
+     "source GPU.\n\n"
+     "  --only LIST   comma-separated groups (bandwidth, latency, flops, launch, peer) or\n"
+     "                probe-name prefixes (bw_dram, bw_l2, lat_chase, peak_fp64, ...); default:\n"
+     "                all\n"
      "  --quick       fewer repetitions and a coarser latency curve (under 10 s on an H100)\n"
      "  --list        list the probes and exit\n" COMMON_OPTS},
-    {"run", cmd_run, 0, "run, verify and time kernels of the suite",
+    {"run", cmd_run, RK_PER_GPU, "run, verify and time kernels of the suite",
      "usage: roofkit run [--suite NAME | --kernel NAME] [--sizes LIST] [--precision fp32,fp64]\n"
      "                   [--param NAME=V1,V2 ...] [--reps N] [--warm]\n"
      "                   [--metrics LIST|default|none]\n\n"
@@ -56,7 +62,11 @@ const struct rk_cmd rk_commands[] = {
      "                     before the run you see, and matches launches by order and name;\n"
      "                     'kernel' runs it once and replays each kernel, saving and restoring\n"
      "                     its device memory (slower; for programs that differ run to "
-     "run)\n" COMMON_OPTS},
+     "run)\n\n"
+     "--device D makes PROGRAM see the GPUs D names alone (its CUDA_VISIBLE_DEVICES, by UUID);\n"
+     "without it PROGRAM sees every GPU, and each launch stores the GPU it ran on. Under mpirun\n"
+     "or srun, run roofkit as the launched program, one database per rank:\n"
+     "  mpirun -np 2 roofkit --db 'p-%r.db' profile -- ./app\n" COMMON_OPTS},
     {"model", cmd_model, 0,
      "predict kernel times from the ceilings; 'model explain' for the equations",
      "usage: roofkit model [--capture ID] [--model LIST] [--check]\n"
@@ -83,7 +93,7 @@ const struct rk_cmd rk_commands[] = {
     {"report", cmd_report, 0, "write the roofline report: HTML, Markdown, CSV, gnuplot scripts",
      "usage: roofkit report [--out DIR] [--format html,md,csv]\n\n"
      "Reads the database and writes a report directory (default ./roofkit-report).\n" COMMON_OPTS},
-    {"tune", cmd_tune, 0, "compare the model's TSM2/ISM2 parameter choice with a sweep",
+    {"tune", cmd_tune, RK_PER_GPU, "compare the model's TSM2/ISM2 parameter choice with a sweep",
      "usage: roofkit tune tsm2|ism2 --m M --n N --k K [--precision fp32|fp64] [--kernel NAME]\n"
      "                   [--reps N] [--t1 LIST | --tcf LIST] [--top N] [--json]\n\n"
      "Chooses parameters with the TSM2 model of 004 section 3.6 from this GPU's measured\n"
@@ -103,8 +113,8 @@ const struct rk_cmd rk_commands[] = {
      "  --tcf LIST      ISM2: the tcf values to sweep (default 1,2,3,4,6,8,12,16,24,32,48,64)\n"
      "  --top N         configurations listed (default 5)\n"
      "  --json          print the result as one JSON object (the capture's note)\n" COMMON_OPTS},
-    {"list", cmd_list, 0, "list kernels, suites, metrics, captures or devices",
-     "usage: roofkit list kernels|suites|captures|devices\n"
+    {"list", cmd_list, 0, "list kernels, suites, metrics, captures, devices or GPUs",
+     "usage: roofkit list kernels|suites|captures|devices|gpus\n"
      "       roofkit list metrics [--metrics LIST] [--chip NAME]\n\n"
      "  kernels    the kernel registry: family, layout, parameters, cost formula\n"
      "  suites     the kernel suites and their shapes\n"
@@ -112,16 +122,23 @@ const struct rk_cmd rk_commands[] = {
      "             has them, and the replay passes of the default set or of --metrics LIST\n"
      "             (CUPTI's host API, no GPU needed: without one the chip is GH100, or\n"
      "             --chip NAME)\n"
-     "  captures   the captures stored in the database\n"
-     "  devices    the devices stored in the database\n" COMMON_OPTS},
+     "  captures   the captures stored in the database, with the host and launcher rank each\n"
+     "             ran on\n"
+     "  devices    the devices stored in the database\n"
+     "  gpus       the GPUs of this machine (what --device names): CUDA index, UUID, name,\n"
+     "             compute capability, PCI bus id, NUMA node\n" COMMON_OPTS},
     {"export", cmd_export, 0, "export database tables as CSV or JSON",
      "usage: roofkit export --format csv|json [--table NAME]\n\n"
      "Writes a table (device, capture, ceiling, latency_point, measurement, metric,\n"
      "prediction; default: measurement) to standard output.\n" COMMON_OPTS},
-    {"all", cmd_all, 0, "the main job: probe, the default suite, model, report",
+    {"all", cmd_all, RK_PER_GPU | RK_AFTER_GPUS,
+     "the main job: probe, the default suite, model, report",
      "usage: roofkit all [--out DIR]\n\n"
      "Probes the GPU, runs the default suite, writes predictions and the report, all into\n"
-     "the database (--db). Without a GPU it says so and makes the report from the example\n"
+     "the database (--db). With several GPUs (--device all or a list), each GPU is probed and\n"
+     "runs the suite at once (one after another with --serial), then every pair of GPUs gets\n"
+     "its peer ceilings, and the model and the report cover them all. Without a GPU it says so\n"
+     "and makes the report from the example\n"
      "database recorded on an H100 (examples/h100.sql, or $ROOFKIT_EXAMPLE), labelled as\n"
      "example data on every page; the database named by --db is not touched.\n\n"
      "  --out DIR   the report's folder (default roofkit-report)\n" COMMON_OPTS},

@@ -9,6 +9,7 @@
 #include "collect.h"
 #include "common.h"
 #include "db.h"
+#include "gpu.h"
 #include "kernels.h"
 #include "model.h"
 
@@ -223,16 +224,20 @@ static int list_captures(struct rk_ctx *ctx)
     rc = db_list_captures(ctx->db, &caps, &n);
     if (rc != RK_OK)
         return rc;
-    printf("%-5s %-8s %-11s %-21s %-21s %-28s %8s %8s %8s %8s\n", "id", "kind", "status", "started",
-           "ended", "device", "ceilings", "latency", "measure", "predict");
+    printf("%-5s %-8s %-11s %-21s %-21s %-28s %8s %8s %8s %8s %-12s %5s\n", "id", "kind", "status",
+           "started", "ended", "device", "ceilings", "latency", "measure", "predict", "host",
+           "rank");
     for (int i = 0; i < n; i++) {
         const struct db_capture *c = &caps[i];
+        char rank[16] = "-";
+        if (c->rank >= 0)
+            snprintf(rank, sizeof rank, "%d", c->rank);
         printf("%-5" PRId64 " %-8s %-11s %-21s %-21s %-28.28s %8" PRId64 " %8" PRId64 " %8" PRId64
-               " %8" PRId64 "\n",
+               " %8" PRId64 " %-12.12s %5s\n",
                c->id, db_capture_kind_name(c->kind), db_status_name(c->status),
                c->started_at ? c->started_at : "-", c->ended_at ? c->ended_at : "-",
                c->device_name ? c->device_name : "-", c->n_ceilings, c->n_latency_points,
-               c->n_measurements, c->n_predictions);
+               c->n_measurements, c->n_predictions, c->host ? c->host : "-", rank);
     }
     if (n == 0)
         rk_info("no captures in '%s' yet; 'roofkit probe' or 'roofkit run' makes one",
@@ -266,6 +271,28 @@ static int list_devices(struct rk_ctx *ctx)
     return RK_OK;
 }
 
+/* The GPUs this machine has (not the database's rows): what --device can name. */
+static int list_gpus(struct rk_ctx *ctx)
+{
+    struct rk_gpu *g = NULL;
+    int n = 0, rc;
+    (void)ctx;
+    if ((rc = rk_gpu_list(&g, &n)) != RK_OK)
+        return rc;
+    printf("%-5s %-40s %-28s %-5s %-13s %4s\n", "index", "uuid", "name", "cc", "pci bus id",
+           "numa");
+    for (int i = 0; i < n; i++) {
+        char numa[16] = "-";
+        int node = rk_pci_numa_node(g[i].pci_bus_id);
+        if (node >= 0)
+            snprintf(numa, sizeof numa, "%d", node);
+        printf("%-5d %-40s %-28.28s %d.%-3d %-13s %4s\n", g[i].index, g[i].uuid, g[i].name,
+               g[i].cc_major, g[i].cc_minor, g[i].pci_bus_id, numa);
+    }
+    free(g);
+    return RK_OK;
+}
+
 /* Listings without options take only ctx; `metrics` parses its own options. */
 static const struct {
     const char *what;
@@ -274,13 +301,14 @@ static const struct {
 } listings[] = {
     {"kernels", list_kernels, NULL}, {"suites", list_suites, NULL},
     {"metrics", NULL, list_metrics}, {"captures", list_captures, NULL},
-    {"devices", list_devices, NULL},
+    {"devices", list_devices, NULL}, {"gpus", list_gpus, NULL},
 };
 
 int cmd_list(int argc, char **argv, struct rk_ctx *ctx)
 {
     if (argc < 2)
-        return rk_error(RK_EUSAGE, "list what? say kernels, suites, metrics, captures or devices");
+        return rk_error(RK_EUSAGE,
+                        "list what? say kernels, suites, metrics, captures, devices or gpus");
     for (size_t i = 0; i < sizeof listings / sizeof listings[0]; i++) {
         if (strcmp(argv[1], listings[i].what) != 0)
             continue;
@@ -294,5 +322,6 @@ int cmd_list(int argc, char **argv, struct rk_ctx *ctx)
     if (argc > 2)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help list'", argv[2]);
     return rk_error(RK_EUSAGE,
-                    "cannot list '%s'; say kernels, suites, metrics, captures or devices", argv[1]);
+                    "cannot list '%s'; say kernels, suites, metrics, captures, devices or gpus",
+                    argv[1]);
 }

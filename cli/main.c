@@ -11,11 +11,14 @@
 #include "cli.h"
 #include "common.h"
 #include "db.h"
+#include "gpu.h"
+#include "launch.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef RK_VERSION
 #define RK_VERSION "0.0.0"
@@ -41,7 +44,8 @@ static const char exit_codes_text[] =
 static void print_main_help(FILE *to)
 {
     fprintf(to,
-            "usage: roofkit [--db FILE] [--device N] [--quiet] COMMAND [ARGS...]\n"
+            "usage: roofkit [--db FILE] [--device N|all|LIST] [--serial] [--quiet] COMMAND "
+            "[ARGS...]\n"
             "       roofkit help COMMAND | roofkit COMMAND --help | roofkit --version\n\n"
             "roofkit measures what a GPU can do, what each kernel did, and what a model says it\n"
             "should have done, and keeps all three in one SQLite file.\n\ncommands:\n");
@@ -49,8 +53,14 @@ static void print_main_help(FILE *to)
         fprintf(to, "  %-9s %s\n", c->name, c->summary);
     fprintf(to,
             "\ncommon options:\n"
-            "  --db FILE     the database (default ./roofkit.db)\n"
-            "  --device N    the CUDA device index (default 0)\n"
+            "  --db FILE     the database (default ./roofkit.db); %%h (host), %%p (pid), %%r (the\n"
+            "                launcher's rank), %%q{VAR} (a variable) and %%%% are replaced, as\n"
+            "                Nsight Systems does: --db 'job-%%h-%%r.db' gives one file per rank\n"
+            "  --device D    the GPU: a CUDA index, a UUID (or a prefix of one), a list of them\n"
+            "                or 'all' (see 'roofkit list gpus'); probe, run, tune and all run\n"
+            "                on every GPU of a list at once, one roofkit per GPU. Default: the\n"
+            "                GPU of the launcher's local rank under mpirun or srun, else 0\n"
+            "  --serial      with several GPUs, one after another instead of at once\n"
             "  --quiet       print errors only\n"
             "  -h, --help    this help, or a command's help after its name\n"
             "  --version     print roofkit's version\n\n%s",
@@ -91,6 +101,26 @@ static char *join_args(int argc, char **argv)
     return s;
 }
 
+/* Whether a --device value looks like one: "all", or indices 0-1024 and UUIDs separated by
+ * commas (whether the GPUs exist is checked when a command needs them). */
+static int device_spec_ok(const char *val)
+{
+    char **names = NULL;
+    int n = 0, ok;
+    if (strcmp(val, "all") == 0)
+        return 1;
+    if (rk_parse_name_list(val, &names, &n) != RK_OK)
+        return 0;
+    ok = n > 0;
+    for (int i = 0; i < n && ok; i++) {
+        long v;
+        ok = strncmp(names[i], "GPU-", 4) == 0 || strncmp(names[i], "MIG-", 4) == 0 ||
+             (rk_parse_long(names[i], &v) == RK_OK && v >= 0 && v <= 1024);
+    }
+    rk_free_name_list(names, n);
+    return ok;
+}
+
 /*
  * Removes the common options from argv (before any "--"), storing them in ctx.
  * Returns RK_OK, RK_EUSAGE; sets *want_help / *want_version.
@@ -118,11 +148,16 @@ static int take_common_options(int *argc, char **argv, struct rk_ctx *ctx, int *
                 val = a + 9;
             else if (i + 1 < *argc)
                 val = argv[++i];
-            if (!val || rk_parse_long(val, &n) != RK_OK || n < 0 || n > 1024)
+            if (!val || !device_spec_ok(val))
                 return rk_error(RK_EUSAGE,
-                                "option '--device' needs a device index such as 0, not '%s'",
+                                "option '--device' needs a device index such as 0, a UUID "
+                                "(GPU-...), a list of them or 'all', not '%s'",
                                 val ? val : "");
-            ctx->device = (int)n;
+            ctx->device_spec = val;
+            if (rk_parse_long(val, &n) == RK_OK)
+                ctx->device = (int)n;
+        } else if (strcmp(a, "--serial") == 0) {
+            ctx->serial = 1;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             ctx->quiet = 1;
         } else if (strcmp(a, "--version") == 0) {
@@ -141,12 +176,79 @@ static int take_common_options(int *argc, char **argv, struct rk_ctx *ctx, int *
     return RK_OK;
 }
 
+/*
+ * Where this process runs: the host, the launcher's rank, the --db placeholders, and what a
+ * parent roofkit told it. RK_OK or RK_EUSAGE / RK_ENOMEM (printed).
+ */
+static int take_origin(struct rk_ctx *ctx, char **db_path /* OUT: malloc'd */)
+{
+    const char *parent = getenv(RK_PER_GPU_ENV);
+    long v;
+    if (gethostname(ctx->host, sizeof ctx->host) != 0)
+        snprintf(ctx->host, sizeof ctx->host, "localhost");
+    ctx->host[sizeof ctx->host - 1] = '\0';
+    rk_launch_detect(rk_getenv, NULL, &ctx->launch);
+    /* Alone: no other GPU is measured; under a launcher, every rank of this host may be. */
+    ctx->gpus_concurrent = ctx->launch.rank < 0         ? 0
+                           : ctx->launch.local_size > 0 ? ctx->launch.local_size - 1
+                                                        : -1;
+    if (parent && rk_parse_long(parent, &v) == RK_OK && v >= 0 && v < 4096) {
+        ctx->gpus_concurrent = (int)v;
+        ctx->per_gpu_child = 1;
+    }
+    if (ctx->per_gpu_child) /* the parent expanded the name already */
+        return (*db_path = strdup(ctx->db_path)) ? RK_OK
+                                                 : rk_error(RK_ENOMEM, "out of host memory");
+    return rk_ctx_expand(ctx, ctx->db_path, db_path);
+}
+
+/*
+ * The GPU (or GPUs) of a command that runs on one: --device as given, else the GPU of the
+ * launcher's local rank (local rank modulo the GPUs present), else 0. For a command with
+ * RK_PER_GPU, a list of several GPUs comes back in *gpus (malloc'd, *n >= 2); otherwise
+ * ctx->device is set and *n is 0.
+ */
+static int choose_gpus(struct rk_ctx *ctx, const struct rk_cmd *cmd, int **gpus, int *n)
+{
+    long v;
+    *gpus = NULL;
+    *n = 0;
+    if (!(cmd->flags & RK_PER_GPU))
+        return RK_OK; /* the command reads ctx->device or ctx->device_spec itself */
+    if (!ctx->device_spec) {
+        char why[200];
+        int count;
+        if (ctx->launch.local_rank < 0)
+            return RK_OK;
+        if ((count = rk_gpu_count(why, sizeof why)) > 0) {
+            ctx->device = ctx->launch.local_rank % count;
+            rk_info("rank %d (local rank %d) on %s: GPU %d of %d", ctx->launch.rank,
+                    ctx->launch.local_rank, ctx->host, ctx->device, count);
+        }
+        return RK_OK;
+    }
+    if (rk_parse_long(ctx->device_spec, &v) == RK_OK)
+        return RK_OK; /* one index: ctx->device already */
+    {
+        int rc = rk_gpu_resolve(ctx->device_spec, gpus, n);
+        if (rc != RK_OK)
+            return rc;
+        if (*n == 1) {
+            ctx->device = (*gpus)[0];
+            free(*gpus);
+            *gpus = NULL;
+            *n = 0;
+        }
+    }
+    return RK_OK;
+}
+
 int main(int argc, char **argv)
 {
     struct rk_ctx ctx = {.db_path = "roofkit.db", .device = 0};
     const struct rk_cmd *cmd;
-    int want_help = 0, want_version = 0, rc;
-    char *cmdline = join_args(argc, argv);
+    int want_help = 0, want_version = 0, rc, *gpus = NULL, ngpus = 0;
+    char *cmdline = join_args(argc, argv), *db_path = NULL;
 
     ctx.cmdline = cmdline ? cmdline : "roofkit";
     ctx.argv0 = argv[0];
@@ -192,6 +294,19 @@ int main(int argc, char **argv)
     }
 
     install_signal_handlers();
+    if ((rc = take_origin(&ctx, &db_path)) != RK_OK)
+        goto out;
+    ctx.db_path = db_path;
+    if ((rc = choose_gpus(&ctx, cmd, &gpus, &ngpus)) != RK_OK)
+        goto out;
+    if (ngpus > 1) {
+        /* One roofkit per GPU, then, for a command that has one, the work of all together. */
+        rc = rk_run_per_gpu(&ctx, argc - 1, argv + 1, gpus, ngpus);
+        if (rc != RK_OK || !(cmd->flags & RK_AFTER_GPUS))
+            goto out;
+        ctx.gpus = gpus;
+        ctx.ngpus = ngpus;
+    }
     if (cmd->flags & (RK_NEED_DB | RK_NEED_DB_RO)) {
         rc = db_open(ctx.db_path, (cmd->flags & RK_NEED_DB) ? DB_RW : DB_RO, &ctx.db);
         if (rc != RK_OK)
@@ -204,6 +319,8 @@ int main(int argc, char **argv)
 out:
     if (ctx.db)
         db_close(ctx.db);
+    free(gpus);
+    free(db_path);
     free(cmdline);
     return rc;
 }

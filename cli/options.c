@@ -31,9 +31,16 @@ void rk_print_usage(const struct rk_cmd *cmd, FILE *to)
 
 int rk_ctx_open_db(struct rk_ctx *ctx, int rw)
 {
+    struct db_origin o = {
+        ctx->host[0] ? ctx->host : NULL, ctx->launch.rank,     ctx->launch.local_rank,
+        ctx->launch.world_size,          ctx->gpus_concurrent, -1};
+    int rc;
     if (ctx->db)
         return RK_OK;
-    return db_open(ctx->db_path, rw ? DB_RW : DB_RO, &ctx->db);
+    rc = db_open(ctx->db_path, rw ? DB_RW : DB_RO, &ctx->db);
+    if (rc == RK_OK && rw)
+        rc = db_set_origin(ctx->db, &o);
+    return rc;
 }
 
 void rk_getopt_reset(void)

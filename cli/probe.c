@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "common.h"
 #include "db.h"
+#include "gpu.h"
 #include "probes.h"
 
 #include <getopt.h>
@@ -32,9 +33,10 @@ static void list_probes(FILE *to)
     }
 }
 
-/* Stores results [first, out->n_results) and points [first_pt, out->n_points). */
+/* Stores results [first, out->n_results) and points [first_pt, out->n_points); peer: the other
+ * GPU's device id for the ceilings of a pair, else 0. */
 static int store_output(struct db *db, int64_t capture, const struct probes_output *out, int first,
-                        int first_pt)
+                        int first_pt, int64_t peer)
 {
     int rc = RK_OK;
     for (int i = first; i < out->n_results && rc == RK_OK; i++) {
@@ -57,6 +59,7 @@ static int store_output(struct db *db, int64_t capture, const struct probes_outp
         c.sm_clock_mhz = r->sm_clock_mhz;
         c.power_w = r->power_w;
         c.temp_c = r->temp_c;
+        c.peer_device_id = peer;
         rc = db_insert_ceiling(db, capture, &c, NULL);
     }
     if (rc == RK_OK && out->n_points > first_pt) {
@@ -85,6 +88,123 @@ static void print_result(const struct probes_result *r)
     printf("\n");
 }
 
+/*
+ * --only and the pair probes, which are not in the registry of one GPU's probes: *peers is 1
+ * when the pairs are wanted (no list, or "peer" in it), and *rest is the list without "peer"
+ * (malloc'd; NULL when the list was NULL; "" when only "peer" was named).
+ */
+static int split_only(const char *only, char **rest /* OUT */, int *peers /* OUT */)
+{
+    char **names = NULL;
+    int n = 0, rc;
+    struct rk_buf b = RK_BUF_INIT;
+    *rest = NULL;
+    *peers = 1;
+    if (!only)
+        return RK_OK;
+    if ((rc = rk_parse_name_list(only, &names, &n)) != RK_OK)
+        return rc == RK_ENOMEM ? rk_error(rc, "out of host memory")
+                               : rk_error(rc, "option '--only' has an empty name: '%s'", only);
+    *peers = 0;
+    rk_buf_puts(&b, "");
+    for (int i = 0; i < n; i++) {
+        if (strcmp(names[i], "peer") == 0) {
+            *peers = 1;
+            continue;
+        }
+        rk_buf_printf(&b, "%s%s", b.len ? "," : "", names[i]);
+    }
+    rk_free_name_list(names, n);
+    if (b.oom) {
+        rk_buf_release(&b);
+        return rk_error(RK_ENOMEM, "out of host memory");
+    }
+    *rest = b.s;
+    return RK_OK;
+}
+
+/* The device row of CUDA device `index` (read and upserted). */
+static int store_gpu(struct rk_ctx *ctx, int index, struct rk_gpu *g, int64_t *id)
+{
+    int rc = rk_gpu_read(index, g);
+    return rc != RK_OK ? rc : rk_store_device(ctx, g, id);
+}
+
+/*
+ * The ceilings of every ordered pair of the GPUs a list probed one by one: peer bandwidth and
+ * latency, one after another (the pairs share links). Each source GPU's rows go into a probe
+ * capture of that GPU, each ceiling naming the other GPU.
+ */
+static int probe_pairs(struct rk_ctx *ctx, int quick)
+{
+    int rc = RK_OK, first_err = RK_OK, npairs = ctx->ngpus * (ctx->ngpus - 1), done = 0;
+    int64_t *ids = calloc((size_t)ctx->ngpus, sizeof *ids);
+    struct rk_gpu *g = calloc((size_t)ctx->ngpus, sizeof *g);
+
+    if (!ids || !g) {
+        rc = rk_error(RK_ENOMEM, "out of host memory");
+        goto out;
+    }
+    if ((rc = rk_ctx_open_db(ctx, 1)) != RK_OK)
+        goto out;
+    for (int i = 0; i < ctx->ngpus && rc == RK_OK; i++)
+        rc = store_gpu(ctx, ctx->gpus[i], &g[i], &ids[i]);
+    rk_info("probing %d pairs of GPUs into %s", npairs, ctx->db_path);
+    for (int a = 0; a < ctx->ngpus && rc == RK_OK && !rk_interrupted; a++) {
+        int64_t capture = 0;
+        int first_a = RK_OK;
+        if ((rc = rk_begin_device_capture(ctx, &g[a], DB_CAPTURE_PROBE, &capture)) != RK_OK)
+            break;
+        for (int b = 0; b < ctx->ngpus && rc == RK_OK && !rk_interrupted; b++) {
+            struct probes_output out = {0};
+            char label[64];
+            int prc;
+            char why[256] = "";
+            if (a == b)
+                continue;
+            if (probes_peer_waived(ctx->gpus[a], ctx->gpus[b], why, sizeof why)) {
+                rk_info("GPU %d -> GPU %d: waived: %s", ctx->gpus[a], ctx->gpus[b], why);
+                done++;
+                continue;
+            }
+            snprintf(label, sizeof label, "pair %d -> %d", ctx->gpus[a], ctx->gpus[b]);
+            rk_progress(label, done, npairs);
+            prc = probes_peer_run(ctx->gpus[a], ctx->gpus[b], quick, &out);
+            rk_progress_end();
+            done++;
+            if (prc == RK_OK) {
+                printf("GPU %d -> GPU %d\n", ctx->gpus[a], ctx->gpus[b]);
+                for (int k = 0; k < out.n_results; k++)
+                    print_result(&out.results[k]);
+                fflush(stdout);
+                rc = store_output(ctx->db, capture, &out, 0, out.n_points, ids[b]);
+            } else if (prc != RK_EINTR) {
+                rk_warn("peer probes of GPU %d -> GPU %d failed (%s); continuing with the others",
+                        ctx->gpus[a], ctx->gpus[b], rk_strerror(prc));
+                if (first_a == RK_OK)
+                    first_a = prc;
+            }
+            probes_output_release(&out);
+        }
+        if (rk_interrupted)
+            db_capture_mark_interrupted(ctx->db, capture);
+        else
+            db_capture_end(ctx->db, capture, rc == RK_OK && first_a == RK_OK ? DB_DONE : DB_FAILED);
+        if (first_err == RK_OK)
+            first_err = first_a;
+    }
+    if (rc == RK_OK)
+        rc = rk_interrupted ? rk_error(RK_EINTR,
+                                       "interrupted after %d of %d pairs; what was "
+                                       "stored is complete",
+                                       done, npairs)
+                            : first_err;
+out:
+    free(ids);
+    free(g);
+    return rc;
+}
+
 int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
 {
     static const struct option longopts[] = {
@@ -95,7 +215,8 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
         {NULL, 0, NULL, 0},
     };
     const char *only = NULL;
-    int quick = 0, list = 0, c, rc = RK_OK, first_err = RK_OK, n_sel = 0, done = 0;
+    char *rest = NULL;
+    int quick = 0, list = 0, c, rc = RK_OK, first_err = RK_OK, n_sel = 0, done = 0, peers = 1;
     unsigned char *sel = NULL;
     struct probes *s = NULL;
     struct probes_output out = {0};
@@ -131,10 +252,27 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
         list_probes(stdout);
         return RK_OK;
     }
+    if ((rc = split_only(only, &rest, &peers)) != RK_OK)
+        return rc;
+    if (ctx->gpus) { /* after one roofkit per GPU: the pairs */
+        rc = peers ? probe_pairs(ctx, quick) : RK_OK;
+        free(rest);
+        return rc;
+    }
     sel = calloc((size_t)probes_count(), 1);
-    if (!sel)
+    if (!sel) {
+        free(rest);
         return rk_error(RK_ENOMEM, "out of host memory");
-    if ((rc = probes_select(only, sel)) != RK_OK)
+    }
+    if (rest && !*rest) { /* only the pairs: nothing for one GPU */
+        free(rest);
+        free(sel);
+        return ctx->per_gpu_child
+                   ? RK_OK
+                   : rk_error(RK_EUSAGE, "'--only peer' needs several GPUs: --device all or a "
+                                         "list of them");
+    }
+    if ((rc = probes_select(rest, sel)) != RK_OK)
         goto out;
     for (int i = 0; i < probes_count(); i++)
         n_sel += sel[i];
@@ -176,7 +314,7 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
         for (int k = first; k < out.n_results; k++)
             print_result(&out.results[k]);
         fflush(stdout);
-        if ((rc = store_output(ctx->db, capture, &out, first, first_pt)) != RK_OK)
+        if ((rc = store_output(ctx->db, capture, &out, first, first_pt, 0)) != RK_OK)
             goto out;
     }
     rc = first_err;
@@ -196,5 +334,6 @@ out:
     probes_output_release(&out);
     probes_close(s);
     free(sel);
+    free(rest);
     return rc;
 }

@@ -309,42 +309,76 @@ static void remove_dir(const char *dir)
 }
 
 /*
- * The GPU the recorded launches ran on becomes the capture's device, so that the model and the
- * report find its ceilings: the UUID each launch's process read from its driver (inject.c) is
- * looked up among the GPUs this process sees (rk_gpu_read) and stored. A program that ran on
- * several GPUs: the capture names the first by UUID, and a warning says which were left out.
- * Failures only warn: the launches are stored either way.
+ * The GPUs the recorded launches ran on: the UUID each launch's process read from its driver
+ * (inject.c) is looked up among the GPUs this process sees (rk_gpu_read) and stored; the first
+ * by UUID becomes the capture's device, so that the model and the report find its ceilings,
+ * and each launch names its own GPU (a program that ran on several). Failures only warn: the
+ * launches are stored either way.
  */
 static void capture_device(struct rk_ctx *ctx, int64_t capture)
 {
     char **uuids = NULL;
-    int n = 0, ngpu = 0, first = -1;
+    int n = 0, ngpu = 0, named = 0;
     if (db_capture_gpu_uuids(ctx->db, capture, &uuids, &n) != RK_OK)
         return;
-    for (int i = 0; i < n && first < 0; i++)
-        if (uuids[i][0])
-            first = i;
-    if (first >= 0 && cudaGetDeviceCount(&ngpu) != cudaSuccess)
+    if (n > 0 && cudaGetDeviceCount(&ngpu) != cudaSuccess)
         ngpu = 0;
-    for (int g = 0; first >= 0 && g < ngpu; g++) {
-        struct rk_gpu gpu;
-        int64_t device_id = 0;
-        if (rk_gpu_read(g, &gpu) != RK_OK || strcmp(gpu.uuid, uuids[first]) != 0)
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        if (!uuids[i][0])
             continue;
-        if (rk_store_device(ctx, &gpu, &device_id) == RK_OK &&
-            db_capture_set_device(ctx->db, capture, device_id) == RK_OK) {
-            if (n - first > 1)
-                rk_warn("the program ran on %d GPUs; capture %lld names %s, the first by UUID",
-                        n - first, (long long)capture, uuids[first]);
-            first = -1; /* done */
+        for (int g = 0; g < ngpu && !found; g++) {
+            struct rk_gpu gpu;
+            int64_t device_id = 0;
+            if (rk_gpu_read(g, &gpu) != RK_OK || strcmp(gpu.uuid, uuids[i]) != 0)
+                continue;
+            found = 1;
+            if (rk_store_device(ctx, &gpu, &device_id) != RK_OK ||
+                db_capture_set_launch_device(ctx->db, capture, uuids[i], device_id) != RK_OK ||
+                (!named && db_capture_set_device(ctx->db, capture, device_id) != RK_OK))
+                continue;
+            named++;
         }
-        break;
+        if (!found)
+            rk_warn("a GPU the launches ran on (%s) is not visible to roofkit; its launches in "
+                    "capture %lld name no device, and the model cannot predict them",
+                    uuids[i], (long long)capture);
     }
-    if (first >= 0)
-        rk_warn("the GPU the launches ran on (%s) is not visible to roofkit; capture %lld names "
-                "no device, and the model cannot predict its launches",
-                uuids[first], (long long)capture);
+    if (named > 1)
+        rk_info("the program ran on %d GPUs; each launch names its own", named);
     rk_free_name_list(uuids, n);
+}
+
+/*
+ * --device for the profiled program: the GPUs it names (indices are this process's, as
+ * everywhere in roofkit) become the program's CUDA_VISIBLE_DEVICES, by UUID, so that the
+ * program sees those GPUs alone (as its devices 0, 1, ...). Without --device the program sees
+ * what it would see anyway: under mpirun each rank's program picks its own GPU.
+ */
+static int visible_devices(const struct rk_ctx *ctx, char **out /* OUT: malloc'd or NULL */)
+{
+    struct rk_gpu *g = NULL;
+    struct rk_buf b = RK_BUF_INIT;
+    int *idx = NULL, n = 0, ngpu = 0, rc;
+    *out = NULL;
+    if (!ctx->device_spec)
+        return RK_OK;
+    if ((rc = rk_gpu_resolve(ctx->device_spec, &idx, &n)) != RK_OK)
+        return rc;
+    if ((rc = rk_gpu_list(&g, &ngpu)) == RK_OK) {
+        for (int i = 0; i < n; i++)
+            rk_buf_printf(&b, "%s%s", i ? "," : "", g[idx[i]].uuid);
+        if (b.oom)
+            rc = rk_error(RK_ENOMEM, "out of host memory");
+    }
+    free(idx);
+    free(g);
+    if (rc != RK_OK) {
+        rk_buf_release(&b);
+        return rc;
+    }
+    *out = b.s;
+    return RK_OK;
 }
 
 /*
@@ -517,7 +551,7 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
     };
     long skip = 0, count = 0;
     const char *metrics = NULL, *kernel = NULL;
-    char inject[PATH_MAX], *checked = NULL, **groups = NULL;
+    char inject[PATH_MAX], *checked = NULL, **groups = NULL, *visible = NULL;
     int c, rc, ngroups = 1, app_replay = 1;
     rk_getopt_reset();
     /* "+" stops at the first non-option: PROGRAM's own options are not ours. */
@@ -577,6 +611,13 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
                         "ROOFKIT_INJECT to its path",
                         INJECT_NAME);
 
+    if ((rc = visible_devices(ctx, &visible)) != RK_OK)
+        return rc;
+    if (visible) {
+        rk_info("'%s' sees GPU %s alone (--device %s)", prog[0], visible, ctx->device_spec);
+        setenv("CUDA_VISIBLE_DEVICES", visible, 1); /* inherited by the program, not used here */
+        free(visible);
+    }
     if ((rc = check_metrics(metrics, &checked)) != RK_OK)
         return rc;
     if (app_replay && strcmp(checked, "none") != 0 &&

@@ -9,6 +9,7 @@
 #include "report.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
@@ -19,6 +20,7 @@ int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
         {NULL, 0, NULL, 0},
     };
     struct report_opts ro = {"roofkit-report", REPORT_ALL, NULL, NULL, NULL, NULL};
+    char *out_dir = NULL;
     int c, rc;
     rk_getopt_reset();
     while ((c = rk_getopt(argc, argv, ":", opts)) != -1) {
@@ -39,7 +41,11 @@ int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
     if (optind < argc)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help report'",
                         argv[optind]);
-    if ((rc = rk_ctx_open_db(ctx, 0)) != RK_OK)
+    if ((rc = rk_ctx_expand(ctx, ro.out_dir, &out_dir)) != RK_OK)
         return rc;
-    return report_write(ctx->db, &ro);
+    ro.out_dir = out_dir;
+    if ((rc = rk_ctx_open_db(ctx, 0)) == RK_OK)
+        rc = report_write(ctx->db, &ro);
+    free(out_dir);
+    return rc;
 }

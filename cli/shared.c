@@ -1,6 +1,7 @@
 /*
  * shared.c - what several subcommands need alike: the database rows that describe the GPU at
- * hand (probe, run, tune) and one measured configuration (run, tune). Kept here so that each
+ * hand (probe, run, tune) and one measured configuration (run, tune), file names with their
+ * placeholders expanded. Kept here so that each
  * subcommand file stays wiring; the measured ceilings and what the model takes from them
  * are analysis/'s.
  */
@@ -81,11 +82,14 @@ void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct k
 int rk_store_device(struct rk_ctx *ctx, const struct rk_gpu *d, int64_t *device_id)
 {
     struct db_device dv;
-    char host[256] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
-    rk_device_row(d, host[0] ? host : NULL, &dv);
+    rk_device_row(d, ctx->host[0] ? ctx->host : NULL, &dv);
     return db_device_upsert(ctx->db, &dv, device_id);
+}
+
+int rk_ctx_expand(const struct rk_ctx *ctx, const char *pattern, char **out)
+{
+    return rk_expand_name(pattern, &ctx->launch, ctx->host[0] ? ctx->host : NULL, (long)getpid(),
+                          rk_getenv, NULL, out);
 }
 
 int rk_begin_device_capture(struct rk_ctx *ctx, const struct rk_gpu *d, int kind, int64_t *capture)

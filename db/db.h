@@ -214,6 +214,11 @@ int db_capture_note(struct db *db, int64_t id, const char *note);
 /* Sets the capture's device (a profile capture learns it from its launches). */
 int db_capture_set_device(struct db *db, int64_t id, int64_t device_id);
 
+/* Names device_id as the GPU of every measurement of the capture whose params name GPU `uuid`
+ * ("uuid" key, as profiled launches store it): a program that ran on several GPUs. */
+int db_capture_set_launch_device(struct db *db, int64_t capture_id, const char *uuid,
+                                 int64_t device_id);
+
 /*
  * The distinct GPU UUIDs ("GPU-...") the measurements of a capture name in their params
  * ("uuid", written by the injection library for each profiled launch), sorted. *out is a
@@ -233,8 +238,8 @@ struct db_capture {
     const char *started_at, *ended_at; /* ended_at NULL while running */
     int64_t n_ceilings, n_latency_points, n_measurements;
     int64_t n_predictions; /* predictions this capture produced (a model capture) */
-    const char *uid;       /* 32 hex digits, the same in every database the capture is merged into */
-    const char *host;      /* NULL: unknown */
+    const char *uid;  /* 32 hex digits, the same in every database the capture is merged into */
+    const char *host; /* NULL: unknown */
     int rank, local_rank, world_size; /* -1: not under a launcher (or unknown) */
     int gpus_concurrent, gpus_busy;   /* as in struct db_origin; -1: unknown */
 };

@@ -291,6 +291,34 @@ int db_capture_set_device(struct db *db, int64_t id, int64_t device_id)
                           "set the capture's device");
 }
 
+int db_capture_set_launch_device(struct db *db, int64_t capture_id, const char *uuid,
+                                 int64_t device_id)
+{
+    const char *what = "set the GPU of a capture's launches";
+    sqlite3_stmt *st = NULL;
+    struct bind b = {NULL, 0, SQLITE_OK};
+    int nested = 0;
+    int rc = dbi_tx_begin(db, &nested, what);
+
+    if (device_id <= 0)
+        RK_BUG("db_capture_set_launch_device: no device");
+    if (rc != RK_OK)
+        return rc;
+    rc = dbi_prepare(db,
+                     "UPDATE measurement SET device_id = ?1 WHERE capture_id = ?2"
+                     " AND json_valid(params) AND json_extract(params, '$.uuid') = ?3",
+                     &st, what);
+    if (rc == RK_OK) {
+        b.st = st;
+        b_id(&b, device_id);
+        b_int(&b, capture_id);
+        b_text(&b, uuid);
+        rc = run(db, &b, what);
+    }
+    sqlite3_finalize(st);
+    return dbi_tx_end(db, nested, rc, what);
+}
+
 /* --------------------------------------------------------------- ceilings */
 
 struct ceiling_row {

@@ -3,7 +3,8 @@
  * FMA loop, scale and increment in turn, on buffers 5x the L2), then prints a checksum of its
  * results. device-check.sh profiles it with roofkit and with ncu: the launch count, the
  * counters side by side, the wall time, and the checksum with and without roofkit.
- * Usage: gpu_prog100 [LAUNCHES]
+ * Usage: gpu_prog100 [LAUNCHES [MIB]]. Started by mpirun or srun it takes the GPU of its local rank
+ * (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID), as MPI programs do, for the many-GPU tests.
  */
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +59,13 @@ int main(int argc, char **argv)
     const size_t nd = (size_t)mib << 17; /* mib MiB per double array */
     const size_t nf = (size_t)mib << 18; /* mib MiB per float array */
     const int fma_blocks = 1024, fma_threads = 256;
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    int ngpu = 0;
+    if (!local)
+        local = getenv("SLURM_LOCALID");
+    CHECK(cudaGetDeviceCount(&ngpu));
+    if (local && ngpu > 0)
+        CHECK(cudaSetDevice(atoi(local) % ngpu));
     double *a, *b, *c;
     float *x, *y, *f;
     CHECK(cudaMalloc(&a, nd * 8));
