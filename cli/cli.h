@@ -84,6 +84,9 @@ void rk_print_usage(const struct rk_cmd *cmd, FILE *to);
  * RK_EDB (message already printed).
  */
 int rk_ctx_open_db(struct rk_ctx *ctx, int rw);
+/* Where the captures begun next run (host, launcher rank, GPUs measured at once: ctx), with
+ * gpus_busy other GPUs of the host busy (-1: unknown); ctx->db must be open. */
+int rk_ctx_set_origin(struct rk_ctx *ctx, int gpus_busy);
 
 /*
  * getopt_long for subcommands, with roofkit's messages: argv[0] is the

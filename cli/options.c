@@ -29,17 +29,26 @@ void rk_print_usage(const struct rk_cmd *cmd, FILE *to)
     fprintf(to, "%s", cmd->usage);
 }
 
+int rk_ctx_set_origin(struct rk_ctx *ctx, int gpus_busy)
+{
+    struct db_origin o;
+    o.host = ctx->host[0] ? ctx->host : NULL;
+    o.rank = ctx->launch.rank;
+    o.local_rank = ctx->launch.local_rank;
+    o.world_size = ctx->launch.world_size;
+    o.gpus_concurrent = ctx->gpus_concurrent;
+    o.gpus_busy = gpus_busy;
+    return db_set_origin(ctx->db, &o);
+}
+
 int rk_ctx_open_db(struct rk_ctx *ctx, int rw)
 {
-    struct db_origin o = {
-        ctx->host[0] ? ctx->host : NULL, ctx->launch.rank,     ctx->launch.local_rank,
-        ctx->launch.world_size,          ctx->gpus_concurrent, -1};
     int rc;
     if (ctx->db)
         return RK_OK;
     rc = db_open(ctx->db_path, rw ? DB_RW : DB_RO, &ctx->db);
     if (rc == RK_OK && rw)
-        rc = db_set_origin(ctx->db, &o);
+        rc = rk_ctx_set_origin(ctx, -1);
     return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "db.h"
 #include "kernels.h"
 #include "model.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,6 +97,8 @@ int rk_begin_device_capture(struct rk_ctx *ctx, const struct rk_gpu *d, int kind
 {
     int64_t device_id = 0;
     int rc = rk_store_device(ctx, d, &device_id);
+    if (rc == RK_OK) /* whether other GPUs are busy as this one starts: NVML, if it answers */
+        rc = rk_ctx_set_origin(ctx, d->pci_bus_id[0] ? probes_gpus_busy(d->pci_bus_id) : -1);
     if (rc == RK_OK)
         rc = db_capture_begin(ctx->db, device_id, (enum db_capture_kind)kind, ctx->cmdline,
                               RK_VERSION, capture);

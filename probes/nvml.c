@@ -137,3 +137,57 @@ int pt_nvml_nvlinks(const struct pt_nvml *n, const char *peer, int *switched)
     }
     return answered ? links : unsupported ? 0 : -1;
 }
+
+int probes_gpus_busy(const char *self_pci_bus_id)
+{
+    /* nvmlUtilization_t: percent of the last sample period with a kernel running, and with
+     * device memory being read or written */
+    struct nvml_utilization {
+        unsigned gpu, memory;
+    };
+    typedef int (*count_fn)(unsigned *count);                         /* nvmlDeviceGetCount_v2 */
+    typedef int (*by_index_fn)(unsigned index, void **device);        /* ..ByIndex_v2 */
+    typedef int (*util_fn)(void *device, struct nvml_utilization *u); /* ..UtilizationRates */
+    typedef int (*pci_fn)(void *device, struct nvml_pci_info *pci);   /* ..GetPciInfo_v3 */
+    struct pt_nvml nv = {0}, *n = &nv;
+    nvml_init_fn init;
+    count_fn count;
+    by_index_fn by_index;
+    util_fn util;
+    pci_fn pci;
+    unsigned ngpu = 0, domain, bus, device;
+    int busy = 0;
+
+    if (sscanf(self_pci_bus_id, "%x:%x:%x", &domain, &bus, &device) != 3)
+        return -1;
+    n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!n->lib)
+        return -1;
+    SYM(init, "nvmlInit_v2");
+    SYM(n->shutdown, "nvmlShutdown");
+    SYM(count, "nvmlDeviceGetCount_v2");
+    SYM(by_index, "nvmlDeviceGetHandleByIndex_v2");
+    SYM(util, "nvmlDeviceGetUtilizationRates");
+    SYM(pci, "nvmlDeviceGetPciInfo_v3");
+    if (!init || !n->shutdown || !count || !by_index || !util || !pci || init() != NVML_SUCCESS) {
+        dlclose(n->lib);
+        return -1;
+    }
+    if (count(&ngpu) != NVML_SUCCESS)
+        busy = -1;
+    for (unsigned i = 0; busy >= 0 && i < ngpu; i++) {
+        struct nvml_pci_info p;
+        struct nvml_utilization u;
+        void *dev = NULL;
+        memset(&p, 0, sizeof p);
+        if (by_index(i, &dev) != NVML_SUCCESS || pci(dev, &p) != NVML_SUCCESS)
+            continue;
+        if (p.domain == domain && p.bus == bus && p.device == device)
+            continue; /* this GPU */
+        if (util(dev, &u) == NVML_SUCCESS && (u.gpu > 0 || u.memory > 0))
+            busy++;
+    }
+    n->shutdown();
+    dlclose(n->lib);
+    return busy;
+}

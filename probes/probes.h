@@ -139,6 +139,14 @@ void probes_output_release(struct probes_output *out);
  */
 int probes_lanes_per_sm(int cc_major, int cc_minor, const char *precision);
 
+/*
+ * How many other GPUs of this host are busy now, as NVML sees them: a kernel running or device
+ * memory in use during NVML's last sample period (a sixth of a second to a second), whoever
+ * runs it. The GPU at self_pci_bus_id ("0000:19:00.0") is left out. -1 without NVML (not
+ * installed, no permission). Needs no CUDA; prints nothing.
+ */
+int probes_gpus_busy(const char *self_pci_bus_id);
+
 /* ---- between two GPUs: the peer probes (peer.cu) ---- */
 
 /*
