@@ -88,7 +88,7 @@ static void test_profiled_and_levels(void **state)
     struct db_measurement_row *rows = NULL;
     int nrows = 0, nprof = 0, ncounters = 0;
     struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
-    size_t len, blen;
+    size_t len, blen = 0;
     (void)state;
     path(out, sizeof out, "rep-profiled");
     assert_int_equal(report_write(db, &o), RK_OK);
