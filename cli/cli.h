@@ -194,5 +194,6 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_list(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_export(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_all(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_merge(int argc, char **argv, struct rk_ctx *ctx);
 
 #endif /* RK_CLI_H */

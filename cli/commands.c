@@ -142,6 +142,17 @@ const struct rk_cmd rk_commands[] = {
      "database recorded on an H100 (examples/h100.sql, or $ROOFKIT_EXAMPLE), labelled as\n"
      "example data on every page; the database named by --db is not touched.\n\n"
      "  --out DIR   the report's folder (default roofkit-report)\n" COMMON_OPTS},
+    {"merge", cmd_merge, 0, "merge the databases of many ranks and nodes into one",
+     "usage: roofkit merge OUT.db IN.db...\n\n"
+     "Copies every capture of the input databases (one per rank or GPU: --db 'job-%h-%r.db')\n"
+     "into OUT.db, created if missing, with its ceilings, latency curve, measurements, metrics\n"
+     "and predictions under new ids. Devices are joined by UUID (where two files describe one\n"
+     "GPU differently OUT's row stays, with a warning), captures by their uid: a capture OUT\n"
+     "already holds is skipped, so merging a file twice adds nothing. The inputs are only\n"
+     "read; one of an older schema is merged from an upgraded copy, a newer one is refused.\n"
+     "Every input is checked before OUT is written; each is merged in one transaction.\n"
+     "OUT is the first argument: --db is refused.\n"
+     "\ncommon options: --quiet, --help\nexit codes: see 'roofkit --help'\n"},
     {NULL, NULL, 0, NULL, NULL},
 };
 

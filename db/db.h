@@ -436,6 +436,45 @@ int db_dump_table(struct db *db, const char *table, db_row_fn cb, void *user);
  */
 int db_import_sql(const char *path, const char *sql_path);
 
+/* ---------------------------------------------------------------- merge */
+
+/* What one db_merge call added to OUT. */
+struct db_merge_stats {
+    int64_t captures_added;      /* captures new to OUT, copied with every row under them */
+    int64_t captures_present;    /* captures whose uid OUT had already: skipped, rows and all */
+    int64_t devices_added;       /* devices new to OUT */
+    int64_t devices_joined;      /* devices OUT had already (same uuid): OUT's row is kept */
+    int64_t devices_differ;      /* joined devices described differently (one warning each) */
+    int64_t rows_added;          /* rows written to OUT, every table (a replaced prediction too) */
+    int64_t predictions_dropped; /* predictions for measurements OUT holds differently */
+    int upgraded;                /* the input had an older schema: an upgraded copy was merged */
+};
+
+/*
+ * Checks, writing nothing and creating nothing, that the database `in_path` can be merged
+ * into `out_path` (which need not exist): an existing roofkit database of this schema or an
+ * older one (older: an upgraded temporary copy is made and removed), not OUT itself.
+ * RK_OK, or one message and RK_EDB (missing, a folder, not roofkit's, corrupt, newer schema),
+ * RK_EUSAGE (the same file as OUT), RK_EIO or RK_ENOMEM.
+ */
+int db_merge_check(const char *in_path, const char *out_path);
+
+/*
+ * Merges the roofkit database `in_path` into `out`, in one transaction: on failure OUT is as
+ * it was. The input is only read; an older schema is merged from an upgraded temporary copy.
+ * Devices are joined by uuid (OUT's row kept: one rk_warn line per device described
+ * differently; first/last seen widened), captures by uid (a capture OUT has is skipped with all
+ * its rows, so merging one file twice adds nothing); every other row of a new capture is copied
+ * under new ids with its foreign keys remapped. A prediction of a new model capture for a
+ * measurement of a capture OUT already has goes to OUT's copy of that measurement (the newer
+ * prediction wins), or is dropped and counted when OUT's copy differs. db/merge.c says why.
+ * Call db_merge_check on the input first: db_merge does not repeat its integrity check on files
+ * of this schema (corruption met while reading still fails, naming both files). Not inside
+ * db_begin (RK_BUG). *st receives this input's counts (all 0 on failure).
+ * RK_OK, or one message and RK_EDB, RK_EUSAGE (in_path is OUT), RK_EIO or RK_ENOMEM.
+ */
+int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st /* OUT */);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,7 @@
  *
  * The files: open.c (validation before any write, pragmas, migrations, explicit
  * transactions, errors), schema.c (the migration steps), write.c (typed inserts),
- * read.c (typed queries and the table dump).
+ * read.c (typed queries and the table dump), merge.c (one database from many).
  */
 #ifndef RK_DB_INTERNAL_H
 #define RK_DB_INTERNAL_H
