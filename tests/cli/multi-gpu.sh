@@ -45,9 +45,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 check $? "G1 list gpus lists $n GPUs with UUIDs"
 
 # G2
+"$R" --db one.db --device 1 probe >one1.log 2>&1
+check $? "G2 probe --device 1 alone"
 t0=$(now)
 "$R" --db one.db --device 0 probe >one.log 2>&1
-check $? "G2 probe --device 0"
+check $? "G2 probe --device 0 alone"
 t1=$(now)
 "$R" --db all.db --device all probe >all.log 2>&1
 check $? "G2 probe --device all"
@@ -65,8 +67,26 @@ pairs=$(q all.db "SELECT count(DISTINCT k.device_id || '-' || c.peer_device_id) 
 [ "$pairs" = "$((n * (n - 1)))" ]
 check $? "G2 peer ceilings for every ordered pair ($pairs)"
 q all.db "SELECT d.uuid, c.name, round(c.value, 1), c.unit, json_extract(c.params, '\$.memcpy_peer_gbs') FROM ceiling c JOIN capture k ON k.id=c.capture_id JOIN device d ON d.id=k.device_id WHERE c.peer_device_id IS NOT NULL ORDER BY c.id" | sed 's/^/figure: peer /'
-# each GPU's ceilings beside the lone probe of GPU 0 (same names)
-q all.db "ATTACH 'one.db' AS o; SELECT d.uuid, c.name, round(c.value, 1), round(100.0 * c.value / oc.value - 100, 2) FROM ceiling c JOIN capture k ON k.id=c.capture_id JOIN device d ON d.id=k.device_id JOIN o.ceiling oc ON oc.name=c.name WHERE c.peer_device_id IS NULL AND (c.name LIKE 'bw_%' OR c.name LIKE 'peak_fp%') ORDER BY c.name, d.uuid" | sed 's/^/figure: vs lone probe of GPU 0 (%): /'
+# each GPU's ceilings beside the lone probe of that GPU (same names)
+python3 - all.db one.db <<'PY'
+import sqlite3, sys
+def ceil(db):
+    c = sqlite3.connect(db)
+    return {(u, n): v for u, n, v in c.execute(
+        "SELECT d.uuid, c.name, c.value FROM ceiling c JOIN capture k ON k.id = c.capture_id"
+        " JOIN device d ON d.id = k.device_id WHERE c.peer_device_id IS NULL")}
+a, o = ceil(sys.argv[1]), ceil(sys.argv[2])
+worst = []
+for key in sorted(a):
+    if key in o and o[key]:
+        d = 100.0 * (a[key] / o[key] - 1)
+        worst.append((abs(d), d, key))
+        print("figure: at once vs alone %-44s %-22s %10.2f %10.2f %+6.2f %%" % (key[0], key[1], a[key], o[key], d))
+worst.sort(reverse=True)
+print("figure: %d ceilings compared; within 2 %%: %d; largest differences: %s" % (
+    len(worst), sum(1 for w in worst if w[0] <= 2.0),
+    "; ".join("%s %s %+.2f %%" % (w[2][0][:12], w[2][1], w[1]) for w in worst[:6])))
+PY
 
 # G3
 "$R" --db serial.db --device 0,1 --serial probe --only launch >serial.log 2>&1
