@@ -9,6 +9,8 @@
 #      is printed (the target is at most 1.2x), and each GPU's bandwidth and FMA ceilings
 #      against that lone probe's
 #   G3 `--serial`: gpus_concurrent = 0; output lines carry their GPU
+#   G6 `roofkit --device all all`: the suite on each GPU at once, the pairs, then one model and
+#      one report covering both GPUs
 #   G4 `mpirun -np 2 roofkit --db 'job-%h-%r.db' all`: two databases named by host and rank,
 #      each capture with its rank, local rank, world size 2 and the GPU of its local rank;
 #      `roofkit merge` makes one database with both GPUs; `roofkit report` on it names both
@@ -93,6 +95,20 @@ PY
 check $? "G3 --serial probe"
 [ "$(q serial.db "SELECT count(*) FROM capture WHERE gpus_concurrent=0 AND kind='probe'")" -ge 2 ]
 check $? "G3 --serial captures have gpus_concurrent 0"
+
+# G6
+t0=$(now)
+"$R" --db node.db --device all all --out node-report >node.log 2>&1
+rc=$?
+echo "figure: roofkit --device all all: $(secs "$t0" "$(now)") s, rc $rc"
+[ "$rc" = 0 ] || [ "$rc" = 11 ]
+check $? "G6 --device all all (rc $rc)"
+[ "$(q node.db "SELECT count(DISTINCT k.device_id) FROM measurement m JOIN capture k ON k.id=m.capture_id WHERE k.kind='run'")" = 2 ] &&
+    [ "$(q node.db "SELECT count(*) FROM measurement m WHERE NOT EXISTS (SELECT 1 FROM prediction p WHERE p.measurement_id=m.id AND p.predicted_time_ns IS NOT NULL)")" = 0 ] &&
+    [ "$(q node.db "SELECT count(*) FROM ceiling WHERE peer_device_id IS NOT NULL")" = 12 ]
+check $? "G6 suites on both GPUs, every measurement predicted, 12 pair ceilings"
+grep -q "Ceilings across GPUs" node-report/index.html
+check $? "G6 the report sets the two GPUs side by side"
 
 # G4
 if command -v mpirun >/dev/null; then
