@@ -5,8 +5,9 @@
  * every input before OUT is created or written, merges them one by one, and prints the sum.
  *
  * OUT is positional, so the common --db is refused here rather than ignored: with it a user
- * could believe it names the output while the first input became OUT. An input that fails the
- * checks stops the command before anything is written; an input that fails while merging
+ * could believe it names the output while the first input became OUT. (main keeps no flag
+ * for "--db given", so a --db naming the default, roofkit.db, passes unnoticed.) An input that
+ * fails the checks stops the command before anything is written; an input that fails while merging
  * (disk full) leaves OUT with the inputs before it, each complete, and running the same
  * command again adds only what is missing (captures already present are skipped).
  */

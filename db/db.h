@@ -470,7 +470,10 @@ int db_merge_check(const char *in_path, const char *out_path);
  * prediction wins), or is dropped and counted when OUT's copy differs. db/merge.c says why.
  * Call db_merge_check on the input first: db_merge does not repeat its integrity check on files
  * of this schema (corruption met while reading still fails, naming both files). Not inside
- * db_begin (RK_BUG). *st receives this input's counts (all 0 on failure).
+ * db_begin (RK_BUG). For the length of its transaction foreign keys are off and, when no other
+ * connection has OUT open, OUT uses a rollback journal instead of WAL; both are restored (a
+ * warning when another process opened OUT meanwhile and it stays out of WAL until the next
+ * DB_RW open). *st receives this input's counts (all 0 on failure).
  * RK_OK, or one message and RK_EDB, RK_EUSAGE (in_path is OUT), RK_EIO or RK_ENOMEM.
  */
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st /* OUT */);

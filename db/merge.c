@@ -17,7 +17,11 @@
  *                  new captures, every foreign key remapped through the device and capture
  *                  maps (temporary tables) and the measurement offset.
  *
- * All of it is set-based: one INSERT ... SELECT per table, never a row at a time.
+ * All of it is set-based: one INSERT ... SELECT per table, never a row at a time, with foreign
+ * keys off and, when no other connection has OUT open, a rollback journal instead of WAL for
+ * the length of the transaction (struct bulk says why); both are restored before db_merge
+ * returns. A capture without a uid (a row written by hand) cannot be recognised: it is new
+ * every time.
  *
  * A prediction belongs to two captures: its measurement's and the model capture that made
  * it. It is copied when its measurement is. When its measurement's capture is already present
@@ -480,16 +484,19 @@ static int upgraded_copy(const char *path, char **copy)
     struct db *db = NULL;
     long long version = 0;
     int fd, rc = RK_OK;
+    size_t size;
 
-    *copy = malloc(strlen(tmp && *tmp ? tmp : "/tmp") + 32);
-    if (!*copy)
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    size = strlen(tmp) + sizeof "/roofkit-merge-XXXXXX";
+    if (!(*copy = malloc(size)))
         return rk_error(RK_ENOMEM, "out of host memory");
-    sprintf(*copy, "%s/roofkit-merge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    snprintf(*copy, size, "%s/roofkit-merge-XXXXXX", tmp);
     if ((fd = mkstemp(*copy)) < 0) {
         rc = rk_error(RK_EIO,
                       "cannot create a temporary copy of '%s' in '%s': %s; set TMPDIR to "
                       "a writable folder",
-                      path, tmp && *tmp ? tmp : "/tmp", strerror(errno));
+                      path, tmp, strerror(errno));
         free(*copy);
         *copy = NULL;
         return rc;
@@ -657,7 +664,6 @@ static int set_journal(struct merge *mg, const char *sql, const char *mode)
 
 static int bulk_begin(struct merge *mg, struct bulk *b)
 {
-    char sql[64];
     long long wal = 0;
     int rc = pragma_int(mg, "PRAGMA foreign_keys", &b->foreign_keys);
 
@@ -668,13 +674,18 @@ static int bulk_begin(struct merge *mg, struct bulk *b)
     if (rc == RK_OK)
         rc = pragma_int(mg, "SELECT journal_mode = 'wal' FROM pragma_journal_mode", &wal);
     if (rc == RK_OK)
-        rc = dbi_exec(mg->out, "PRAGMA foreign_keys = OFF; PRAGMA busy_timeout = 0", mg->what);
-    /* Another connection (a reader) keeps OUT in WAL: then the merge simply runs in WAL. */
-    if (rc == RK_OK && wal)
-        b->rollback = set_journal(mg, "PRAGMA main.journal_mode = DELETE", "delete");
-    snprintf(sql, sizeof sql, "PRAGMA busy_timeout = %lld", b->busy_ms);
-    if (rc == RK_OK)
-        rc = dbi_exec(mg->out, sql, mg->what);
+        rc = dbi_exec(mg->out, "PRAGMA foreign_keys = OFF", mg->what);
+    if (rc == RK_OK && wal) {
+        /* Asked without waiting: another connection (a reader) keeps OUT in WAL, and then the
+         * merge simply runs in WAL. */
+        int src = sqlite3_busy_timeout(mg->out->h, 0);
+        if (src == SQLITE_OK)
+            b->rollback = set_journal(mg, "PRAGMA main.journal_mode = DELETE", "delete");
+        if (src == SQLITE_OK)
+            src = sqlite3_busy_timeout(mg->out->h, (int)b->busy_ms);
+        if (src != SQLITE_OK)
+            rc = dbi_error(mg->out, src, mg->what);
+    }
     if (rc == RK_OK && b->rollback)
         rc = dbi_exec(mg->out, "PRAGMA main.synchronous = FULL", mg->what);
     return rc;

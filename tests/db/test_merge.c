@@ -8,7 +8,8 @@
  *       a peer ceiling's peer_device_id and a profiled launch's device_id name OUT's row of
  *       that GPU; no foreign key dangles; the input is byte for byte unchanged, no side file
  *       left; OUT is back in WAL with foreign keys on
- *   M02 the same input twice: the second merge adds nothing (all captures already present)
+ *   M02 the same input twice: the second merge adds nothing (all captures already present);
+ *       the first runs while another connection reads OUT (in WAL then, without waiting)
  *   M03 two inputs describe one GPU (same uuid) differently: one device row, OUT's kept, one
  *       warning line naming both values; first_seen/last_seen widened to both
  *   M04 an input of schema 1 merges from an upgraded copy: rows, derived uids, the file
@@ -341,14 +342,24 @@ static void m02_twice_adds_nothing(void **state)
     struct db *out = NULL;
     struct db_merge_stats st;
     char *print;
+    sqlite3 *reader = NULL;
+    double t0;
     (void)state;
 
     new_path(in, sizeof in, "m02-in");
     new_path(out_path, sizeof out_path, "m02-out");
     make_input(in, "k02", NULL);
     make_out(out_path, &out);
+    /* the first merge while another connection reads OUT: it stays in WAL, and waits for no one */
+    assert_int_equal(sqlite3_open_v2(out_path, &reader, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(reader, "SELECT count(*) FROM capture", NULL, NULL, NULL),
+                     SQLITE_OK);
+    t0 = rk_now_s();
     merge_ok(out, in, &st);
+    assert_true(rk_now_s() - t0 < DB_BUSY_TIMEOUT_MS / 2000.0);
     assert_int_equal(st.captures_added, 3);
+    settings_restored(out);
+    sqlite3_close(reader);
     print = fingerprint(out_path);
 
     merge_ok(out, in, &st);
