@@ -35,8 +35,10 @@
  * An input of an older schema is copied (SQLite's backup API) to a temporary file that is
  * upgraded with db_open(DB_RW); the user's file is only read. Captures of schema 1 had no uid:
  * the copy's get one derived from what identifies them (id, device uuid, kind, start time,
- * command line, tool version), so the same old file merged twice still adds nothing the
- * second time. A newer schema is refused.
+ * command line, tool version, and what it stored: the count and sum of its measurements'
+ * median times, ceilings' values and predicted times, so that two ranks sharing a GPU that
+ * started at the same second still differ), so the same old file merged twice adds nothing
+ * the second time. A newer schema is refused.
  *
  * Left as the input had it: host, rank and the other origin columns of a capture; the ids
  * written inside JSON text (a prediction's details name the ceilings it used by their input
@@ -513,7 +515,12 @@ static int upgraded_copy(const char *path, char **copy)
         rc = dbi_exec(db,
                       "UPDATE capture SET uid = rk_merge_uid(id, (SELECT uuid FROM device"
                       " WHERE device.id = capture.device_id), kind, started_at, cmdline,"
-                      " tool_version)",
+                      " tool_version, (SELECT count(*) || ' ' || total(time_median_ns)"
+                      " FROM measurement m WHERE m.capture_id = capture.id),"
+                      " (SELECT count(*) || ' ' || total(value) FROM ceiling e"
+                      " WHERE e.capture_id = capture.id), (SELECT count(*) || ' ' ||"
+                      " total(predicted_time_ns) FROM prediction p WHERE p.capture_id ="
+                      " capture.id))",
                       "upgrade a copy");
     db_close(db);
     if (rc != RK_OK) {

@@ -13,7 +13,8 @@
  *   M03 two inputs describe one GPU (same uuid) differently: one device row, OUT's kept, one
  *       warning line naming both values; first_seen/last_seen widened to both
  *   M04 an input of schema 1 merges from an upgraded copy: rows, derived uids, the file
- *       unchanged and still schema 1, no temporary file left; merged twice, nothing added
+ *       unchanged and still schema 1, no temporary file left; merged twice, nothing added;
+ *       another rank's schema 1 file alike but for its measurements adds its own captures
  *   M05 schema 1 -> 2 migration in place (schema.c: every change has a test that migrates a
  *       file of the previous version): rows kept, a unique uid per capture, new columns NULL
  *   M06 refusals, OUT and input unchanged, one error line each: OUT as its own input (any
@@ -477,7 +478,7 @@ static int files_in(const char *dir)
 
 static void m04_schema1_input(void **state)
 {
-    char in[512], out_path[512], tmp[512], *saved_tmp;
+    char in[512], in2[512], out_path[512], tmp[512], *saved_tmp;
     struct db *out = NULL;
     struct db_merge_stats st;
     long size_before = 0;
@@ -485,6 +486,7 @@ static void m04_schema1_input(void **state)
     (void)state;
 
     new_path(in, sizeof in, "m04-in");
+    new_path(in2, sizeof in2, "m04-in2");
     new_path(out_path, sizeof out_path, "m04-out");
     snprintf(tmp, sizeof tmp, "%s/m04-tmp", tmpdir);
     assert_int_equal(mkdir(tmp, 0700), 0);
@@ -506,6 +508,15 @@ static void m04_schema1_input(void **state)
     assert_int_equal(st.captures_added, 0);
     assert_int_equal(st.captures_present, 3);
     assert_int_equal(st.rows_added, 0);
+    /* another rank's file, same GPU, ids, second and command line, other measurements: its run
+     * and model captures are its own; its probe, identical, is taken for the one merged */
+    make_v1(in2);
+    raw_exec(in2, "UPDATE measurement SET time_median_ns = time_median_ns + 1;"
+                  " UPDATE prediction SET predicted_time_ns = predicted_time_ns + 1");
+    merge_ok(out, in2, &st);
+    assert_int_equal(st.captures_added, 2);
+    assert_int_equal(st.captures_present, 1);
+    assert_int_equal(st.rows_added, 2 + 2 + 3 + 2);
     settings_restored(out);
     db_close(out);
     if (saved_tmp)
@@ -514,21 +525,22 @@ static void m04_schema1_input(void **state)
         unsetenv("TMPDIR");
     free(saved_tmp);
 
-    assert_int_equal(raw_int(out_path, "SELECT count(*) FROM capture WHERE length(uid) = 32"
-                                       " AND uid NOT GLOB '*[^0-9a-f]*'"),
-                     4);
+    assert_int_equal(raw_int(out_path, "SELECT count(DISTINCT uid) FROM capture WHERE length(uid) ="
+                                       " 32 AND uid NOT GLOB '*[^0-9a-f]*'"),
+                     6);
     assert_int_equal(raw_int(out_path, "SELECT count(*) FROM metric x JOIN measurement m"
                                        " ON m.id = x.measurement_id WHERE m.kernel = 'old_a'"),
-                     2);
+                     4);
     assert_int_equal(raw_int(out_path, "SELECT count(*) FROM prediction p JOIN measurement m"
                                        " ON m.id = p.measurement_id JOIN capture c ON c.id ="
                                        " p.capture_id WHERE c.kind = 'model' AND m.kernel LIKE"
                                        " 'old_%' AND p.predicted_time_ns + 10 = m.time_median_ns"
                                        " - 0.5"),
-                     2);
+                     4);
+    /* the probe once, each rank's run; the model captures name no device */
     assert_int_equal(raw_int(out_path, "SELECT count(*) FROM capture c JOIN device d ON d.id ="
                                        " c.device_id WHERE d.uuid = 'GPU-OLD'"),
-                     2);
+                     3);
     assert_int_equal(raw_int(out_path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
     /* the user's file: the same bytes, still schema 1 */
     same_bytes(in, before, size_before);
