@@ -156,6 +156,57 @@ void rk_counters_note(const struct rk_counters *c, struct db *db, int64_t captur
  * the `measured` stored measurements have none. */
 int rk_counters_status(const struct rk_counters *c, long measured);
 
+/*
+ * cli/format.c: the one table writer. What a command prints as data is a table of named,
+ * typed columns, written as `--format text` (aligned, for a person), `csv` (RFC 4180: CRLF,
+ * a header line always, fields quoted when they hold , " CR or LF) or `json` (an array of
+ * objects, one a line; a missing value, NaN and the infinities as null). Reals in CSV and
+ * JSON are the shortest text that reads back as the same double; the precision is for text.
+ *
+ *   struct rk_table *t;
+ *   static const struct rk_col cols[] = {{"name", RK_COL_TEXT, 0}, {"GB/s", RK_COL_REAL, 1}};
+ *   if ((rc = rk_table_new(fmt, stdout, cols, 2, &t)) != RK_OK) return rc;
+ *   for (...) { rk_table_row(t); rk_table_str(t, name); rk_table_real(t, gbs); }
+ *   return rk_table_end(t);   (writes what is left, frees t)
+ *
+ * CSV and JSON rows go out as each row is complete; text keeps every row until
+ * rk_table_end to align the columns.
+ */
+enum rk_format { RK_FMT_TEXT, RK_FMT_CSV, RK_FMT_JSON };
+/* "text", "csv" or "json" -> *out: RK_OK, else RK_EUSAGE printed (an option '--format' error). */
+int rk_parse_format(const char *s, enum rk_format *out /* OUT */);
+const char *rk_format_name(enum rk_format f); /* "text", "csv", "json" */
+
+enum rk_col_kind {
+    RK_COL_TEXT, /* left-aligned in text */
+    RK_COL_INT,  /* right-aligned */
+    RK_COL_REAL, /* right-aligned; text shows prec digits after the point (prec < 0: %g) */
+};
+struct rk_col {
+    const char *name; /* header, CSV column and JSON key; copied */
+    enum rk_col_kind kind;
+    int prec;
+};
+struct rk_table;
+/* A table of ncols columns (cols copied) written to `to` in fmt: RK_OK or RK_ENOMEM printed. */
+int rk_table_new(enum rk_format fmt, FILE *to, const struct rk_col *cols, int ncols,
+                 struct rk_table **out /* OUT */);
+/* Begins a row (ending the one before: CSV/JSON write it). RK_OK, RK_ENOMEM or RK_EIO
+ * printed. Its cells follow in column order; cells not given are missing. */
+int rk_table_row(struct rk_table *t);
+/* The next cell of the row: a string (NULL: missing; JSON string), a whole number, a real
+ * (NaN or infinite: missing), or missing. A cell's kind decides its JSON type; the column's
+ * kind only its alignment. Memory failures surface in rk_table_row / rk_table_end. */
+void rk_table_str(struct rk_table *t, const char *s);
+void rk_table_int(struct rk_table *t, int64_t v);
+void rk_table_real(struct rk_table *t, double v);
+void rk_table_null(struct rk_table *t);
+/* Writes what is left (text: all of it; CSV: the header of an empty table; JSON: the closing
+ * bracket), flushes and frees t. RK_OK, RK_ENOMEM or RK_EIO printed. */
+int rk_table_end(struct rk_table *t);
+/* Frees t without writing more (after an error). NULL is fine. */
+void rk_table_free(struct rk_table *t);
+
 /* cli/shared.c: what several subcommands need alike. */
 /* A file or folder name with its placeholders (%h, %p, %r, %q{VAR}, %%: launch.h's
  * rk_expand_name) expanded for this process: *out malloc'd, or RK_EUSAGE / RK_ENOMEM printed. */
