@@ -206,6 +206,16 @@ void rk_table_null(struct rk_table *t);
 int rk_table_end(struct rk_table *t);
 /* Frees t without writing more (after an error). NULL is fine. */
 void rk_table_free(struct rk_table *t);
+/* The end of a table whatever happened: rk_table_end when rc is RK_OK (t NULL: nothing to
+ * write), else rk_table_free; returns rc, or what rk_table_end returns. */
+int rk_table_done(struct rk_table *t, int rc);
+/*
+ * Takes `--format V` / `--format=V` out of a subcommand's argv (argv[0] its name; nothing
+ * after "--"), the last one winning: *fmt is RK_FMT_TEXT without one. RK_OK, or RK_EUSAGE
+ * printed for a missing or unknown value. For a command whose own parser does not know the
+ * option (list's subjects, probe, run, model).
+ */
+int rk_take_format(int *argc, char **argv, enum rk_format *fmt /* OUT */);
 
 /* cli/shared.c: what several subcommands need alike. */
 /* A file or folder name with its placeholders (%h, %p, %r, %q{VAR}, %%: launch.h's
@@ -234,6 +244,17 @@ struct db_measurement;
 void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
                         const struct kernels_result *r, const struct model_cost *cost,
                         struct db_measurement *m);
+/*
+ * cli/help.c: the help of `roofkit --help` and, from the same texts and rk_commands[], the man
+ * page (`roofkit --help-man`, roff) and the bash completion (`roofkit --help-completion`) that
+ * the build generates. RK_OK or RK_EIO printed.
+ */
+void rk_print_main_help(FILE *to);
+int rk_write_man(FILE *to);
+int rk_write_completion(FILE *to);
+/* cli/version.c: `roofkit --version`, the versions built with and run with. RK_OK or RK_EIO. */
+int rk_print_version(FILE *to);
+
 int cmd_probe(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_run(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_profile(int argc, char **argv, struct rk_ctx *ctx);

@@ -14,7 +14,8 @@
 const struct rk_cmd rk_commands[] = {
     {"probe", cmd_probe, RK_PER_GPU | RK_AFTER_GPUS,
      "measure the GPU's ceilings: bandwidth, latency, FLOP/s, launch",
-     "usage: roofkit probe [--only GROUPS|PROBES] [--quick]\n\n"
+     "usage: roofkit probe [--only GROUPS|PROBES] [--quick] [--format text|csv|json]\n"
+     "       roofkit probe --list [--format text|csv|json]\n\n"
      "Measures the GPU's ceilings and stores them in the database as one capture. With several\n"
      "GPUs (--device all or a list) each GPU is probed in a roofkit of its own, all at once\n"
      "(--serial: one after another), then every ordered pair of GPUs gets its peer ceilings\n"
@@ -24,11 +25,14 @@ const struct rk_cmd rk_commands[] = {
      "                probe-name prefixes (bw_dram, bw_l2, lat_chase, peak_fp64, ...); default:\n"
      "                all\n"
      "  --quick       fewer repetitions and a coarser latency curve (under 10 s on an H100)\n"
-     "  --list        list the probes and exit\n" COMMON_OPTS},
+     "  --list        list the probes and exit\n"
+     "  --format F    text (default): each ceiling as it is measured; csv or json: every\n"
+     "                ceiling of the run after it, with its min, median, max, theoretical\n"
+     "                value, clock, power, method and parameters\n" COMMON_OPTS},
     {"run", cmd_run, RK_PER_GPU, "run, verify and time kernels of the suite",
      "usage: roofkit run [--suite NAME | --kernel NAME] [--sizes LIST] [--precision fp32,fp64]\n"
      "                   [--param NAME=V1,V2 ...] [--reps N] [--warm]\n"
-     "                   [--metrics LIST|default|none]\n\n"
+     "                   [--metrics LIST|default|none] [--format text|csv|json]\n\n"
      "Runs each kernel on random inputs, verifies it against a float64 cuBLAS result, times it\n"
      "with CUDA events (median of --reps repetitions, L2 flushed between them unless --warm)\n"
      "and stores one measurement per kernel, shape and parameter set. Its hardware counters\n"
@@ -44,8 +48,10 @@ const struct rk_cmd rk_commands[] = {
      "  --metrics LIST     counters to store: metric aliases or raw CUPTI names, 'default'\n"
      "                     (the default set, see 'roofkit list metrics') or 'none'. Without\n"
      "                     permission to read counters the timings are still stored: with\n"
-     "                     the default set after a warning, with a named LIST and exit "
-     "6\n" COMMON_OPTS},
+     "                     the default set after a warning, with a named LIST and exit 6\n"
+     "  --format F         text (default), csv or json: each stored measurement (kernel,\n"
+     "                     precision, m, n, k, params, median/min/max ns, GFLOP/s, GB/s,\n"
+     "                     verified, relative error) as it is stored\n" COMMON_OPTS},
     {"profile", cmd_profile, 0, "record every kernel launch of any CUDA program, with counters",
      "usage: roofkit profile [--metrics LIST] [--kernel REGEX] [--launch-skip N] [--launch-count "
      "N]\n"
@@ -69,7 +75,7 @@ const struct rk_cmd rk_commands[] = {
      "  mpirun -np 2 roofkit --db 'p-%r.db' profile -- ./app\n" COMMON_OPTS},
     {"model", cmd_model, 0,
      "predict kernel times from the ceilings; 'model explain' for the equations",
-     "usage: roofkit model [--capture ID] [--model LIST] [--check]\n"
+     "usage: roofkit model [--capture ID] [--model LIST] [--check] [--format text|csv|json]\n"
      "       roofkit model explain [--json] --peak-flops F --bandwidth B [--sms N] [--clock HZ]\n"
      "              [--regs-per-sm N] [--smem-per-sm BYTES] [--max-threads-per-sm N]\n"
      "              [--mem-latency CYCLES] [--comp-latency CYCLES] [--elem-bytes 4|8]\n"
@@ -84,7 +90,10 @@ const struct rk_cmd rk_commands[] = {
      "                 roofline_counters, occupancy, issue, issue_counters, overlap\n"
      "                 (extensions, docs/model.md); default: all eight\n"
      "  --check        recompute every stored prediction from the current ceilings without\n"
-     "                 writing; exit 9 when one differs\n\n"
+     "                 writing; exit 9 when one differs\n"
+     "  --format F     text (default), csv or json: the summary, one row per model and one\n"
+     "                 per model and kernel family (n, median, mean and p90 absolute\n"
+     "                 percentage error, rows within 10 and 25 %); with --check the counts\n\n"
      "'model explain' evaluates the TSM2 model of 004 section 3.6 with no GPU and no\n"
      "database: it prints every intermediate quantity with its unit (one JSON object with\n"
      "--json), and the t2, t3 that the parameter search (Alg. 5 and an exhaustive search)\n"
@@ -114,8 +123,8 @@ const struct rk_cmd rk_commands[] = {
      "  --top N         configurations listed (default 5)\n"
      "  --json          print the result as one JSON object (the capture's note)\n" COMMON_OPTS},
     {"list", cmd_list, 0, "list kernels, suites, metrics, captures, devices or GPUs",
-     "usage: roofkit list kernels|suites|captures|devices|gpus\n"
-     "       roofkit list metrics [--metrics LIST] [--chip NAME]\n\n"
+     "usage: roofkit list kernels|suites|captures|devices|gpus [--format text|csv|json]\n"
+     "       roofkit list metrics [--metrics LIST] [--chip NAME] [--format text|csv|json]\n\n"
      "  kernels    the kernel registry: family, layout, parameters, cost formula\n"
      "  suites     the kernel suites and their shapes\n"
      "  metrics    the metric aliases: unit, CUPTI metric(s), default set, whether the GPU\n"
@@ -126,11 +135,16 @@ const struct rk_cmd rk_commands[] = {
      "             ran on\n"
      "  devices    the devices stored in the database\n"
      "  gpus       the GPUs of this machine (what --device names): CUDA index, UUID, name,\n"
-     "             compute capability, PCI bus id, NUMA node\n" COMMON_OPTS},
+     "             compute capability, PCI bus id, NUMA node\n\n"
+     "--format text (default) prints the tables above; csv and json print one row per item\n"
+     "with raw numbers (bytes, not MiB) and 1/0 for yes/no; notes go to standard "
+     "error.\n" COMMON_OPTS},
     {"export", cmd_export, 0, "export database tables as CSV or JSON",
-     "usage: roofkit export --format csv|json [--table NAME]\n\n"
+     "usage: roofkit export --format csv|json|text [--table NAME]\n\n"
      "Writes a table (device, capture, ceiling, latency_point, measurement, metric,\n"
-     "prediction; default: measurement) to standard output.\n" COMMON_OPTS},
+     "prediction; default: measurement) to standard output: CSV with a header line (also for\n"
+     "a table with no rows), JSON as an array of objects with SQL NULL, NaN and infinities as\n"
+     "null, or aligned text.\n" COMMON_OPTS},
     {"all", cmd_all, RK_PER_GPU | RK_AFTER_GPUS,
      "the main job: probe, the default suite, model, report",
      "usage: roofkit all [--out DIR]\n\n"

@@ -1,10 +1,11 @@
 /*
- * export.c - `roofkit export --format csv|json [--table NAME]`: one table of the
- * database on standard output, for other tools. The rows come from db/
- * (db_dump_table: every column, by rowid, REAL with 17 significant digits); this
- * file only prints them. CSV follows RFC 4180 with a header line (none for a table
- * with no rows: the names come with the rows); JSON is an array of objects, SQL NULL
- * (and an infinite REAL, which JSON cannot write) as null, numbers bare.
+ * export.c - `roofkit export --format csv|json|text [--table NAME]`: one table of the
+ * database on standard output, for other tools. The rows come from db/ (db_dump_table:
+ * every column, by rowid; db_dump_columns: the names, so that an empty table still has its
+ * CSV header); format.c's table writer prints them: CSV per RFC 4180 with a header line
+ * always, JSON an array of objects with SQL NULL (and an infinite REAL, which JSON cannot
+ * write) as null, integers and reals as bare numbers (reals the shortest text that reads
+ * back as the stored double), text as strings.
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -16,76 +17,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { FMT_NONE, FMT_CSV, FMT_JSON };
-
 struct dump {
-    int format;
-    long rows;
-    FILE *to;
+    enum rk_format format;
+    struct rk_table *t;
 };
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static int print_row(int ncols, const char *const *names, const char *const *values,
-                     const enum db_type *types, void *user)
+/* db_dump_columns: the table's columns, then the rows. */
+static int open_table(int ncols, const char *const *names, const char *const *values,
+                      const enum db_type *types, void *user)
 {
     struct dump *d = user;
-    if (d->format == FMT_CSV) {
-        if (d->rows == 0) {
-            for (int i = 0; i < ncols; i++) {
-                if (i)
-                    fputc(',', d->to);
-                csv_field(d->to, names[i]);
-            }
-            fputs("\r\n", d->to);
-        }
-        for (int i = 0; i < ncols; i++) {
-            if (i)
-                fputc(',', d->to);
-            csv_field(d->to, values[i]);
-        }
-        fputs("\r\n", d->to);
-    } else {
-        struct rk_buf b = RK_BUF_INIT;
-        rk_buf_puts(&b, d->rows ? ",\n{" : "\n{");
-        for (int i = 0; i < ncols; i++) {
-            rk_buf_puts(&b, i ? "," : "");
-            rk_json_str(&b, names[i]);
-            rk_buf_puts(&b, ":");
-            if (!values[i] || types[i] == DB_NULL)
-                rk_buf_puts(&b, "null");
-            else if (types[i] == DB_INTEGER)
-                rk_buf_puts(&b, values[i]);
-            else if (types[i] == DB_REAL) /* the same 17 digits; an infinity as null */
-                rk_json_num(&b, strtod(values[i], NULL));
-            else
-                rk_json_str(&b, values[i]);
-        }
-        rk_buf_puts(&b, "}");
-        const int oom = b.oom;
-        if (!oom)
-            fputs(b.s, d->to);
-        rk_buf_release(&b);
-        if (oom)
-            return rk_error(RK_ENOMEM, "out of host memory");
+    struct rk_col *cols = calloc((size_t)ncols, sizeof *cols);
+    int rc;
+    (void)values;
+    (void)types;
+    if (!cols)
+        return rk_error(RK_ENOMEM, "out of host memory");
+    for (int i = 0; i < ncols; i++)
+        cols[i] = (struct rk_col){names[i], RK_COL_TEXT, -1};
+    rc = rk_table_new(d->format, stdout, cols, ncols, &d->t);
+    free(cols);
+    return rc;
+}
+
+static int add_row(int ncols, const char *const *names, const char *const *values,
+                   const enum db_type *types, void *user)
+{
+    struct dump *d = user;
+    int rc = rk_table_row(d->t);
+    (void)names;
+    for (int i = 0; i < ncols && rc == RK_OK; i++) {
+        if (!values[i] || types[i] == DB_NULL)
+            rk_table_null(d->t);
+        else if (types[i] == DB_INTEGER)
+            rk_table_int(d->t, strtoll(values[i], NULL, 10));
+        else if (types[i] == DB_REAL) /* 17 digits: the same double */
+            rk_table_real(d->t, strtod(values[i], NULL));
+        else
+            rk_table_str(d->t, values[i]);
     }
-    d->rows++;
-    return ferror(d->to) ? RK_EIO : 0;
+    return rc;
 }
 
 int cmd_export(int argc, char **argv, struct rk_ctx *ctx)
@@ -95,19 +66,16 @@ int cmd_export(int argc, char **argv, struct rk_ctx *ctx)
         {"table", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0},
     };
-    struct dump d = {FMT_NONE, 0, stdout};
+    struct dump d = {RK_FMT_CSV, NULL};
     const char *table = "measurement";
-    int c, rc, known = 0;
+    int c, rc, known = 0, have_format = 0;
     rk_getopt_reset();
     while ((c = rk_getopt(argc, argv, ":", opts)) != -1) {
         switch (c) {
         case 'f':
-            if (strcmp(optarg, "csv") == 0)
-                d.format = FMT_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                d.format = FMT_JSON;
-            else
-                return rk_error(RK_EUSAGE, "option '--format' takes csv or json, not '%s'", optarg);
+            if (rk_parse_format(optarg, &d.format) != RK_OK)
+                return RK_EUSAGE;
+            have_format = 1;
             break;
         case 't':
             table = optarg;
@@ -119,7 +87,7 @@ int cmd_export(int argc, char **argv, struct rk_ctx *ctx)
     if (optind < argc)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help export'",
                         argv[optind]);
-    if (d.format == FMT_NONE)
+    if (!have_format)
         return rk_error(RK_EUSAGE, "export needs --format csv or --format json");
     for (int i = 0; db_table_name(i); i++)
         known |= strcmp(db_table_name(i), table) == 0;
@@ -132,12 +100,7 @@ int cmd_export(int argc, char **argv, struct rk_ctx *ctx)
     }
     if ((rc = rk_ctx_open_db(ctx, 0)) != RK_OK)
         return rc;
-    if (d.format == FMT_JSON)
-        fputc('[', stdout);
-    rc = db_dump_table(ctx->db, table, print_row, &d);
-    if (rc == RK_OK && d.format == FMT_JSON)
-        fputs(d.rows ? "\n]\n" : "]\n", stdout);
-    if (fflush(stdout) != 0 || ferror(stdout))
-        return rk_error(RK_EIO, "cannot write the export to standard output");
-    return rc;
+    if ((rc = db_dump_columns(ctx->db, table, open_table, &d)) == RK_OK)
+        rc = db_dump_table(ctx->db, table, add_row, &d);
+    return rk_table_done(d.t, rc);
 }

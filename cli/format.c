@@ -382,3 +382,39 @@ int rk_table_end(struct rk_table *t)
     rk_table_free(t);
     return rc;
 }
+
+int rk_table_done(struct rk_table *t, int rc)
+{
+    if (rc == RK_OK)
+        return t ? rk_table_end(t) : RK_OK;
+    rk_table_free(t);
+    return rc;
+}
+
+int rk_take_format(int *argc, char **argv, enum rk_format *fmt)
+{
+    int out = 1, i;
+    *fmt = RK_FMT_TEXT;
+    for (i = 1; i < *argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        if (strcmp(a, "--") == 0)
+            break;
+        if (strcmp(a, "--format") != 0 && strncmp(a, "--format=", 9) != 0) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        if (a[8] == '=')
+            val = a + 9;
+        else if (i + 1 < *argc)
+            val = argv[++i];
+        else
+            return rk_error(RK_EUSAGE, "option '--format' needs a value: text, csv or json");
+        if (rk_parse_format(val, fmt) != RK_OK)
+            return RK_EUSAGE;
+    }
+    for (; i < *argc; i++)
+        argv[out++] = argv[i];
+    argv[out] = NULL;
+    *argc = out;
+    return RK_OK;
+}

@@ -1,6 +1,8 @@
 /*
- * list.c - `roofkit list kernels|suites|metrics|captures|devices`. Each listing is a
- * row of the small table below (git's OPT_SUBCOMMAND style). Tables go to stdout;
+ * list.c - `roofkit list kernels|suites|metrics|captures|devices|gpus [--format F]`. Each
+ * listing is a row of the small table below (git's OPT_SUBCOMMAND style). Tables go to stdout:
+ * as text for a person (the layout below), or through format.c's writer as CSV or JSON, one
+ * row per item with raw numbers (bytes, not MiB) and 0/1 for yes/no; notes go to stderr;
  * kernels and suites need no database, captures and devices open it read-only (a
  * missing file is an error, never created); metrics asks CUPTI's host API about the
  * chip (no GPU needed) and takes options of its own.
@@ -19,12 +21,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int list_kernels(struct rk_ctx *ctx)
+/* A table for --format csv|json; NULL (and the text header to print) for text. */
+static int table_or_text(enum rk_format fmt, const struct rk_col *cols, int ncols,
+                         struct rk_table **t)
 {
+    *t = NULL;
+    return fmt == RK_FMT_TEXT ? RK_OK : rk_table_new(fmt, stdout, cols, ncols, t);
+}
+
+static int list_kernels(struct rk_ctx *ctx, enum rk_format fmt)
+{
+    static const struct rk_col cols[] = {
+        {"kernel", RK_COL_TEXT, 0},       {"family", RK_COL_TEXT, 0},
+        {"layout", RK_COL_TEXT, 0},       {"precisions", RK_COL_TEXT, 0},
+        {"cost_formula", RK_COL_TEXT, 0}, {"parameters", RK_COL_TEXT, 0},
+        {"description", RK_COL_TEXT, 0},  {"seed", RK_COL_TEXT, 0},
+    };
+    struct rk_table *t;
+    int rc;
     (void)ctx;
-    printf("%-16s %-12s %-13s %-9s %-13s %s\n", "kernel", "family", "layout", "precision",
-           "cost formula", "parameters (default)");
-    for (int i = 0; i < kernels_count(); i++) {
+    if ((rc = table_or_text(fmt, cols, 8, &t)) != RK_OK)
+        return rc;
+    if (!t)
+        printf("%-16s %-12s %-13s %-9s %-13s %s\n", "kernel", "family", "layout", "precision",
+               "cost formula", "parameters (default)");
+    for (int i = 0; i < kernels_count() && rc == RK_OK; i++) {
         const struct kernels_kernel *k = kernels_get(i);
         char prec[16] = "";
         char params[256] = "";
@@ -46,18 +67,72 @@ static int list_kernels(struct rk_ctx *ctx)
                 break;
             used += (size_t)w;
         }
+        if (t) {
+            rc = rk_table_row(t);
+            rk_table_str(t, k->name);
+            rk_table_str(t, k->family);
+            rk_table_str(t, kernels_layout_name(k->layout));
+            rk_table_str(t, prec);
+            rk_table_str(t, model_family_name((enum model_kernel_family)k->cost_family));
+            rk_table_str(t, params);
+            rk_table_str(t, k->description);
+            rk_table_str(t, k->seed);
+            continue;
+        }
         printf("%-16s %-12s %-13s %-9s %-13s %s\n", k->name, k->family,
                kernels_layout_name(k->layout), prec,
                model_family_name((enum model_kernel_family)k->cost_family),
                params[0] ? params : "-");
         printf("%-16s   %s (%s)\n", "", k->description, k->seed);
     }
-    return RK_OK;
+    return rk_table_done(t, rc);
 }
 
-static int list_suites(struct rk_ctx *ctx)
+/* Machine formats: one row per suite, entry and shape. */
+static int suites_table(enum rk_format fmt)
+{
+    static const struct rk_col cols[] = {
+        {"suite", RK_COL_TEXT, 0},
+        {"entry", RK_COL_INT, 0},
+        {"kernels", RK_COL_TEXT, 0},
+        {"m", RK_COL_INT, 0},
+        {"n", RK_COL_INT, 0},
+        {"k", RK_COL_INT, 0},
+        {"description", RK_COL_TEXT, 0},
+    };
+    struct rk_table *t;
+    int rc = rk_table_new(fmt, stdout, cols, 7, &t);
+    for (int i = 0; i < kernels_suites_count() && rc == RK_OK; i++) {
+        const struct kernels_suite *s = kernels_suite_get(i);
+        for (int e = 0; e < s->n_entries && rc == RK_OK; e++) {
+            const struct kernels_suite_entry *en = &s->entries[e];
+            struct rk_buf names = RK_BUF_INIT;
+            rk_buf_puts(&names, "");
+            for (int k = 0; k < KERNELS_SUITE_MAX_KERNELS && en->kernels[k]; k++)
+                rk_buf_printf(&names, "%s%s", k ? " " : "", en->kernels[k]);
+            for (int h = 0; h < en->n_shapes && rc == RK_OK && !names.oom; h++) {
+                rc = rk_table_row(t);
+                rk_table_str(t, s->name);
+                rk_table_int(t, e);
+                rk_table_str(t, names.s);
+                rk_table_int(t, en->shapes[h].m);
+                rk_table_int(t, en->shapes[h].n);
+                rk_table_int(t, en->shapes[h].k);
+                rk_table_str(t, s->description);
+            }
+            if (names.oom)
+                rc = rk_error(RK_ENOMEM, "out of host memory");
+            rk_buf_release(&names);
+        }
+    }
+    return rk_table_done(t, rc);
+}
+
+static int list_suites(struct rk_ctx *ctx, enum rk_format fmt)
 {
     (void)ctx;
+    if (fmt != RK_FMT_TEXT)
+        return suites_table(fmt);
     for (int i = 0; i < kernels_suites_count(); i++) {
         const struct kernels_suite *s = kernels_suite_get(i);
         printf("%s: %s\n", s->name, s->description);
@@ -76,16 +151,35 @@ static int list_suites(struct rk_ctx *ctx)
     return RK_OK;
 }
 
-/* The CUPTI side of an output: its raw metric, or a formula "a + b + 2*c" (plan's text). */
-static void print_metric_row(const char *name, const char *unit, const char *mark,
-                             const char *avail, const char *raw, const char *description,
-                             const char *holds)
+static const struct rk_col metric_cols[] = {
+    {"metric", RK_COL_TEXT, 0},          {"unit", RK_COL_TEXT, 0},  {"in_default", RK_COL_INT, 0},
+    {"on_chip", RK_COL_INT, 0},          {"cupti", RK_COL_TEXT, 0}, {"description", RK_COL_TEXT, 0},
+    {"checked_on_h100", RK_COL_TEXT, 0},
+};
+
+/* The CUPTI side of an output: its raw metric, or a formula "a + b + 2*c" (plan's text). A row
+ * of t for --format csv|json, else text. */
+static int print_metric_row(struct rk_table *t, const char *name, const char *unit,
+                            const char *mark, const char *avail, const char *raw,
+                            const char *description, const char *holds)
 {
+    if (t) {
+        int rc = rk_table_row(t);
+        rk_table_str(t, name);
+        rk_table_str(t, unit);
+        rk_table_int(t, strcmp(mark, "yes") == 0);
+        rk_table_int(t, strcmp(avail, "yes") == 0);
+        rk_table_str(t, raw);
+        rk_table_str(t, description ? description : "raw CUPTI metric");
+        rk_table_str(t, holds);
+        return rc;
+    }
     printf("%-32s %-17s %-8s %-9s %s\n", name, unit ? unit : "-", mark, avail,
            description ? description : "raw CUPTI metric");
     printf("%-32s = %s\n", "", raw);
     if (holds)
         printf("%-32s   checked on H100: %s\n", "", holds);
+    return RK_OK;
 }
 
 /* The "checked on H100" line of an alias (collect_metric_holds); raw names get none. */
@@ -102,7 +196,7 @@ static const char *holds_of(const struct collect_metric *m)
  * answers the chip questions without a GPU; without a GPU the chip is GH100, and the listing
  * says so.
  */
-static int list_metrics(int argc, char **argv, struct rk_ctx *ctx)
+static int list_metrics(int argc, char **argv, struct rk_ctx *ctx, enum rk_format fmt)
 {
     static const struct option longopts[] = {
         {"metrics", required_argument, NULL, 'm'},
@@ -114,6 +208,7 @@ static int list_metrics(int argc, char **argv, struct rk_ctx *ctx)
     int c, n = 0, passes = 0, rc, *supported = NULL, nin_default = 0, ndflt = 0;
     const char **dflt = NULL;
     struct collect_plan *plan = NULL;
+    struct rk_table *t = NULL;
 
     rk_getopt_reset();
     while ((c = rk_getopt(argc, argv, ":m:c:", longopts)) != -1) {
@@ -170,30 +265,42 @@ static int list_metrics(int argc, char **argv, struct rk_ctx *ctx)
         goto out;
     }
 
-    printf("%-32s %-17s %-8s %-9s %s\n", "metric", "unit", "default", "on chip", "description");
+    if ((rc = table_or_text(fmt, metric_cols, 7, &t)) != RK_OK)
+        goto out;
+    if (!t)
+        printf("%-32s %-17s %-8s %-9s %s\n", "metric", "unit", "default", "on chip", "description");
     if (!metrics) {
-        for (int i = 0; i < collect_metric_count(); i++) {
+        for (int i = 0; i < collect_metric_count() && rc == RK_OK; i++) {
             const struct collect_metric *m = collect_metric_get(i);
             struct collect_plan *one = NULL;
             if ((rc = collect_plan_new(&m->alias, 1, &one)) != RK_OK)
                 goto out;
-            print_metric_row(m->alias, m->unit, m->in_default ? "yes" : "-",
-                             supported[i] ? "yes" : "no", one->out[0].raw, m->description,
-                             holds_of(m));
+            rc = print_metric_row(t, m->alias, m->unit, m->in_default ? "yes" : "-",
+                                  supported[i] ? "yes" : "no", one->out[0].raw, m->description,
+                                  holds_of(m));
             collect_plan_free(one);
         }
     } else {
         /* Only the named ones (all known to the chip: counting passes checked them). */
         if ((rc = collect_plan_check(plan, chip)) != RK_OK)
             goto out;
-        for (int i = 0; i < plan->nout; i++) {
+        for (int i = 0; i < plan->nout && rc == RK_OK; i++) {
             const struct collect_output *o = &plan->out[i];
             const struct collect_metric *m = o->alias ? collect_metric_find(o->alias) : NULL;
-            print_metric_row(o->alias ? o->alias : o->raw,
-                             o->unit ? o->unit : plan->raw_units[o->term[0]],
-                             m && m->in_default ? "yes" : "-", "yes", o->raw,
-                             m ? m->description : NULL, holds_of(m));
+            rc = print_metric_row(t, o->alias ? o->alias : o->raw,
+                                  o->unit ? o->unit : plan->raw_units[o->term[0]],
+                                  m && m->in_default ? "yes" : "-", "yes", o->raw,
+                                  m ? m->description : NULL, holds_of(m));
         }
+    }
+    if (rc != RK_OK)
+        goto out;
+    if (t) { /* the data only; what it was asked of goes to stderr */
+        rc = rk_table_end(t);
+        t = NULL;
+        rk_info("chip %s: %d replay pass%s per kernel launch for %s", where, passes,
+                passes == 1 ? "" : "es", metrics ? "these metrics" : "the default set");
+        goto out;
     }
     printf("\nchip: %s\n", where);
     if (metrics)
@@ -207,6 +314,7 @@ static int list_metrics(int argc, char **argv, struct rk_ctx *ctx)
                "'--metrics LIST' counts the passes of a set\n",
                ndflt, nin_default, passes, passes == 1 ? "" : "es");
 out:
+    rk_table_free(t);
     free(supported);
     free(dflt);
     collect_plan_free(plan);
@@ -214,9 +322,18 @@ out:
     return rc;
 }
 
-static int list_captures(struct rk_ctx *ctx)
+static int list_captures(struct rk_ctx *ctx, enum rk_format fmt)
 {
+    static const struct rk_col cols[] = {
+        {"id", RK_COL_INT, 0},           {"kind", RK_COL_TEXT, 0},
+        {"status", RK_COL_TEXT, 0},      {"started", RK_COL_TEXT, 0},
+        {"ended", RK_COL_TEXT, 0},       {"device", RK_COL_TEXT, 0},
+        {"ceilings", RK_COL_INT, 0},     {"latency_points", RK_COL_INT, 0},
+        {"measurements", RK_COL_INT, 0}, {"predictions", RK_COL_INT, 0},
+        {"host", RK_COL_TEXT, 0},        {"rank", RK_COL_INT, 0},
+    };
     struct db_capture *caps = NULL;
+    struct rk_table *t = NULL;
     int n = 0, rc;
     rc = rk_ctx_open_db(ctx, 0);
     if (rc != RK_OK)
@@ -224,6 +341,30 @@ static int list_captures(struct rk_ctx *ctx)
     rc = db_list_captures(ctx->db, &caps, &n);
     if (rc != RK_OK)
         return rc;
+    if (fmt != RK_FMT_TEXT) {
+        rc = rk_table_new(fmt, stdout, cols, 12, &t);
+        for (int i = 0; i < n && rc == RK_OK; i++) {
+            const struct db_capture *c = &caps[i];
+            rc = rk_table_row(t);
+            rk_table_int(t, c->id);
+            rk_table_str(t, db_capture_kind_name(c->kind));
+            rk_table_str(t, db_status_name(c->status));
+            rk_table_str(t, c->started_at);
+            rk_table_str(t, c->ended_at);
+            rk_table_str(t, c->device_name);
+            rk_table_int(t, c->n_ceilings);
+            rk_table_int(t, c->n_latency_points);
+            rk_table_int(t, c->n_measurements);
+            rk_table_int(t, c->n_predictions);
+            rk_table_str(t, c->host);
+            if (c->rank >= 0)
+                rk_table_int(t, c->rank);
+            else
+                rk_table_null(t);
+        }
+        db_free_captures(caps, n);
+        return rk_table_done(t, rc);
+    }
     printf("%-5s %-8s %-11s %-21s %-21s %-28s %8s %8s %8s %8s %-12s %5s\n", "id", "kind", "status",
            "started", "ended", "device", "ceilings", "latency", "measure", "predict", "host",
            "rank");
@@ -246,9 +387,23 @@ static int list_captures(struct rk_ctx *ctx)
     return RK_OK;
 }
 
-static int list_devices(struct rk_ctx *ctx)
+static int list_devices(struct rk_ctx *ctx, enum rk_format fmt)
 {
+    static const struct rk_col cols[] = {
+        {"id", RK_COL_INT, 0},
+        {"name", RK_COL_TEXT, 0},
+        {"cc", RK_COL_TEXT, 0},
+        {"sm_count", RK_COL_INT, 0},
+        {"sm_clock_mhz", RK_COL_INT, 0},
+        {"mem_clock_mhz", RK_COL_INT, 0},
+        {"bus_width_bits", RK_COL_INT, 0},
+        {"l2_bytes", RK_COL_INT, 0},
+        {"memory_bytes", RK_COL_INT, 0},
+        {"host", RK_COL_TEXT, 0},
+        {"uuid", RK_COL_TEXT, 0},
+    };
     struct db_device *devs = NULL;
+    struct rk_table *t = NULL;
     int n = 0, rc;
     rc = rk_ctx_open_db(ctx, 0);
     if (rc != RK_OK)
@@ -256,6 +411,28 @@ static int list_devices(struct rk_ctx *ctx)
     rc = db_list_devices(ctx->db, &devs, &n);
     if (rc != RK_OK)
         return rc;
+    if (fmt != RK_FMT_TEXT) {
+        rc = rk_table_new(fmt, stdout, cols, 11, &t);
+        for (int i = 0; i < n && rc == RK_OK; i++) {
+            const struct db_device *d = &devs[i];
+            char cc[24];
+            snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+            rc = rk_table_row(t);
+            rk_table_int(t, d->id);
+            rk_table_str(t, d->name);
+            rk_table_str(t, cc);
+            rk_table_int(t, d->sm_count);
+            rk_table_int(t, d->sm_clock_mhz);
+            rk_table_int(t, d->mem_clock_mhz);
+            rk_table_int(t, d->bus_width_bits);
+            rk_table_int(t, d->l2_bytes);
+            rk_table_int(t, d->memory_bytes);
+            rk_table_str(t, d->host);
+            rk_table_str(t, d->uuid);
+        }
+        db_free_devices(devs, n);
+        return rk_table_done(t, rc);
+    }
     printf("%-4s %-28s %-5s %5s %9s %9s %7s %9s %12s %-12s %s\n", "id", "name", "cc", "SMs",
            "SM MHz", "mem MHz", "bus bit", "L2 MiB", "memory GiB", "host", "uuid");
     for (int i = 0; i < n; i++) {
@@ -272,13 +449,38 @@ static int list_devices(struct rk_ctx *ctx)
 }
 
 /* The GPUs this machine has (not the database's rows): what --device can name. */
-static int list_gpus(struct rk_ctx *ctx)
+static int list_gpus(struct rk_ctx *ctx, enum rk_format fmt)
 {
+    static const struct rk_col cols[] = {
+        {"index", RK_COL_INT, 0}, {"uuid", RK_COL_TEXT, 0},       {"name", RK_COL_TEXT, 0},
+        {"cc", RK_COL_TEXT, 0},   {"pci_bus_id", RK_COL_TEXT, 0}, {"numa", RK_COL_INT, 0},
+    };
     struct rk_gpu *g = NULL;
+    struct rk_table *t = NULL;
     int n = 0, rc;
     (void)ctx;
     if ((rc = rk_gpu_list(&g, &n)) != RK_OK)
         return rc;
+    if (fmt != RK_FMT_TEXT) {
+        rc = rk_table_new(fmt, stdout, cols, 6, &t);
+        for (int i = 0; i < n && rc == RK_OK; i++) {
+            char cc[24];
+            int node = rk_pci_numa_node(g[i].pci_bus_id);
+            snprintf(cc, sizeof cc, "%d.%d", g[i].cc_major, g[i].cc_minor);
+            rc = rk_table_row(t);
+            rk_table_int(t, g[i].index);
+            rk_table_str(t, g[i].uuid);
+            rk_table_str(t, g[i].name);
+            rk_table_str(t, cc);
+            rk_table_str(t, g[i].pci_bus_id);
+            if (node >= 0)
+                rk_table_int(t, node);
+            else
+                rk_table_null(t);
+        }
+        free(g);
+        return rk_table_done(t, rc);
+    }
     printf("%-5s %-40s %-28s %-5s %-13s %4s\n", "index", "uuid", "name", "cc", "pci bus id",
            "numa");
     for (int i = 0; i < n; i++) {
@@ -293,11 +495,12 @@ static int list_gpus(struct rk_ctx *ctx)
     return RK_OK;
 }
 
-/* Listings without options take only ctx; `metrics` parses its own options. */
+/* Listings without options take only ctx; `metrics` parses its own options. Every one takes
+ * --format (cmd_list takes it out of argv first). */
 static const struct {
     const char *what;
-    int (*fn)(struct rk_ctx *ctx);
-    int (*fn_args)(int argc, char **argv, struct rk_ctx *ctx);
+    int (*fn)(struct rk_ctx *ctx, enum rk_format fmt);
+    int (*fn_args)(int argc, char **argv, struct rk_ctx *ctx, enum rk_format fmt);
 } listings[] = {
     {"kernels", list_kernels, NULL}, {"suites", list_suites, NULL},
     {"metrics", NULL, list_metrics}, {"captures", list_captures, NULL},
@@ -306,6 +509,9 @@ static const struct {
 
 int cmd_list(int argc, char **argv, struct rk_ctx *ctx)
 {
+    enum rk_format fmt;
+    if (rk_take_format(&argc, argv, &fmt) != RK_OK)
+        return RK_EUSAGE;
     if (argc < 2)
         return rk_error(RK_EUSAGE,
                         "list what? say kernels, suites, metrics, captures, devices or gpus");
@@ -313,11 +519,11 @@ int cmd_list(int argc, char **argv, struct rk_ctx *ctx)
         if (strcmp(argv[1], listings[i].what) != 0)
             continue;
         if (listings[i].fn_args)
-            return listings[i].fn_args(argc, argv, ctx);
+            return listings[i].fn_args(argc, argv, ctx, fmt);
         if (argc > 2)
             return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help list'",
                             argv[2]);
-        return listings[i].fn(ctx);
+        return listings[i].fn(ctx, fmt);
     }
     if (argc > 2)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help list'", argv[2]);

@@ -3,9 +3,11 @@
  * line, finds the subcommand in rk_commands[], does the set-up its flags ask
  * for (open the database), runs it, and turns its enum rk_err into the exit code.
  *
- * Common options (--db, --device, --quiet, --help, --version) may appear before or
+ * Common options (--db, --device, --serial, --quiet, --help, --version) may appear before or
  * after the subcommand's name, but never after a "--" (what follows "--" belongs to
- * the program that `roofkit profile` runs). This is the only file that exits.
+ * the program that `roofkit profile` runs). `roofkit --help-man` and `--help-completion`
+ * (help.c) are for the build, which writes the man page and the bash completion with them.
+ * This is the only file that exits.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -19,53 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef RK_VERSION
-#define RK_VERSION "0.0.0"
-#endif
-
-static const char exit_codes_text[] =
-    "exit codes:\n"
-    "    0  success\n"
-    "    1  internal error (a bug: please report it)\n"
-    "    2  bad command line (unknown option, malformed number, unknown name)\n"
-    "    3  (retired, unused)\n"
-    "    4  no usable CUDA GPU\n"
-    "    5  a CUDA, cuBLAS or NVML call failed\n"
-    "    6  a CUPTI call failed\n"
-    "    7  database error (cannot open, not a roofkit database, corrupt, newer schema, locked)\n"
-    "    8  a file or directory could not be read or written\n"
-    "    9  verification failed (a kernel's result; a stored prediction in 'model --check')\n"
-    "   10  not enough GPU or host memory for the request\n"
-    "   11  an external program (gnuplot) is missing\n"
-    "   12  the database holds nothing to work on\n"
-    "  130  interrupted (rows already stored are complete)\n";
-
-static void print_main_help(FILE *to)
-{
-    fprintf(to,
-            "usage: roofkit [--db FILE] [--device N|all|LIST] [--serial] [--quiet] COMMAND "
-            "[ARGS...]\n"
-            "       roofkit help COMMAND | roofkit COMMAND --help | roofkit --version\n\n"
-            "roofkit measures what a GPU can do, what each kernel did, and what a model says it\n"
-            "should have done, and keeps all three in one SQLite file.\n\ncommands:\n");
-    for (const struct rk_cmd *c = rk_commands; c->name; c++)
-        fprintf(to, "  %-9s %s\n", c->name, c->summary);
-    fprintf(to,
-            "\ncommon options:\n"
-            "  --db FILE     the database (default ./roofkit.db); %%h (host), %%p (pid), %%r (the\n"
-            "                launcher's rank), %%q{VAR} (a variable) and %%%% are replaced, as\n"
-            "                Nsight Systems does: --db 'job-%%h-%%r.db' gives one file per rank\n"
-            "  --device D    the GPU: a CUDA index, a UUID (or a prefix of one), a list of them\n"
-            "                or 'all' (see 'roofkit list gpus'); probe, run, tune and all run\n"
-            "                on every GPU of a list at once, one roofkit per GPU. Default: the\n"
-            "                GPU of the launcher's local rank under mpirun or srun, else 0\n"
-            "  --serial      with several GPUs, one after another instead of at once\n"
-            "  --quiet       print errors only\n"
-            "  -h, --help    this help, or a command's help after its name\n"
-            "  --version     print roofkit's version\n\n%s",
-            exit_codes_text);
-}
 
 static void on_signal(int sig)
 {
@@ -176,6 +131,20 @@ static int take_common_options(int *argc, char **argv, struct rk_ctx *ctx, int *
     return RK_OK;
 }
 
+/* The --format a command line asks for when it is csv or json (NULL otherwise), for a
+ * command run on several GPUs at once. */
+static const char *machine_format(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *v = strncmp(argv[i], "--format=", 9) == 0              ? argv[i] + 9
+                        : strcmp(argv[i], "--format") == 0 && i + 1 < argc ? argv[i + 1]
+                                                                           : NULL;
+        if (v && (strcmp(v, "csv") == 0 || strcmp(v, "json") == 0))
+            return v;
+    }
+    return NULL;
+}
+
 /*
  * Where this process runs: the host, the launcher's rank, the --db placeholders, and what a
  * parent roofkit told it. RK_OK or RK_EUSAGE / RK_ENOMEM (printed).
@@ -258,21 +227,29 @@ int main(int argc, char **argv)
     rk_set_quiet(ctx.quiet);
 
     if (want_version) {
-        printf("roofkit %s\n", RK_VERSION);
+        rc = rk_print_version(stdout);
+        goto out;
+    }
+    if (argc == 2 && strcmp(argv[1], "--help-man") == 0) { /* the build's man page */
+        rc = rk_write_man(stdout);
+        goto out;
+    }
+    if (argc == 2 && strcmp(argv[1], "--help-completion") == 0) { /* ... and completion */
+        rc = rk_write_completion(stdout);
         goto out;
     }
     if (argc < 2) {
         if (want_help) {
-            print_main_help(stdout);
+            rk_print_main_help(stdout);
             goto out;
         }
-        print_main_help(stderr);
+        rk_print_main_help(stderr);
         rc = rk_error(RK_EUSAGE, "no command given; try 'roofkit all' or 'roofkit --help'");
         goto out;
     }
     if (strcmp(argv[1], "help") == 0) {
         if (argc < 3) {
-            print_main_help(stdout);
+            rk_print_main_help(stdout);
             goto out;
         }
         cmd = rk_find_command(argv[2]);
@@ -299,6 +276,15 @@ int main(int argc, char **argv)
     ctx.db_path = db_path;
     if ((rc = choose_gpus(&ctx, cmd, &gpus, &ngpus)) != RK_OK)
         goto out;
+    if (ngpus > 1 && machine_format(argc - 1, argv + 1)) {
+        /* Each GPU's roofkit would print a table of its own, prefixed by its GPU: not one
+         * CSV or JSON text. */
+        rc = rk_error(RK_EUSAGE,
+                      "--format %s takes one GPU; give one --device at a time, or read every "
+                      "GPU's rows afterwards with 'roofkit export --format %s'",
+                      machine_format(argc - 1, argv + 1), machine_format(argc - 1, argv + 1));
+        goto out;
+    }
     if (ngpus > 1) {
         /* One roofkit per GPU, then, for a command that has one, the work of all together. */
         rc = rk_run_per_gpu(&ctx, argc - 1, argv + 1, gpus, ngpus);

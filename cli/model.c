@@ -113,6 +113,7 @@ struct model_opts {
     int64_t capture; /* 0: every run/profile capture with measurements */
     unsigned models; /* bits 1 << enum model_kind */
     int check;
+    enum rk_format fmt; /* --format: the summary (or the check's count) as text, CSV or JSON */
 };
 
 /* The measurements to work on, with the device of each. */
@@ -320,6 +321,62 @@ static void print_stats(const struct stats *st)
     printf(" %7zu %7zu", st->a.within10, st->a.within25);
 }
 
+/* --format csv|json: one row per model (family null), then one per model and family. */
+static int summary_table(const struct samples *ss, unsigned models, enum rk_format fmt)
+{
+    static const struct rk_col cols[] = {
+        {"model", RK_COL_TEXT, 0},
+        {"family", RK_COL_TEXT, 0},
+        {"predictions", RK_COL_INT, 0},
+        {"skipped", RK_COL_INT, 0},
+        {"n", RK_COL_INT, 0},
+        {"median_ape_pct", RK_COL_REAL, 1},
+        {"mean_ape_pct", RK_COL_REAL, 1},
+        {"p90_ape_pct", RK_COL_REAL, 1},
+        {"within_10pct", RK_COL_INT, 0},
+        {"within_25pct", RK_COL_INT, 0},
+        {"first_skip", RK_COL_TEXT, 0},
+    };
+    struct rk_table *t = NULL;
+    struct stats st;
+    int rc = rk_table_new(fmt, stdout, cols, 11, &t);
+    for (int k = 0; k < MODEL_KIND_COUNT && rc == RK_OK; k++) {
+        for (long i = -1; i < (long)ss->n && rc == RK_OK; i++) {
+            const char *family = i < 0 ? NULL : ss->v[i].family;
+            int seen = 0;
+            if (i < 0 ? !(models & (1u << k)) : ss->v[i].kind != k)
+                continue;
+            for (long j = 0; j < i && !seen; j++)
+                seen = ss->v[j].kind == k && strcmp(ss->v[j].family, family) == 0;
+            if (seen)
+                continue;
+            stats_of(ss, k, family, &st);
+            rc = rk_table_row(t);
+            rk_table_str(t, model_kind_name((enum model_kind)k));
+            rk_table_str(t, family);
+            if (family) {
+                rk_table_null(t);
+                rk_table_null(t);
+            } else {
+                rk_table_int(t, ss->made[k]);
+                rk_table_int(t, ss->skipped[k]);
+            }
+            rk_table_int(t, (int64_t)st.n);
+            rk_table_real(t, st.a.median);
+            rk_table_real(t, st.a.mean);
+            rk_table_real(t, st.a.p90);
+            rk_table_int(t, (int64_t)st.a.within10);
+            rk_table_int(t, (int64_t)st.a.within25);
+            rk_table_str(t, family ? NULL : ss->first_skip[k]);
+        }
+    }
+    if (rc == RK_OK && ss->unverified)
+        rk_info("%ld measurement%s that failed verification %s predicted but left out of the "
+                "errors",
+                ss->unverified, ss->unverified == 1 ? "" : "s", ss->unverified == 1 ? "is" : "are");
+    return rk_table_done(t, rc);
+}
+
 static void print_summary(const struct samples *ss, unsigned models)
 {
     struct stats st;
@@ -483,7 +540,10 @@ static int write_predictions(struct db *db, const char *cmdline, const struct mo
         rc = db_capture_end(db, cap, DB_DONE);
     if (rc == RK_OK) {
         rk_info("model: capture %lld holds the predictions", (long long)cap);
-        print_summary(&ss, o->models);
+        if (o->fmt == RK_FMT_TEXT)
+            print_summary(&ss, o->models);
+        else
+            rc = summary_table(&ss, o->models, o->fmt);
     }
 out:
     free(ss.v);
@@ -560,6 +620,18 @@ static int check_predictions(struct db *db, const struct model_opts *o, struct s
     if (other)
         rk_info("model --check: %ld prediction%s of other models not checked", other,
                 other == 1 ? "" : "s");
+    if (o->fmt != RK_FMT_TEXT && checked > 0) { /* the counts as data; the verdict as usual */
+        static const struct rk_col cols[] = {
+            {"checked", RK_COL_INT, 0}, {"differ", RK_COL_INT, 0}, {"other_models", RK_COL_INT, 0}};
+        struct rk_table *t = NULL;
+        if ((rc = rk_table_new(o->fmt, stdout, cols, 3, &t)) == RK_OK)
+            rc = rk_table_row(t);
+        rk_table_int(t, checked);
+        rk_table_int(t, bad);
+        rk_table_int(t, other);
+        if ((rc = rk_table_done(t, rc)) != RK_OK)
+            return rc;
+    }
     if (checked == 0)
         return rk_error(RK_ENODATA,
                         "no stored predictions to check in '%s'; run 'roofkit model' "
@@ -570,9 +642,10 @@ static int check_predictions(struct db *db, const struct model_opts *o, struct s
                         "%ld of %ld stored predictions differ from a recomputation with the "
                         "current ceilings (first %d shown above); run 'roofkit model' again",
                         bad, checked, bad < CHECK_MAX_SHOW ? (int)bad : CHECK_MAX_SHOW);
-    printf("checked %ld prediction%s: each equals its recomputation from the current ceilings "
-           "(relative difference <= %g, same bound)\n",
-           checked, checked == 1 ? "" : "s", CHECK_REL_TOL);
+    if (o->fmt == RK_FMT_TEXT)
+        printf("checked %ld prediction%s: each equals its recomputation from the current "
+               "ceilings (relative difference <= %g, same bound)\n",
+               checked, checked == 1 ? "" : "s", CHECK_REL_TOL);
     return RK_OK;
 }
 
@@ -609,13 +682,15 @@ static int cmd_model_predict(int argc, char **argv, struct rk_ctx *ctx)
         {"check", no_argument, NULL, 'k'},
         {NULL, 0, NULL, 0},
     };
-    struct model_opts o = {0, (1u << MODEL_KIND_COUNT) - 1, 0};
+    struct model_opts o = {0, (1u << MODEL_KIND_COUNT) - 1, 0, RK_FMT_TEXT};
     struct selection sel;
     struct stat st;
     int64_t model_capture = 0;
     long v;
     int c, rc, have_st;
 
+    if (rk_take_format(&argc, argv, &o.fmt) != RK_OK)
+        return RK_EUSAGE;
     rk_getopt_reset();
     while ((c = rk_getopt(argc, argv, ":", opts)) != -1) {
         switch (c) {

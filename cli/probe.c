@@ -24,13 +24,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void list_probes(FILE *to)
+static int list_probes(enum rk_format fmt)
 {
-    fprintf(to, "%-18s %-10s %s\n", "probe", "group", "what it measures");
-    for (int i = 0; i < probes_count(); i++) {
+    static const struct rk_col cols[] = {
+        {"probe", RK_COL_TEXT, 0}, {"group", RK_COL_TEXT, 0}, {"summary", RK_COL_TEXT, 0}};
+    struct rk_table *t = NULL;
+    int rc = RK_OK;
+    if (fmt == RK_FMT_TEXT)
+        printf("%-18s %-10s %s\n", "probe", "group", "what it measures");
+    else if ((rc = rk_table_new(fmt, stdout, cols, 3, &t)) != RK_OK)
+        return rc;
+    for (int i = 0; i < probes_count() && rc == RK_OK; i++) {
         const struct probes_info *p = probes_get(i);
-        fprintf(to, "%-18s %-10s %s\n", p->name, probes_group_name(p->group), p->summary);
+        if (!t) {
+            printf("%-18s %-10s %s\n", p->name, probes_group_name(p->group), p->summary);
+            continue;
+        }
+        rc = rk_table_row(t);
+        rk_table_str(t, p->name);
+        rk_table_str(t, probes_group_name(p->group));
+        rk_table_str(t, p->summary);
     }
+    return rk_table_done(t, rc);
+}
+
+/* --format csv|json: the ceilings of the run, one row each, after it. */
+static int results_table(enum rk_format fmt, const struct probes_output *out)
+{
+    static const struct rk_col cols[] = {
+        {"name", RK_COL_TEXT, 0},    {"kind", RK_COL_TEXT, 0},
+        {"level", RK_COL_TEXT, 0},   {"precision", RK_COL_TEXT, 0},
+        {"value", RK_COL_REAL, 2},   {"unit", RK_COL_TEXT, 0},
+        {"min", RK_COL_REAL, 2},     {"median", RK_COL_REAL, 2},
+        {"max", RK_COL_REAL, 2},     {"theoretical", RK_COL_REAL, 2},
+        {"reps", RK_COL_INT, 0},     {"sm_clock_mhz", RK_COL_REAL, 0},
+        {"power_w", RK_COL_REAL, 1}, {"temp_c", RK_COL_REAL, 1},
+        {"method", RK_COL_TEXT, 0},  {"params", RK_COL_TEXT, 0},
+    };
+    struct rk_table *t = NULL;
+    int rc = rk_table_new(fmt, stdout, cols, 16, &t);
+    for (int i = 0; i < out->n_results && rc == RK_OK; i++) {
+        const struct probes_result *r = &out->results[i];
+        rc = rk_table_row(t);
+        rk_table_str(t, r->name);
+        rk_table_str(t, r->kind);
+        rk_table_str(t, r->level);
+        rk_table_str(t, r->precision);
+        rk_table_real(t, r->value);
+        rk_table_str(t, r->unit);
+        rk_table_real(t, r->min);
+        rk_table_real(t, r->median);
+        rk_table_real(t, r->max);
+        rk_table_real(t, r->theoretical);
+        rk_table_int(t, r->reps);
+        rk_table_real(t, r->sm_clock_mhz);
+        rk_table_real(t, r->power_w);
+        rk_table_real(t, r->temp_c);
+        rk_table_str(t, r->method);
+        rk_table_str(t, r->params);
+    }
+    return rk_table_done(t, rc);
 }
 
 /* Stores results [first, out->n_results) and points [first_pt, out->n_points); peer: the other
@@ -227,11 +280,14 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
     struct probes *s = NULL;
     struct probes_output out = {0};
     int64_t capture = 0;
+    enum rk_format fmt;
 
     if (rk_wants_help(argc, argv)) {
         rk_print_usage(rk_find_command("probe"), stdout);
         return RK_OK;
     }
+    if (rk_take_format(&argc, argv, &fmt) != RK_OK)
+        return RK_EUSAGE;
     rk_getopt_reset();
     while ((c = rk_getopt(argc, argv, ":h", longopts)) != -1) {
         switch (c) {
@@ -254,10 +310,8 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
     if (optind < argc)
         return rk_error(RK_EUSAGE, "'probe' takes no argument '%s'; see 'roofkit help probe'",
                         argv[optind]);
-    if (list) {
-        list_probes(stdout);
-        return RK_OK;
-    }
+    if (list)
+        return list_probes(fmt);
     if ((rc = split_only(only, &rest, &peers)) != RK_OK)
         return rc;
     if (ctx->gpus) { /* after one roofkit per GPU: the pairs */
@@ -317,13 +371,15 @@ int cmd_probe(int argc, char **argv, struct rk_ctx *ctx)
                 first_err = prc;
             continue;
         }
-        for (int k = first; k < out.n_results; k++)
+        for (int k = first; k < out.n_results && fmt == RK_FMT_TEXT; k++)
             print_result(&out.results[k]);
         fflush(stdout);
         if ((rc = store_output(ctx->db, capture, &out, first, first_pt, 0)) != RK_OK)
             goto out;
     }
-    rc = first_err;
+    rc = fmt == RK_FMT_TEXT ? RK_OK : results_table(fmt, &out);
+    if (rc == RK_OK)
+        rc = first_err;
 out:
     if (capture) {
         if (rk_interrupted)

@@ -54,6 +54,7 @@ struct run_opts {
     struct kernels_options kopt;
     const char *metrics;          /* --metrics as given; NULL = the default set */
     struct rk_counters *counters; /* NULL for --metrics none */
+    struct rk_table *table;       /* --format csv|json: the stored measurements; NULL: text */
 };
 
 /* What a run has done so far, for progress, the summary and the exit code. */
@@ -460,6 +461,45 @@ static int build_plan(const struct run_opts *o, struct plan *pl)
     return RK_OK;
 }
 
+/* --format csv|json: the columns of a stored measurement (GFLOP/s and GB/s as the text shows
+ * them: 2mnk flops, each matrix moved once). */
+static const struct rk_col run_cols[] = {
+    {"kernel", RK_COL_TEXT, 0},
+    {"precision", RK_COL_TEXT, 0},
+    {"m", RK_COL_INT, 0},
+    {"n", RK_COL_INT, 0},
+    {"k", RK_COL_INT, 0},
+    {"params", RK_COL_TEXT, 0},
+    {"time_median_ns", RK_COL_REAL, 1},
+    {"time_min_ns", RK_COL_REAL, 1},
+    {"time_max_ns", RK_COL_REAL, 1},
+    {"gflops", RK_COL_REAL, 1},
+    {"gbs", RK_COL_REAL, 1},
+    {"verified", RK_COL_INT, 0},
+    {"rel_error", RK_COL_REAL, -1},
+};
+
+static int table_row(struct rk_table *t, const struct kernels_kernel *k,
+                     const struct db_measurement *m, const struct kernels_shape *sh,
+                     const struct kernels_result *r, double gflops, double gbs)
+{
+    int rc = rk_table_row(t);
+    rk_table_str(t, k->name);
+    rk_table_str(t, m->precision);
+    rk_table_int(t, sh->m);
+    rk_table_int(t, sh->n);
+    rk_table_int(t, sh->k);
+    rk_table_str(t, r->params_json);
+    rk_table_real(t, r->time_median_ns);
+    rk_table_real(t, r->time_min_ns);
+    rk_table_real(t, r->time_max_ns);
+    rk_table_real(t, gflops);
+    rk_table_real(t, gbs);
+    rk_table_int(t, r->verified != 0);
+    rk_table_real(t, r->rel_error);
+    return rc;
+}
+
 /* One measurement: measure, cost, store, print. Returns RK_OK, RK_EUSAGE (skipped) or fatal. */
 static int measure_one(struct kernels_session *s, struct db *db, int64_t capture,
                        const struct kernels_kernel *k, int prec, const struct kernels_shape *sh,
@@ -469,7 +509,7 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
     struct model_cost cost;
     struct db_measurement m;
     const struct db_metric *rows = NULL; /* counters, when collected */
-    double e = prec == KERNELS_FP64 ? 8.0 : 4.0, secs;
+    double e = prec == KERNELS_FP64 ? 8.0 : 4.0, secs, gflops, gbs;
     int have_cost, rc, nrows = 0;
 
     rc = kernels_session_measure(s, k, params, &o->kopt, &r);
@@ -500,12 +540,17 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
     t->stored++;
 
     secs = r.time_median_ns * 1e-9;
-    printf("%-16s %s %7ldx%-6ldx%-7ld %-40s %11.2f us %9.1f GFLOP/s %7.1f GB/s %s %.1e\n", k->name,
-           m.precision, sh->m, sh->n, sh->k, r.params_json, r.time_median_ns / 1e3,
-           2.0 * sh->m * sh->n * sh->k / secs / 1e9,
-           ((double)sh->m * sh->k + (double)sh->k * sh->n + (double)sh->m * sh->n) * e / secs / 1e9,
-           r.verified ? "verified" : "FAILED  ", r.rel_error);
+    gflops = 2.0 * sh->m * sh->n * sh->k / secs / 1e9;
+    gbs = ((double)sh->m * sh->k + (double)sh->k * sh->n + (double)sh->m * sh->n) * e / secs / 1e9;
+    if (o->table)
+        rc = table_row(o->table, k, &m, sh, &r, gflops, gbs);
+    else
+        printf("%-16s %s %7ldx%-6ldx%-7ld %-40s %11.2f us %9.1f GFLOP/s %7.1f GB/s %s %.1e\n",
+               k->name, m.precision, sh->m, sh->n, sh->k, r.params_json, r.time_median_ns / 1e3,
+               gflops, gbs, r.verified ? "verified" : "FAILED  ", r.rel_error);
     fflush(stdout);
+    if (rc != RK_OK)
+        return rc;
     if (!r.verified) {
         t->failed++;
         rk_warn("%s %s %ldx%ldx%ld %s failed verification: relative error %.3e (tolerance %.1e), "
@@ -568,10 +613,13 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     struct kernels_session *s = NULL;
     int64_t capture = 0;
     struct tally t = {0, 0, 0, 0};
+    enum rk_format fmt = RK_FMT_TEXT;
     int rc, nomem = 0;
 
     memset(&o, 0, sizeof o);
-    rc = parse_args(argc, argv, &o);
+    rc = rk_take_format(&argc, argv, &fmt);
+    if (rc == RK_OK)
+        rc = parse_args(argc, argv, &o);
     if (rc == RK_OK)
         rc = build_plan(&o, &pl);
     if (rc == RK_OK)
@@ -587,6 +635,8 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     if (rc != RK_OK)
         goto out;
     rc = rk_begin_device_capture(ctx, kernels_session_device(s), DB_CAPTURE_RUN, &capture);
+    if (rc == RK_OK && fmt != RK_FMT_TEXT)
+        rc = rk_table_new(fmt, stdout, run_cols, 13, &o.table);
     if (rc != RK_OK)
         goto out;
 
@@ -652,6 +702,10 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     else
         rc = rk_counters_status(o.counters, t.stored);
 out:
+    if (o.table) { /* what was stored, also after a failure: a whole CSV or JSON text */
+        int wrc = rk_table_end(o.table);
+        rc = rc == RK_OK ? wrc : rc;
+    }
     kernels_session_close(s);
     free_opts(&o);
     return rc;

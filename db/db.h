@@ -422,6 +422,10 @@ const char *db_table_name(int i);
 typedef int (*db_row_fn)(int ncols, const char *const *names, const char *const *values,
                          const enum db_type *types, void *user);
 int db_dump_table(struct db *db, const char *table, db_row_fn cb, void *user);
+/* The columns of `table` as db_dump_table names them, whether or not it has rows (a CSV
+ * header of an empty table): one call of cb with values and types NULL; returns cb's value,
+ * or RK_EUSAGE / RK_EDB / RK_ENOMEM printed. */
+int db_dump_columns(struct db *db, const char *table, db_row_fn cb, void *user);
 
 /* --------------------------------------------------------------- import */
 

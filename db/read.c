@@ -747,22 +747,13 @@ int db_query_measurements(struct db *db, int64_t capture_id, struct db_measureme
 
 /* --------------------------------------------------------------- export */
 
-int db_dump_table(struct db *db, const char *table, db_row_fn cb, void *user)
+/* The statement that reads every row of `table`, one of db_table_name() (else RK_EUSAGE). */
+static int dump_prepare(struct db *db, const char *table, sqlite3_stmt **st)
 {
-    const char *what = "export a table";
     const char *known = NULL;
     char sql[96];
     char list[160] = "";
-    sqlite3_stmt *st = NULL;
-    const char **names = NULL;
-    const char **values = NULL;
-    enum db_type *types = NULL;
-    char *reals = NULL;
-    int ncols = 0;
-    int rc = RK_OK;
-    int i;
-
-    for (i = 0; db_table_name(i); i++) {
+    for (int i = 0; db_table_name(i); i++) {
         if (table && strcmp(table, db_table_name(i)) == 0)
             known = db_table_name(i);
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
@@ -772,7 +763,42 @@ int db_dump_table(struct db *db, const char *table, db_row_fn cb, void *user)
         return rk_error(RK_EUSAGE, "unknown table '%s'; the tables are %s", table ? table : "",
                         list);
     snprintf(sql, sizeof sql, "SELECT * FROM %s ORDER BY rowid", known);
-    rc = dbi_prepare(db, sql, &st, what);
+    return dbi_prepare(db, sql, st, "export a table");
+}
+
+int db_dump_columns(struct db *db, const char *table, db_row_fn cb, void *user)
+{
+    sqlite3_stmt *st = NULL;
+    const char **names = NULL;
+    int ncols, rc = dump_prepare(db, table, &st);
+    if (rc != RK_OK)
+        return rc;
+    ncols = sqlite3_column_count(st);
+    if (!(names = calloc((size_t)ncols + 1, sizeof *names)))
+        rc = rk_error(RK_ENOMEM, "out of memory: cannot export from database '%s'", db->path);
+    for (int i = 0; i < ncols && rc == RK_OK; i++)
+        if (!(names[i] = sqlite3_column_name(st, i)))
+            rc = rk_error(RK_ENOMEM, "out of memory: cannot export from database '%s'", db->path);
+    if (rc == RK_OK)
+        rc = cb(ncols, names, NULL, NULL, user);
+    sqlite3_finalize(st);
+    free(names);
+    return rc;
+}
+
+int db_dump_table(struct db *db, const char *table, db_row_fn cb, void *user)
+{
+    const char *what = "export a table";
+    sqlite3_stmt *st = NULL;
+    const char **names = NULL;
+    const char **values = NULL;
+    enum db_type *types = NULL;
+    char *reals = NULL;
+    int ncols = 0;
+    int rc = RK_OK;
+    int i;
+
+    rc = dump_prepare(db, table, &st);
     if (rc != RK_OK)
         return rc;
     ncols = sqlite3_column_count(st);

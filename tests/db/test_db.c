@@ -21,7 +21,8 @@
  *   D13 inside db_begin a failing row rolls back alone; an interrupted capture
  *       rolls back the open transaction and keeps the committed rows
  *   D18 ON DELETE CASCADE from capture and device
- *   D19 db_dump_table: every table, names and types; unknown table is RK_EUSAGE
+ *   D19 db_dump_table: every table, names and types; unknown table is RK_EUSAGE;
+ *       db_dump_columns: the names alone
  *   D22 a profile capture learns its GPU: db_capture_gpu_uuids lists the distinct
  *       "uuid" of its measurements' params, sorted (none before any launch; launches
  *       without one skipped), db_capture_set_device sets it; a capture that does not
@@ -813,6 +814,18 @@ static int dump_cb(int ncols, const char *const *names, const char *const *value
     return s->stop_after && s->rows >= s->stop_after ? 42 : 0;
 }
 
+static int columns_cb(int ncols, const char *const *names, const char *const *values,
+                      const enum db_type *types, void *user)
+{
+    struct dump_state *s = user;
+    if (values || types)
+        return 99;
+    s->rows++;
+    s->ncols = ncols;
+    snprintf(s->first_col, sizeof s->first_col, "%s", names[0]);
+    return 0;
+}
+
 static void d19_dump(void **state)
 {
     char path[300];
@@ -845,6 +858,18 @@ static void d19_dump(void **state)
     s.stop_after = 3;
     assert_int_equal(db_dump_table(db, "metric", dump_cb, &s), 42);
     assert_int_equal(s.rows, 3);
+
+    /* db_dump_columns: the names alone, one call with no values, as many as the rows have */
+    {
+        struct dump_state cs;
+        memset(&cs, 0, sizeof cs);
+        assert_int_equal(db_dump_columns(db, "measurement", columns_cb, &cs), RK_OK);
+        assert_int_equal(cs.rows, 1);
+        assert_string_equal(cs.first_col, "id");
+        memset(&s, 0, sizeof s);
+        assert_int_equal(db_dump_table(db, "measurement", dump_cb, &s), RK_OK);
+        assert_int_equal(cs.ncols, s.ncols);
+    }
 
     /* only known names: user text never reaches SQL */
     stderr_begin();
