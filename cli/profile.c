@@ -9,7 +9,10 @@
  *   2. the database is opened and a `profile` capture begun;
  *   3. PROGRAM runs with CUDA_INJECTION64_PATH and ROOFKIT_* set (inject.c lists them): the
  *      driver loads the library into it and into every child process that uses CUDA, and each
- *      process writes its own measurements at exit;
+ *      process appends each launch, once complete, to a journal of its own; when PROGRAM has
+ *      ended, whatever way (SIGKILL included), the journals are stored in the database
+ *      (profile_journal.c), and a program killed by a signal leaves an interrupted capture
+ *      (failed for a crash) whose note says how many launches were kept;
  *   4. the processes' status lines (one per process, in a temporary file) say which mode ran;
  *      one warning says why counters were missing and how to enable them, and the capture's
  *      note keeps it.
@@ -34,6 +37,7 @@
 #include "common.h"
 #include "db.h"
 #include "gpu.h"
+#include "profile_journal.h"
 
 #include <cuda_runtime_api.h>
 #include <errno.h>
@@ -293,6 +297,47 @@ static void report(struct rk_ctx *ctx, int64_t capture, const struct proc_status
     }
 }
 
+/*
+ * The statuses of the stored run, st[0..nst) (and their copies among all[0..nall)), with what
+ * the journals say: the launches stored from each process's journals and the time spent storing
+ * them; a process that wrote no status line (it was killed) gets one from its journal.
+ */
+static void journal_status(const struct profile_journal *pj, struct proc_status **st, int *nst,
+                           struct proc_status **all, int *nall)
+{
+    for (int i = 0; i < pj->nproc; i++) {
+        const struct pj_proc *p = &pj->proc[i];
+        int found = 0;
+        for (int k = 0; k < *nst + *nall; k++) {
+            struct proc_status *s = k < *nst ? &(*st)[k] : &(*all)[k - *nst];
+            if (s->pid != p->pid)
+                continue;
+            s->launches = p->stored;
+            s->with_counters = p->with_counters;
+            s->t[4] = p->t_store;
+            found |= k < *nst;
+        }
+        if (found)
+            continue;
+        struct proc_status s;
+        memset(&s, 0, sizeof s);
+        s.pid = p->pid;
+        s.launches = p->stored;
+        s.with_counters = p->with_counters;
+        s.t[4] = p->t_store;
+        const char *m = p->mode[0] ? p->mode : "killed", *colon = strstr(m, ": ");
+        snprintf(s.mode, sizeof s.mode, "%.*s", colon ? (int)(colon - m) : (int)strlen(m), m);
+        snprintf(s.reason, sizeof s.reason, "%s",
+                 colon ? colon + 2 : "the process died before it finished");
+        struct proc_status *g1 = realloc(*st, (size_t)(*nst + 1) * sizeof **st);
+        if (g1)
+            *st = g1, (*st)[(*nst)++] = s;
+        struct proc_status *g2 = realloc(*all, (size_t)(*nall + 1) * sizeof **all);
+        if (g2)
+            *all = g2, (*all)[(*nall)++] = s;
+    }
+}
+
 /* Removes the application-replay folder and the files in it. */
 static void remove_dir(const char *dir)
 {
@@ -396,15 +441,22 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
     int64_t capture = 0;
     int rc, nst = 0, nall = 0, wstatus = 0, fd = -1, runs = ngroups > 1 ? ngroups : 1;
     enum db_status end = DB_FAILED;
+    struct profile_journal pj;
 
     if ((rc = rk_ctx_open_db(ctx, 1)) != RK_OK)
         return rc;
     if (!realpath(db_path(ctx->db), dbabs))
         return rk_error(RK_EIO, "cannot resolve the path of '%s': %s", db_path(ctx->db),
                         strerror(errno));
-    if ((rc = db_capture_begin(ctx->db, 0, DB_CAPTURE_PROFILE, ctx->cmdline, RK_VERSION,
-                               &capture)) != RK_OK)
+    if ((rc = profile_journal_open(ctx, dbabs, &pj)) != RK_OK)
         return rc;
+    if ((rc = db_capture_begin(ctx->db, 0, DB_CAPTURE_PROFILE, ctx->cmdline, RK_VERSION,
+                               &capture)) != RK_OK) {
+        profile_journal_close(&pj);
+        return rc;
+    }
+    if ((rc = profile_journal_lock(&pj, capture)) != RK_OK)
+        goto out;
     if (runs > 1 && !mkdtemp(replay_dir)) {
         rc = rk_error(RK_EIO, "cannot create a temporary folder in /tmp: %s", strerror(errno));
         goto out;
@@ -439,6 +491,8 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
             count_s,
             "ROOFKIT_STATUS",
             status_path,
+            "ROOFKIT_JOURNAL",
+            pj.dir,
             /* application replay only (the last four pairs are left out otherwise); the
              * runs before the last store nothing but counters, so they skip CUPTI's Activity
              * records (~4 ms a launch on the H100) */
@@ -494,12 +548,16 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
                     : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
                                          : -1);
     }
+    profile_journal_store(ctx, &pj); /* a failure was printed; what was stored stays */
+    journal_status(&pj, &st, &nst, &all, &nall);
     report(ctx, capture, st, nst, all, nall, runs, strcmp(metrics, "none") != 0);
     capture_device(ctx, capture);
     int killed = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-    end = killed == SIGINT || killed == SIGTERM || rk_interrupted ? DB_INTERRUPTED : DB_DONE;
+    end = rk_interrupted ? DB_INTERRUPTED : profile_end_status(killed);
     rc = killed ? 128 + killed : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : RK_EFAIL;
-    if (end == DB_INTERRUPTED)
+    profile_journal_note_kill(ctx, &pj, capture, prog[0],
+                              killed == SIGINT || killed == SIGTERM ? 0 : killed);
+    if (killed == SIGINT || killed == SIGTERM || rk_interrupted)
         rc = rk_error(RK_EINTR,
                       "interrupted: '%s' ended by %s; the launches recorded before are stored "
                       "in capture %lld",
@@ -507,6 +565,7 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
 out:
     if (runs > 1 && strcmp(replay_dir, "/tmp/roofkit-replay-XXXXXX") != 0)
         remove_dir(replay_dir);
+    profile_journal_close(&pj);
     db_capture_end(ctx->db, capture, end);
     free(st);
     free(all);

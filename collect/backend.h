@@ -54,6 +54,10 @@ struct bk_launch {
     int registers;   /* ptxas's count (CU_FUNC_ATTRIBUTE_NUM_REGS), -1 unknown */
     int static_smem; /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, -1 unknown */
     int local_mem;   /* CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, -1 unknown */
+    /* The ids the kernel's Activity record will carry, known from the driver call (has_ids = 1):
+     * a launch handed over before its record (counter mode) still names its GPU. */
+    int has_ids;
+    uint32_t device, context, stream;
 };
 
 /* A kernel's Activity record (CUpti_ActivityKernel10), reduced to what roofkit stores. */
@@ -80,6 +84,9 @@ struct bk_hooks {
     /* A module was loaded: its cubin (ELF), valid during the hook only. */
     void (*module)(void *arg, const void *cubin, size_t size);
     void (*dropped)(void *arg, size_t n);
+    /* A synchronizing call (cudaDeviceSynchronize, cu{Ctx,Stream,Event}Synchronize, ...)
+     * returned on ctx (NULL: unknown): the work it waited for has finished. */
+    void (*sync)(void *arg, void *ctx);
 };
 
 struct bk_ops {
@@ -108,6 +115,9 @@ struct bk_ops {
     int (*prof_reset)(void *prof); /* re-initialize the counter data image for the next batch */
     int (*prof_dump)(void *prof, const char *path); /* counter data image to a file */
     void (*prof_disable)(void *prof);
+    /* Deliver the Activity records whose kernels have finished (no forced flush); any thread
+     * but CUPTI's callbacks. */
+    int (*trace_poll)(void);
 };
 
 extern const struct bk_ops bk_cupti;

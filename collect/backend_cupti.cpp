@@ -313,9 +313,10 @@ kernel_function_fn kernel_function(void)
  * (rounded up to a multiple of 8: 16 for a 12-register kernel on the H100), so ptxas's count
  * comes from here.
  */
-void fill_config(CUpti_CallbackId cbid, const void *params, struct bk_launch *l)
+void fill_config(CUpti_CallbackId cbid, const void *params, struct bk_launch *l, CUstream *stream)
 {
     CUfunction f = nullptr;
+    *stream = nullptr;
     l->has_config = 0;
     l->registers = l->static_smem = l->local_mem = -1;
     if (!params)
@@ -324,6 +325,7 @@ void fill_config(CUpti_CallbackId cbid, const void *params, struct bk_launch *l)
         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
         const cuLaunchKernel_params *p = (const cuLaunchKernel_params *)params;
         f = p->f;
+        *stream = p->hStream;
         l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
         l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
         l->dynamic_smem = (int)p->sharedMemBytes;
@@ -332,6 +334,7 @@ void fill_config(CUpti_CallbackId cbid, const void *params, struct bk_launch *l)
         const cuLaunchCooperativeKernel_params *p =
             (const cuLaunchCooperativeKernel_params *)params;
         f = p->f;
+        *stream = p->hStream;
         l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
         l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
         l->dynamic_smem = (int)p->sharedMemBytes;
@@ -341,6 +344,7 @@ void fill_config(CUpti_CallbackId cbid, const void *params, struct bk_launch *l)
         if (!p->config)
             return;
         f = p->f;
+        *stream = p->config->hStream;
         l->grid[0] = p->config->gridDimX, l->grid[1] = p->config->gridDimY;
         l->grid[2] = p->config->gridDimZ;
         l->block[0] = p->config->blockDimX, l->block[1] = p->config->blockDimY;
@@ -369,6 +373,65 @@ void fill_config(CUpti_CallbackId cbid, const void *params, struct bk_launch *l)
         l->local_mem = v;
 }
 
+/* The synchronizing calls whose end lets session.c decode its open batches (backend.h). */
+const CUpti_CallbackId sync_runtime_ids[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+};
+const CUpti_CallbackId sync_driver_ids[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,         CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,          CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
+};
+static_assert(sizeof sync_runtime_ids == sizeof sync_driver_ids, "one table length for both");
+
+int is_sync(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+    const CUpti_CallbackId *ids = domain == CUPTI_CB_DOMAIN_RUNTIME_API  ? sync_runtime_ids
+                                  : domain == CUPTI_CB_DOMAIN_DRIVER_API ? sync_driver_ids
+                                                                         : nullptr;
+    for (size_t i = 0; ids && i < sizeof sync_runtime_ids / sizeof *ids; i++)
+        if (ids[i] == cbid)
+            return 1;
+    return 0;
+}
+
+int is_ptsz(CUpti_CallbackId cbid)
+{
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+}
+
+/* The device, context and stream ids the launch's Activity record will carry; the context's two
+ * are looked up once per context (each a CUPTI call). */
+void fill_ids(CUcontext ctx, CUstream stream, int per_thread, struct bk_launch *l)
+{
+    static thread_local CUcontext last;
+    static thread_local uint32_t last_device, last_context;
+    if (!ctx)
+        return;
+    if (ctx != last) {
+        if (cuptiGetDeviceId(ctx, &last_device) != CUPTI_SUCCESS ||
+            cuptiGetContextId(ctx, &last_context) != CUPTI_SUCCESS) {
+            last = nullptr;
+            return;
+        }
+        last = ctx;
+    }
+    uint32_t sid = 0;
+    if (cuptiGetStreamIdEx(ctx, stream, (uint8_t)per_thread, &sid) != CUPTI_SUCCESS)
+        return;
+    l->device = last_device;
+    l->context = last_context;
+    l->stream = sid;
+    l->has_ids = 1;
+}
+
 void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                           const void *data)
 {
@@ -388,15 +451,24 @@ void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_Callbac
         return;
     }
     int graph = 0, runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+    const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
+    if (is_sync(domain, cbid)) {
+        if (cb->callbackSite == CUPTI_API_EXIT && h->sync)
+            h->sync(h->arg, cb->context);
+        return;
+    }
     if (runtime ? !is_runtime_launch(cbid, &graph) : !is_driver_launch(cbid, &graph))
         return;
-    const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
     struct bk_launch l;
+    CUstream stream = nullptr;
     memset(&l, 0, sizeof l);
-    if (!runtime && cb->callbackSite == CUPTI_API_ENTER)
-        fill_config(cbid, cb->functionParams, &l);
-    else
+    if (!runtime && cb->callbackSite == CUPTI_API_ENTER) {
+        fill_config(cbid, cb->functionParams, &l, &stream);
+        if (l.has_config)
+            fill_ids(cb->context, stream, is_ptsz(cbid), &l);
+    } else {
         l.registers = l.static_smem = l.local_mem = -1;
+    }
     l.ctx = cb->context;
     l.corr = cb->correlationId;
     l.symbol = cb->symbolName;
@@ -465,6 +537,14 @@ int cupti_trace_start(const struct bk_hooks *h, int timing_only)
     int brc = enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, 0);
     if (brc == CUPTI_SUCCESS)
         brc = enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, 1);
+    for (size_t i = 0;
+         h->sync && brc == CUPTI_SUCCESS && i < sizeof sync_runtime_ids / sizeof *sync_runtime_ids;
+         i++) {
+        brc = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, sync_runtime_ids[i]);
+        if (brc == CUPTI_SUCCESS)
+            brc =
+                cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, sync_driver_ids[i]);
+    }
     if (brc == CUPTI_SUCCESS)
         brc = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                   CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
@@ -491,6 +571,13 @@ int cupti_trace_start(const struct bk_hooks *h, int timing_only)
 int cupti_trace_flush(void)
 {
     return cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+/* Only the buffers whose records are all complete: "can be done at a regular interval in a
+ * separate thread" (cupti_activity.h, cuptiActivityFlushAll). */
+int cupti_trace_poll(void)
+{
+    return activity_on ? cuptiActivityFlushAll(0) : CUPTI_SUCCESS;
 }
 
 void cupti_trace_stop(void)
@@ -782,6 +869,7 @@ const struct bk_ops bk_cupti = {
     cupti_chip_name,   cupti_trace_start, cupti_trace_flush, cupti_trace_stop,
     cupti_prof_enable, cupti_prof_start,  cupti_prof_stop,   cupti_prof_decode,
     cupti_prof_eval,   cupti_prof_reset,  cupti_prof_dump,   cupti_prof_disable,
+    cupti_trace_poll,
 };
 
 char *bk_demangle(const char *name)

@@ -190,6 +190,8 @@ enum collect_mode {
 /* "off", "timing", "counters". */
 const char *collect_mode_name(enum collect_mode mode);
 
+struct collect_launch; /* below: what a session hands over */
+
 struct collect_options {
     /* Metric names (aliases or raw); nmetrics == 0 = default set; nmetrics < 0 = none
      * (timing only, with Activity timestamps). */
@@ -209,6 +211,22 @@ struct collect_options {
      * NULL = every raw metric of the plan. */
     const char *const *only_raw;
     int nonly_raw;
+    /*
+     * Hand-over as launches complete (`roofkit profile`, so that a program killed later keeps
+     * them): emit(emit_arg, plan, l) receives each recorded launch once it is complete (its
+     * launch call returned; counter mode: its batch decoded or failed; timing mode: its Activity
+     * record arrived), in about launch order, from whichever thread completed it, while the
+     * session's lock is held: it must not call the session. l and plan are valid during the call
+     * only; emit may change l->raw and l->values (application replay joins other runs' values).
+     * The session then keeps no copy: collect_session_end hands over what is left the same way
+     * and returns a result without launches. NULL: launches are kept until collect_session_end.
+     */
+    void (*emit)(void *arg, const struct collect_plan *plan, struct collect_launch *l);
+    void *emit_arg;
+    /* With emit: a counter batch open this long (seconds) is decoded at the next launch's end,
+     * and Activity records are asked for this often from a background thread; 0 = 0.5, < 0 =
+     * neither (tests call collect_session_poll). */
+    double flush_interval;
 };
 
 struct collect_launch {
@@ -237,9 +255,10 @@ struct collect_result {
     int passes;       /* replay passes per launch in counter mode */
     int nlaunch;
     struct collect_launch *launch;
-    long nmismatch;                  /* launches whose counter range could not be matched */
-    long ndropped_records;           /* Activity records CUPTI dropped */
-    const struct collect_plan *plan; /* owned by the result */
+    long nmismatch;                   /* launches whose counter range could not be matched */
+    long ndropped_records;            /* Activity records CUPTI dropped */
+    const struct collect_plan *plan;  /* owned by the result */
+    long nemitted, nemitted_counters; /* launches handed to options' emit, with counters */
     /* Where the session's time went, in seconds (for overhead reports): enabling the range
      * profiler, inside recorded launch calls (kernel replay happens there), decoding and
      * evaluating batches, flushing Activity at the end. */
@@ -270,6 +289,13 @@ int collect_session_end(struct collect_session *s, struct collect_result **out /
 void collect_result_free(struct collect_result *r);
 
 /*
+ * collect_session_poll: asks CUPTI for the Activity records of kernels that have finished and
+ * hands over (options' emit) the launches they complete. The background thread of a session with
+ * emit calls it every flush_interval; call it from no CUPTI callback.
+ */
+void collect_session_poll(struct collect_session *s);
+
+/*
  * Application replay (`roofkit profile`): the program runs once per pass group
  * (collect_plan_groups), each run collecting one group with nothing replayed. Every process of
  * every run but the last writes its launches' raw values to a file; the same process of the
@@ -286,6 +312,27 @@ void collect_result_free(struct collect_result *r);
  */
 int collect_replay_write(const char *path, const struct collect_result *r);
 int collect_replay_merge(const char *path, struct collect_result *r, long *unmatched /* OUT */);
+
+/*
+ * The same, a launch at a time, as launches are handed over (options' emit), so that a run
+ * killed later leaves what it had:
+ * collect_replay_open creates (truncates) path with plan's raw names; collect_replay_append
+ * adds one launch with counters (others are skipped) with one write(2). RK_OK, RK_EIO or
+ * RK_ENOMEM (nothing printed).
+ * collect_replay_load reads a file (a torn or malformed line is skipped and counted in
+ * *malformed); collect_replay_join fills l's raw values from the file's line of the same index
+ * and mangled name, once, and re-evaluates l (RK_ENODATA: no partner); collect_replay_unused
+ * counts the file's lines no launch joined. load: RK_OK, RK_EIO or RK_ENOMEM.
+ */
+struct collect_replay_src;
+int collect_replay_open(const char *path, const struct collect_plan *plan, int *fd /* OUT */);
+int collect_replay_append(int fd, const struct collect_plan *plan, const struct collect_launch *l);
+int collect_replay_load(const char *path, struct collect_replay_src **out /* OUT */,
+                        long *malformed /* OUT */);
+int collect_replay_join(struct collect_replay_src *src, const struct collect_plan *plan,
+                        struct collect_launch *l);
+long collect_replay_unused(const struct collect_replay_src *src);
+void collect_replay_free(struct collect_replay_src *src);
 
 /*
  * collect_result_merge: the same join within one process (`roofkit run`: one untimed launch of

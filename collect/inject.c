@@ -3,14 +3,19 @@
  *
  * The CUDA driver loads the library named by CUDA_INJECTION64_PATH at cuInit and calls its
  * InitializeInjection() (as CUPTI's cupti_trace_injection sample shows). We start
- * a collection session there and, when the process exits, write each recorded launch as one
- * measurement (with its counters) into the database, each in its own transaction, so that
- * several processes of one program can share the file (db/ sets WAL and a busy timeout).
- * Child processes inherit the environment and are injected the same way.
+ * a collection session there and write each recorded launch, as soon as it is complete (its
+ * counter batch decoded, or its Activity record in), as one measurement with its counters to a
+ * journal file of this process (db.h "journal"); `roofkit profile`, which outlives the program
+ * however it ends, stores the journals in the database. So a process killed with SIGKILL (the
+ * OOM killer, a batch system's time limit), which runs no exit handler, keeps every launch that
+ * was complete before it died; collect/session.c says how long a launch can stay incomplete.
+ * Child processes inherit the environment and are injected the same way, each with a journal.
  *
  * Configuration comes from the environment that `roofkit profile` (cli/profile.c) sets:
- *   ROOFKIT_DB            absolute path of the database (required; without it we do nothing)
+ *   ROOFKIT_JOURNAL       the journal folder (required; without it we do nothing)
  *   ROOFKIT_CAPTURE       capture id the measurements belong to (required)
+ *   ROOFKIT_FLUSH         seconds a launch may stay incomplete (collect_options'
+ *                         flush_interval; unset: 0.5)
  *   ROOFKIT_METRICS       comma-separated names, "none", or empty for the default set
  *   ROOFKIT_KERNEL        regex on kernel names
  *   ROOFKIT_LAUNCH_SKIP / ROOFKIT_LAUNCH_COUNT   launch window, per process
@@ -24,12 +29,14 @@
  *   ROOFKIT_REPLAY_DIR    the runs' files: runG-procP.txt, and seqG, the counter that numbers
  *                         the CUDA processes of run G in the order they start
  *   ROOFKIT_RAW           the raw metrics this run collects (comma-separated)
- * Every run but the last writes its file instead of the database; the last merges the files of
- * the same process number into its launches before storing them.
+ * Every run but the last writes its file instead of a journal, a launch at a time; the last
+ * loads the files of the same process number when it starts and joins their values into each
+ * launch before writing it.
  *
  * Rules: never change what the program does. We print nothing (roofkit profile reports), never
  * exit, and every failure only loses measurements. A process that forked from an injected one
- * without exec does not write the parent's launches again (pid check).
+ * without exec does not write the parent's launches again (pid check) and closes its copy of
+ * the journal, so that the journal's lock (db.h) ends with the process that writes it.
  */
 #define _GNU_SOURCE
 #include "collect.h"
@@ -39,6 +46,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +66,14 @@ static char **raw_names; /* ROOFKIT_RAW */
 static int nraw_names;
 static int replay_run = -1, replay_runs; /* ROOFKIT_REPLAY, -1 without */
 static long replay_proc;                 /* this process's number in its run */
+
+/* Where complete launches go (emit_launch), all under the session's lock. */
+static int out_fd = -1;    /* the journal, or an early run's replay file */
+static int out_failed;     /* a write failed: the rest is lost, said in the status */
+static char out_mode[600]; /* the last "mode" note written */
+static struct collect_replay_src **replay_src; /* the last run: earlier runs' files */
+static long replay_unmatched;                  /* launches that found no partner in one of them */
+static double t_emit; /* seconds spent writing launches (status: t_store) */
 
 static long env_long(const char *name)
 {
@@ -122,8 +138,8 @@ static const char *device_uuid(unsigned ordinal)
     return uuids[ordinal];
 }
 
-static int store_launch(struct db *db, int64_t capture, const struct collect_launch *l,
-                        const char *mode)
+/* Launch l as one measurement with its counters, appended to the journal out_fd. */
+static int journal_launch(const struct collect_launch *l, const char *mode)
 {
     struct rk_buf params = RK_BUF_INIT;
     rk_buf_puts(&params, "{");
@@ -183,7 +199,7 @@ static int store_launch(struct db *db, int64_t capture, const struct collect_lau
             nm++;
         }
     }
-    int rc = db_insert_measurement(db, capture, &m, mv, nm, NULL);
+    int rc = db_journal_append(out_fd, &m, mv, nm);
     free(mv);
     rk_buf_release(&params);
     return rc;
@@ -195,9 +211,7 @@ static void write_status(const struct collect_result *r, long stored, double t_s
     const char *path = getenv("ROOFKIT_STATUS");
     if (!path || !*path)
         return;
-    long with_counters = 0;
-    for (int i = 0; i < r->nlaunch; i++)
-        with_counters += r->launch[i].has_counters;
+    long with_counters = r->nemitted_counters;
     char line[1024];
     int n = snprintf(
         line, sizeof line, "%ld\t%s\t%ld\t%ld\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%ld\t%s\n",
@@ -272,62 +286,120 @@ static int replay_setup(void)
     return 1;
 }
 
-/* The last run merges the other runs' values for this process; returns the unmatched count. */
-static long replay_merge(struct collect_result *r)
+/* The last run: the earlier runs' files of this process, loaded once (collect.h). */
+static void replay_load(void)
 {
-    long total = 0;
+    if (!(replay_src = calloc((size_t)replay_runs, sizeof *replay_src)))
+        return;
     for (int g = 0; g < replay_runs - 1; g++) {
         char path[4096];
-        long unmatched = 0;
+        long malformed = 0;
         replay_path(path, sizeof path, g);
-        if (collect_replay_merge(path, r, &unmatched) != RK_OK)
-            unmatched = r->nlaunch; /* that run left nothing for this process */
-        total += unmatched;
+        if (collect_replay_load(path, &replay_src[g], &malformed) != RK_OK)
+            replay_src[g] = NULL; /* that run left nothing for this process */
+        replay_unmatched += malformed;
     }
-    return total;
+}
+
+/* The last run: the earlier runs' values of launch l joined into it. */
+static void replay_join(const struct collect_plan *plan, struct collect_launch *l)
+{
+    for (int g = 0; replay_src && g < replay_runs - 1; g++)
+        if (!replay_src[g] || collect_replay_join(replay_src[g], plan, l) != RK_OK)
+            replay_unmatched++;
+}
+
+/* Where the launches of this process go, opened at the first one. RK_OK or RK_EIO. */
+static int out_open(const struct collect_plan *plan)
+{
+    char path[4096];
+    if (out_fd >= 0)
+        return RK_OK;
+    if (out_failed)
+        return RK_EIO;
+    int rc;
+    if (replay_run >= 0 && replay_run < replay_runs - 1) {
+        replay_path(path, sizeof path, replay_run);
+        rc = collect_replay_open(path, plan, &out_fd);
+    } else {
+        rc = db_journal_create(getenv("ROOFKIT_JOURNAL"), env_long("ROOFKIT_CAPTURE"), path,
+                               sizeof path, &out_fd);
+    }
+    out_failed = rc != RK_OK;
+    return rc;
+}
+
+/* Session's emit: a complete launch, written at once (file header). */
+static void emit_launch(void *arg, const struct collect_plan *plan, struct collect_launch *l)
+{
+    (void)arg;
+    double t0 = rk_now_s();
+    if (out_open(plan) != RK_OK)
+        return;
+    int rc;
+    if (replay_run >= 0 && replay_run < replay_runs - 1) {
+        rc = collect_replay_append(out_fd, plan, l);
+    } else {
+        const char *reason = "";
+        enum collect_mode mode =
+            session ? collect_session_mode(session, &reason) : COLLECT_MODE_COUNTERS;
+        char note[600];
+        snprintf(note, sizeof note, "%s%s%s", collect_mode_name(mode), *reason ? ": " : "", reason);
+        if (strcmp(note, out_mode) != 0 && db_journal_note(out_fd, "mode", note) == RK_OK)
+            snprintf(out_mode, sizeof out_mode, "%s", note);
+        if (replay_run >= 0 && mode == COLLECT_MODE_COUNTERS)
+            replay_join(plan, l);
+        rc = journal_launch(l, collect_mode_name(mode));
+    }
+    if (rc != RK_OK) { /* a full disk: the next writes would fail alike */
+        close(out_fd);
+        out_fd = -1;
+        out_failed = 1;
+    }
+    t_emit += rk_now_s() - t0;
+}
+
+/* A child forked without exec keeps running the parent's code but is not the journal's
+ * writer: its copy closed, the journal's lock ends with the parent (db.h). */
+static void after_fork_child(void)
+{
+    if (out_fd >= 0)
+        close(out_fd);
+    out_fd = -1;
+    out_failed = 1;
 }
 
 static void finish(void)
 {
     struct collect_result *r = NULL;
-    struct db *db = NULL;
-    long stored = 0;
     if (!session || getpid() != session_pid)
         return;
     sync_device();
     struct collect_session *s = session;
-    session = NULL;
-    if (collect_session_end(s, &r) != RK_OK)
+    if (collect_session_end(s, &r) != RK_OK) { /* what was complete is in the journal already */
+        session = NULL;
         return;
-    const char *path = getenv("ROOFKIT_DB");
-    long capture = env_long("ROOFKIT_CAPTURE");
+    }
+    session = NULL;
     long unmatched = 0;
-    double t0 = rk_now_s();
-    if (replay_run >= 0 && replay_run < replay_runs - 1) {
-        /* an early run of application replay: its values go to the last run, not the database */
-        char file[4096];
-        replay_path(file, sizeof file, replay_run);
-        collect_replay_write(file, r);
-        path = NULL;
-        for (int i = 0; i < r->nlaunch; i++)
-            stored += r->launch[i].has_counters;
-    } else if (replay_run >= 0 && r->mode == COLLECT_MODE_COUNTERS) {
-        unmatched = replay_merge(r);
+    if (replay_src) {
+        unmatched = replay_unmatched;
+        for (int g = 0; g < replay_runs - 1; g++)
+            if (replay_src[g])
+                unmatched += collect_replay_unused(replay_src[g]);
     }
-    if (r->nlaunch > 0 && path && capture > 0 && db_open(path, DB_RW, &db) == RK_OK) {
-        const char *mode = collect_mode_name(r->mode);
-        /* db/ printed why a row failed; the next rows would fail alike (a capture that is gone,
-         * a full disk) and repeat it per launch, so the first failure ends the storing: one
-         * line, and the program's own output stays its own (reliability G5). */
-        for (int i = 0; i < r->nlaunch; i++) {
-            if (store_launch(db, capture, &r->launch[i], mode) != RK_OK)
-                break;
-            stored++;
-        }
-        db_close(db);
-    }
-    write_status(r, stored, rk_now_s() - t0, unmatched);
+    int early = replay_run >= 0 && replay_run < replay_runs - 1;
+    if (out_fd >= 0 && !early)
+        db_journal_note(out_fd, "end", "");
+    if (out_fd >= 0)
+        close(out_fd);
+    out_fd = -1;
+    write_status(r, out_failed ? 0 : early ? r->nemitted_counters : r->nemitted, t_emit, unmatched);
     collect_result_free(r);
+    for (int g = 0; replay_src && g < replay_runs - 1; g++)
+        collect_replay_free(replay_src[g]);
+    free(replay_src);
+    replay_src = NULL;
     free_names(&metric_names, nmetric_names);
     free_names(&raw_names, nraw_names);
 }
@@ -335,7 +407,8 @@ static void finish(void)
 int InitializeInjection(void)
 {
     struct collect_options opt;
-    if (session || !getenv("ROOFKIT_DB") || env_long("ROOFKIT_CAPTURE") <= 0)
+    const char *journal = getenv("ROOFKIT_JOURNAL");
+    if (session || !journal || !*journal || env_long("ROOFKIT_CAPTURE") <= 0)
         return 1;
     t_init = rk_now_s();
     /* Messages from roofkit's modules must not reach the program's stderr. */
@@ -358,12 +431,20 @@ int InitializeInjection(void)
             return 1;
         opt.only_raw = (const char *const *)raw_names;
         opt.nonly_raw = nraw_names > 0 ? nraw_names : 0;
+        if (replay_run == replay_runs - 1)
+            replay_load();
     }
+    opt.emit = emit_launch;
+    const char *flush = getenv("ROOFKIT_FLUSH");
+    double interval = 0;
+    if (flush && *flush && rk_parse_double(flush, &interval) == RK_OK)
+        opt.flush_interval = interval;
     if (collect_session_begin(&opt, &session) != RK_OK) {
         session = NULL;
         return 1;
     }
     session_pid = getpid();
+    pthread_atfork(NULL, NULL, after_fork_child);
     atexit(finish);
     return 1;
 }

@@ -28,6 +28,16 @@
  * runtime launch (cudaLaunchKernel) is one launch even when the driver call inside it
  * (cuLaunchKernel) reports again: the backend marks the inner one nested and its correlation id
  * becomes an alias of the outer launch.
+ *
+ * Hand-over as launches complete (options' emit, `roofkit profile`): a launch is complete when
+ * its launch call has returned and, in counter mode, its batch was decoded (or failed), in timing
+ * mode its Activity record arrived. It is then handed to emit at once and the session keeps only
+ * its bookkeeping, so that a process killed later loses only what was not complete. To bound
+ * what is not: a batch is also decoded at the end of a synchronizing call (the GPU has finished
+ * its kernels; a program that is about to be killed has usually just waited for one), and at the
+ * end of a launch call once it has been open flush_interval; a background thread asks CUPTI for
+ * the Activity records of finished kernels every flush_interval (cuptiActivityFlushAll(0), which
+ * the CUPTI header allows from any thread), and at once after a synchronizing call.
  */
 #define _GNU_SOURCE
 #include "backend.h"
@@ -42,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_CTX    16
@@ -57,7 +68,9 @@ struct ctx_state {
     enum cs_state state;
     long *batch; /* launch indexes of the ranges in the current batch */
     int nbatch;
-    int ndecoded; /* batches decoded, for dump file names */
+    int ndecoded;  /* batches decoded, for dump file names */
+    long *done;    /* the batch being decoded (stop_decode), whose launches are then complete */
+    double t_open; /* when the batch's range profiler was started */
 };
 
 /* A recorded launch while the session runs. */
@@ -67,6 +80,12 @@ struct rec {
     int has_config; /* launch configuration read from the launch call */
     int ptxas_regs; /* pub.registers came from cuFuncGetAttribute */
     double t_enter; /* when the launch call began (counter mode), for t_launch */
+    /* hand-over (emit): */
+    int pending;     /* in a counter batch not yet decoded */
+    int wait_record; /* timing mode: complete once its Activity record arrives */
+    int waiting;     /* counted in nwaiting */
+    int exited;      /* its launch call returned */
+    int emitted;     /* handed over; name and raw are freed */
 };
 
 struct collect_session {
@@ -105,6 +124,16 @@ struct collect_session {
     int nsel;
     double t_enable, t_launch, t_decode, t_flush; /* seconds, see collect_result */
     struct bk_hooks hooks;
+    /* hand-over as launches complete (options' emit) */
+    void (*emit)(void *, const struct collect_plan *, struct collect_launch *);
+    void *emit_arg;
+    double flush_interval; /* seconds; <= 0: no background thread */
+    long nemitted, nemitted_counters;
+    long nwaiting; /* emitted launches still waiting for their Activity record */
+    pthread_t poller;
+    int poller_on, poller_stop, poll_now;
+    pthread_mutex_t poll_mu; /* guards poller_stop, poll_now; never held with mu */
+    pthread_cond_t poll_cv;
 };
 
 /*
@@ -201,6 +230,11 @@ static void set_config(struct collect_session *s, long idx, const struct bk_laun
         p->local_mem = l->local_mem;
     s->rec[idx].has_config = 1;
     s->rec[idx].ptxas_regs = l->registers >= 0;
+    if (l->has_ids && !p->has_record) { /* the record, when it comes, says the same */
+        p->device = l->device;
+        p->context = l->context;
+        p->stream = l->stream;
+    }
 }
 
 static int map_put(struct collect_session *s, uint32_t key, long idx)
@@ -444,7 +478,8 @@ static struct ctx_state *ctx_get(struct collect_session *s, void *ctx)
     memset(cs, 0, sizeof *cs);
     cs->ctx = ctx;
     cs->state = CS_INIT;
-    if (!(cs->batch = calloc((size_t)s->max_ranges, sizeof *cs->batch))) {
+    if (!(cs->batch = calloc((size_t)s->max_ranges, sizeof *cs->batch)) ||
+        !(cs->done = calloc((size_t)s->max_ranges, sizeof *cs->done))) {
         cs->state = CS_ERROR;
         return cs;
     }
@@ -540,13 +575,22 @@ static void stop_decode_batch(struct collect_session *s, struct ctx_state *cs)
     cs->state = CS_CONFIGURED;
 }
 
+static void try_emit(struct collect_session *s, long idx);
+
 static void stop_decode(struct collect_session *s, struct ctx_state *cs)
 {
     if (cs->state != CS_IN_RANGE)
         return;
+    int n = cs->nbatch;
+    memcpy(cs->done, cs->batch, (size_t)n * sizeof *cs->done);
     double t0 = rk_now_s();
     stop_decode_batch(s, cs);
     s->t_decode += rk_now_s() - t0;
+    /* decoded or failed, the batch's launches are complete: handed over outside the timing */
+    for (int i = 0; i < n; i++) {
+        s->rec[cs->done[i]].pending = 0;
+        try_emit(s, cs->done[i]);
+    }
 }
 
 /* The counter action for a launch on ctx: start or extend a batch, or close one. */
@@ -568,9 +612,12 @@ static void counter_action(struct collect_session *s, void *ctx, long idx, int s
             return;
         }
         cs->state = CS_IN_RANGE;
+        cs->t_open = rk_now_s();
     }
-    if (idx >= 0 && cs->state == CS_IN_RANGE)
+    if (idx >= 0 && cs->state == CS_IN_RANGE) {
         cs->batch[cs->nbatch++] = idx;
+        s->rec[idx].pending = 1;
+    }
 }
 
 /* ------------------------------------------------------------------ backend hooks */
@@ -603,6 +650,8 @@ static void on_launch_enter(void *arg, const struct bk_launch *l, int nested)
             s->nmismatch++;
         }
         set_config(s, idx, l);
+        if (idx >= 0)
+            s->rec[idx].wait_record = s->mode == COLLECT_MODE_TIMING;
     }
     tl_outer = idx;
     tl_outer_open = 1;
@@ -621,13 +670,21 @@ static void on_launch_exit(void *arg, const struct bk_launch *l, int nested)
     if (nested)
         return;
     pthread_mutex_lock(&s->mu);
-    if (tl_outer >= 0 && s->rec[tl_outer].t_enter > 0)
-        s->t_launch += rk_now_s() - s->rec[tl_outer].t_enter;
+    double now = rk_now_s();
+    long idx = tl_outer;
+    if (idx >= 0 && s->rec[idx].t_enter > 0)
+        s->t_launch += now - s->rec[idx].t_enter;
     tl_outer = -1;
     tl_outer_open = 0;
     struct ctx_state *cs = l->ctx ? ctx_find(s, l->ctx) : NULL;
-    if (cs && cs->state == CS_IN_RANGE && cs->nbatch >= s->max_ranges)
+    if (cs && cs->state == CS_IN_RANGE &&
+        (cs->nbatch >= s->max_ranges ||
+         (s->emit && s->flush_interval > 0 && now - cs->t_open >= s->flush_interval)))
         stop_decode(s, cs);
+    if (idx >= 0) {
+        s->rec[idx].exited = 1;
+        try_emit(s, idx);
+    }
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -637,9 +694,11 @@ static void on_kernel(void *arg, const struct bk_kernel *k)
     pthread_mutex_lock(&s->mu);
     long idx = map_get(s, k->corr);
     if (idx < 0 && k->graph_node && s->mode != COLLECT_MODE_OFF && name_matches(s, k->name) &&
-        in_window(s))
-        idx = add_rec(s, k->name, k->corr); /* a graph's kernel: recorded, timing only */
-    if (idx >= 0) {
+        in_window(s) && (idx = add_rec(s, k->name, k->corr)) >= 0)
+        s->rec[idx].exited = 1; /* a graph's kernel: recorded, timing only */
+    if (idx >= 0 && s->rec[idx].emitted) {
+        idx = -1; /* handed over already (counter mode does not wait for records) */
+    } else if (idx >= 0) {
         struct collect_launch *p = &s->rec[idx].pub;
         if (!p->name && k->name)
             p->name = strdup(k->name);
@@ -660,6 +719,7 @@ static void on_kernel(void *arg, const struct bk_kernel *k)
         p->context = k->context;
         p->stream = k->stream;
         p->has_record = 1;
+        try_emit(s, idx);
     }
     pthread_mutex_unlock(&s->mu);
 }
@@ -697,18 +757,158 @@ static void on_dropped(void *arg, size_t n)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* ------------------------------------------------------------------ hand-over */
+
+/*
+ * The public form of recorded launch r, its strings and arrays moved out of r (collect_result's
+ * ownership: free with launch_release). RK_OK or RK_ENOMEM.
+ */
+static int finish_launch(struct collect_session *s, struct rec *rec, struct collect_launch *l)
+{
+    *l = rec->pub;
+    rec->pub.name = NULL; /* moved */
+    l->raw = rec->raw;    /* moved */
+    rec->raw = NULL;
+    if (!l->name)
+        l->name = strdup("(unknown)");
+    l->demangled = l->name ? bk_demangle(l->name) : NULL;
+    int ptxas = rec->ptxas_regs ? -1 : regs_lookup(l->name);
+    if (ptxas > 0)
+        l->registers = ptxas;
+    if (s->mode != COLLECT_MODE_OFF && s->plan->nout > 0) {
+        if (!(l->values = calloc((size_t)s->plan->nout, sizeof *l->values)))
+            return RK_ENOMEM;
+        l->nvalues = s->plan->nout;
+        collect_plan_eval(s->plan, l->raw, l->values);
+    }
+    if (l->end_ns > l->start_ns && l->start_ns)
+        l->duration_ns = (double)(l->end_ns - l->start_ns);
+    else if (l->raw && s->time_raw >= 0 && !isnan(l->raw[s->time_raw]))
+        l->duration_ns = l->raw[s->time_raw];
+    return RK_OK;
+}
+
+static void launch_release(struct collect_launch *l)
+{
+    free(l->name);
+    free(l->demangled);
+    free(l->values);
+    free(l->raw);
+}
+
+/* Hands launch idx to emit when it is complete (session header). Called with mu held. */
+static void try_emit(struct collect_session *s, long idx)
+{
+    struct rec *r = &s->rec[idx];
+    if (!s->emit || r->emitted || r->pending || !r->exited)
+        return;
+    if (r->wait_record && !r->pub.has_record) {
+        if (!r->waiting) {
+            r->waiting = 1;
+            s->nwaiting++;
+        }
+        return;
+    }
+    if (r->waiting) {
+        r->waiting = 0;
+        s->nwaiting--;
+    }
+    struct collect_launch l;
+    r->emitted = 1;
+    if (finish_launch(s, r, &l) == RK_OK) {
+        s->emit(s->emit_arg, s->plan, &l);
+        s->nemitted++;
+        s->nemitted_counters += l.has_counters;
+    } else {
+        s->nmismatch++;
+    }
+    launch_release(&l);
+}
+
+/* The end of a synchronizing call (cudaDeviceSynchronize, cuStreamSynchronize, ...): the GPU
+ * has finished what it waited for, so the open batches are decoded and Activity records asked
+ * for now (session header). */
+static void on_sync(void *arg, void *ctx)
+{
+    struct collect_session *s = arg;
+    (void)ctx;
+    pthread_mutex_lock(&s->mu);
+    int wake = s->emit && s->nwaiting > 0;
+    for (int i = 0; s->emit && i < s->nctx; i++)
+        if (s->ctx[i].state == CS_IN_RANGE && s->ctx[i].nbatch > 0)
+            stop_decode(s, &s->ctx[i]);
+    pthread_mutex_unlock(&s->mu);
+    if (wake && s->poller_on) {
+        pthread_mutex_lock(&s->poll_mu);
+        s->poll_now = 1;
+        pthread_cond_signal(&s->poll_cv);
+        pthread_mutex_unlock(&s->poll_mu);
+    }
+}
+
+void collect_session_poll(struct collect_session *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int want = s->nwaiting > 0 && s->mode != COLLECT_MODE_OFF;
+    pthread_mutex_unlock(&s->mu);
+    /* records are delivered through on_kernel, which takes mu: never hold it here */
+    if (want && s->bk->trace_poll)
+        s->bk->trace_poll();
+}
+
+/* The background thread: collect_session_poll every flush_interval, or at once when a
+ * synchronizing call asks. */
+static void *poller_main(void *arg)
+{
+    struct collect_session *s = arg;
+    pthread_mutex_lock(&s->poll_mu);
+    while (!s->poller_stop) {
+        if (!s->poll_now) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            double t = (double)until.tv_sec + 1e-9 * (double)until.tv_nsec + s->flush_interval;
+            until.tv_sec = (time_t)t;
+            until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+            pthread_cond_timedwait(&s->poll_cv, &s->poll_mu, &until);
+        }
+        if (s->poller_stop)
+            break;
+        s->poll_now = 0;
+        pthread_mutex_unlock(&s->poll_mu);
+        collect_session_poll(s);
+        pthread_mutex_lock(&s->poll_mu);
+    }
+    pthread_mutex_unlock(&s->poll_mu);
+    return NULL;
+}
+
+static void poller_join(struct collect_session *s)
+{
+    if (!s->poller_on)
+        return;
+    pthread_mutex_lock(&s->poll_mu);
+    s->poller_stop = 1;
+    pthread_cond_signal(&s->poll_cv);
+    pthread_mutex_unlock(&s->poll_mu);
+    pthread_join(s->poller, NULL);
+    s->poller_on = 0;
+}
+
 /* ------------------------------------------------------------------ public API */
 
 static void session_free(struct collect_session *s)
 {
     if (!s)
         return;
+    poller_join(s);
     for (long i = 0; i < s->nrec; i++) {
         free(s->rec[i].pub.name);
         free(s->rec[i].raw);
     }
-    for (int i = 0; i < s->nctx; i++)
+    for (int i = 0; i < s->nctx; i++) {
         free(s->ctx[i].batch);
+        free(s->ctx[i].done);
+    }
     for (int i = 0; i < s->ncache; i++)
         free(s->cache[i].name);
     free(s->rec);
@@ -724,6 +924,8 @@ static void session_free(struct collect_session *s)
         regfree(&s->re);
     collect_plan_free(s->plan);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->poll_mu);
+    pthread_cond_destroy(&s->poll_cv);
     free(s);
 }
 
@@ -744,6 +946,11 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&s->mu, &attr);
     pthread_mutexattr_destroy(&attr);
+    pthread_mutex_init(&s->poll_mu, NULL);
+    pthread_cond_init(&s->poll_cv, NULL);
+    s->emit = opt->emit;
+    s->emit_arg = opt->emit_arg;
+    s->flush_interval = opt->flush_interval == 0 ? 0.5 : opt->flush_interval;
     s->bk = bk_active;
     s->silent = opt->silent;
     s->skip = opt->launch_skip;
@@ -790,6 +997,11 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     s->hooks.context_destroy = on_context_destroy;
     s->hooks.module = on_module;
     s->hooks.dropped = on_dropped;
+    s->hooks.sync = on_sync;
+    /* the Activity records of finished kernels, asked for in the background (session header);
+     * without the thread, records still come when CUPTI's buffers fill and at the end */
+    if (s->emit && s->flush_interval > 0 && pthread_create(&s->poller, NULL, poller_main, s) == 0)
+        s->poller_on = 1;
     int brc = s->bk->trace_start(&s->hooks, s->mode == COLLECT_MODE_TIMING);
     if (brc != BK_SUCCESS)
         degrade(s, COLLECT_MODE_OFF,
@@ -818,6 +1030,7 @@ int collect_session_end(struct collect_session *s, struct collect_result **out)
     struct collect_result *r = NULL;
     int rc = RK_OK;
     *out = NULL;
+    poller_join(s);
     pthread_mutex_lock(&s->mu);
     for (int i = 0; i < s->nctx; i++) {
         struct ctx_state *cs = &s->ctx[i];
@@ -849,37 +1062,22 @@ int collect_session_end(struct collect_session *s, struct collect_result **out)
     r->t_launch = s->t_launch;
     r->t_decode = s->t_decode;
     r->t_flush = s->t_flush;
-    if (s->nrec && !(r->launch = calloc((size_t)s->nrec, sizeof *r->launch))) {
+    if (s->emit) {
+        /* what is left, complete or not, in launch order */
+        for (long i = 0; i < s->nrec; i++) {
+            s->rec[i].pending = s->rec[i].wait_record = 0;
+            s->rec[i].exited = 1;
+            try_emit(s, i);
+        }
+    } else if (s->nrec && !(r->launch = calloc((size_t)s->nrec, sizeof *r->launch))) {
         rc = RK_ENOMEM;
         goto out;
     }
-    for (long i = 0; i < s->nrec; i++) {
-        struct rec *rec = &s->rec[i];
-        struct collect_launch *l = &r->launch[r->nlaunch++];
-        *l = rec->pub;
-        rec->pub.name = NULL; /* moved */
-        if (!l->name)
-            l->name = strdup("(unknown)");
-        l->demangled = l->name ? bk_demangle(l->name) : NULL;
-        int ptxas = rec->ptxas_regs ? -1 : regs_lookup(l->name);
-        if (ptxas > 0)
-            l->registers = ptxas;
-        if (s->mode != COLLECT_MODE_OFF && s->plan->nout > 0) {
-            if (!(l->values = calloc((size_t)s->plan->nout, sizeof *l->values))) {
-                rc = RK_ENOMEM;
-                goto out;
-            }
-            l->nvalues = s->plan->nout;
-        }
-        if (l->values)
-            collect_plan_eval(s->plan, rec->raw, l->values);
-        l->raw = rec->raw; /* moved */
-        rec->raw = NULL;
-        if (l->end_ns > l->start_ns && l->start_ns)
-            l->duration_ns = (double)(l->end_ns - l->start_ns);
-        else if (l->raw && s->time_raw >= 0 && !isnan(l->raw[s->time_raw]))
-            l->duration_ns = l->raw[s->time_raw];
-    }
+    r->nemitted = s->nemitted;
+    r->nemitted_counters = s->nemitted_counters;
+    for (long i = 0; !s->emit && i < s->nrec; i++)
+        if ((rc = finish_launch(s, &s->rec[i], &r->launch[r->nlaunch++])) != RK_OK)
+            goto out;
     r->plan = s->plan;
     s->plan = NULL;
 out:

@@ -46,6 +46,7 @@
 #ifndef RK_DB_H
 #define RK_DB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -481,6 +482,74 @@ int db_merge_check(const char *in_path, const char *out_path);
  * RK_OK, or one message and RK_EDB, RK_EUSAGE (in_path is OUT), RK_EIO or RK_ENOMEM.
  */
 int db_merge(struct db *out, const char *in_path, struct db_merge_stats *st /* OUT */);
+
+/* ---------------------------------------------------------------- journal */
+
+/*
+ * Measurements that outlive the process that made them (db/journal.c says why and gives the
+ * format): a profiled program appends each measurement to its own journal file as soon as it is
+ * complete, and `roofkit profile`, which survives the program however it ends, stores the
+ * journals with db_journal_fold. Files live in a journal folder (`roofkit profile` uses the
+ * database's path + ".journal"): c<CAPTURE>-<PID>-<N>.jrn per process, c<CAPTURE>.lock for
+ * the roofkit that waits for them.
+ *
+ * Writer side (inside the profiled program; prints nothing, returns RK_OK or RK_EIO/RK_ENOMEM):
+ * db_journal_create makes a new journal of this process for capture_id in dir (path receives
+ * its name), locks it for the life of the process and writes its header; *fd is O_APPEND and
+ * close-on-exec. db_journal_append writes one measurement with its n metrics as one line with
+ * one write(2); db_journal_note one note (key "mode": the collection mode; "end": the writer
+ * finished).
+ */
+int db_journal_create(const char *dir, int64_t capture_id, char *path /* OUT */, size_t size,
+                      int *fd /* OUT */);
+int db_journal_append(int fd, const struct db_measurement *m, const struct db_metric *metrics,
+                      int n);
+int db_journal_note(int fd, const char *key, const char *text);
+
+/* 1 when a living process holds the journal at path (it is still being written), 0 when
+ * none does, -1 when it cannot be opened. */
+int db_journal_busy(const char *path);
+
+/* What db_journal_fold found in one journal. */
+struct db_journal_stats {
+    long pid;             /* the process that wrote it */
+    int64_t stored;       /* measurements stored */
+    int64_t with_metrics; /* of them, those with metrics (launches with counters) */
+    int64_t torn;         /* a last line cut short by the writer's death, skipped (0 or 1) */
+    int64_t bad;          /* lines that are no journal's, skipped */
+    int ended;            /* the writer wrote its "end" note: it finished */
+    char mode[600];       /* its last "mode" note ("counters", "timing: why"), "" without */
+};
+
+/*
+ * Stores every complete measurement line of the journal at path in capture capture_id, in one
+ * transaction (all or none), in the order written. Does not remove the file. Not inside
+ * db_begin (RK_BUG). An empty file (its process died before its header) stores nothing.
+ * RK_OK, or one message and RK_EIO (unreadable, not a journal), RK_EDB or RK_ENOMEM; on failure
+ * st->stored is 0.
+ */
+int db_journal_fold(struct db *db, int64_t capture_id, const char *path,
+                    struct db_journal_stats *st /* OUT */);
+
+/* One journal file of a folder. */
+struct db_journal_file {
+    char *path; /* dir/c<CAPTURE>-<PID>-<N>.jrn */
+    int64_t capture_id;
+    long pid;
+};
+/* The journals in dir of capture_id (0: of every capture), by capture then name; a missing
+ * folder has none. Free with db_journal_free_list. RK_OK, RK_EIO or RK_ENOMEM (not printed). */
+int db_journal_list(const char *dir, int64_t capture_id, struct db_journal_file **out /* OUT */,
+                    int *n /* OUT */);
+void db_journal_free_list(struct db_journal_file *files, int n);
+
+/*
+ * The lock of the roofkit that waits for capture_id's journals (dir/c<CAPTURE>.lock): taken
+ * (*fd set) when nobody holds it (wait: wait for it), else RK_ENODATA: a living roofkit holds it.
+ * RK_EIO when the file cannot be made. db_journal_unlock_capture removes the file and lets go.
+ */
+int db_journal_lock_capture(const char *dir, int64_t capture_id, int wait, int *fd /* OUT */);
+void db_journal_unlock_capture(const char *dir, int64_t capture_id, int fd);
 
 #ifdef __cplusplus
 }

@@ -74,6 +74,13 @@ static void f_trace_stop(void)
     fake.tracing = 0;
 }
 
+/* Records of finished kernels: the fake's queue, as trace_flush delivers it. */
+static int f_trace_poll(void)
+{
+    fake.polls++;
+    return f_trace_flush();
+}
+
 static int f_prof_enable(void *ctx, const char *const *raw, int n, int max_ranges,
                          int user_replay_ok, void **prof, int *passes, char *chip, size_t chip_size)
 {
@@ -158,9 +165,9 @@ static void f_prof_disable(void *prof)
 }
 
 const struct bk_ops fake_ops = {
-    "fake",        f_strerror,   f_host_check,  f_host_passes,  f_chip_name, f_trace_start,
-    f_trace_flush, f_trace_stop, f_prof_enable, f_prof_start,   f_prof_stop, f_prof_decode,
-    f_prof_eval,   f_prof_reset, f_prof_dump,   f_prof_disable,
+    "fake",        f_strerror,   f_host_check,  f_host_passes,  f_chip_name,  f_trace_start,
+    f_trace_flush, f_trace_stop, f_prof_enable, f_prof_start,   f_prof_stop,  f_prof_decode,
+    f_prof_eval,   f_prof_reset, f_prof_dump,   f_prof_disable, f_trace_poll,
 };
 
 void fake_reset(void)
@@ -209,6 +216,25 @@ void fake_launch_nested(void *outer_ctx, uint32_t outer_corr, void *inner_ctx, u
         fake.range_corr[fake.nranges++] = outer_corr;
     fake.hooks.launch_exit(fake.hooks.arg, &inner, 1);
     fake.hooks.launch_exit(fake.hooks.arg, &outer, 0);
+}
+
+void fake_launch_ids(void *ctx, uint32_t corr, const char *symbol, uint32_t device, uint32_t stream)
+{
+    struct bk_launch l = mk(ctx, corr, symbol, 0);
+    l.has_ids = 1;
+    l.device = device;
+    l.context = 1;
+    l.stream = stream;
+    l.has_config = 1; /* the driver call: the ids come with its configuration */
+    l.grid[0] = l.grid[1] = l.grid[2] = 1;
+    l.block[0] = l.block[1] = l.block[2] = 32;
+    fake.hooks.launch_enter(fake.hooks.arg, &l, 0);
+    fake.hooks.launch_exit(fake.hooks.arg, &l, 0);
+}
+
+void fake_sync(void *ctx)
+{
+    fake.hooks.sync(fake.hooks.arg, ctx);
 }
 
 void fake_graph_launch(void *ctx, uint32_t corr)

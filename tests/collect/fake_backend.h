@@ -16,7 +16,7 @@ struct fake {
     int extra_ranges;        /* decode reports this many ranges more than ran */
     /* what the session did */
     int trace_starts, timing_only, tracing, flushes, enables, starts, stops, decodes, resets,
-        disables, host_checks;
+        disables, host_checks, polls;
     int started, nraw, max_ranges;
     int user_replay_ok; /* what the last prof_enable was allowed */
     void *prof_ctx;
@@ -40,6 +40,11 @@ void fake_launch(void *ctx, uint32_t corr, const char *symbol);
 void fake_launch_nested(void *outer_ctx, uint32_t outer_corr, void *inner_ctx, uint32_t inner_corr,
                         const char *symbol);
 void fake_graph_launch(void *ctx, uint32_t corr);
+/* A driver launch that knows the ids its Activity record will carry. */
+void fake_launch_ids(void *ctx, uint32_t corr, const char *symbol, uint32_t device,
+                     uint32_t stream);
+/* A synchronizing call returned on ctx. */
+void fake_sync(void *ctx);
 /* Queues the Activity record of a kernel (grid.x = corr, block 256, 32 registers). */
 void fake_record(uint32_t corr, const char *name, uint64_t start, uint64_t end,
                  uint64_t graph_node);

@@ -3,12 +3,18 @@
  * FMA loop, scale and increment in turn, on buffers 5x the L2), then prints a checksum of its
  * results. device-check.sh profiles it with roofkit and with ncu: the launch count, the
  * counters side by side, the wall time, and the checksum with and without roofkit.
- * Usage: gpu_prog100 [LAUNCHES [MIB]]. Started by mpirun or srun it takes the GPU of its local rank
- * (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID), as MPI programs do, for the many-GPU tests.
+ * Usage: gpu_prog100 [LAUNCHES [MIB]] [--kill-after N [--kill-delay S]]. Started by mpirun or srun
+ * it takes the GPU of its local rank (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID), as MPI programs
+ * do, for the many-GPU tests. --kill-after N: after the N-th launch, wait for the GPU
+ * (cudaDeviceSynchronize), then S seconds (default 0), then SIGKILL itself, as the OOM killer or
+ * a batch system's time limit would (kill-check.sh: what roofkit profile keeps of it).
  */
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -51,6 +57,19 @@ __global__ void inc(float *x, size_t n)
 
 int main(int argc, char **argv)
 {
+    int kill_after = 0;
+    double kill_delay = 0;
+    for (int i = 1; i + 1 < argc; i++) /* the options come last; argc shrinks to the rest */
+        if (strcmp(argv[i], "--kill-after") == 0 || strcmp(argv[i], "--kill-delay") == 0) {
+            for (int j = i; j + 1 < argc; j += 2) {
+                if (strcmp(argv[j], "--kill-after") == 0)
+                    kill_after = atoi(argv[j + 1]);
+                else if (strcmp(argv[j], "--kill-delay") == 0)
+                    kill_delay = atof(argv[j + 1]);
+            }
+            argc = i;
+            break;
+        }
     int launches = argc > 1 ? atoi(argv[1]) : 100;
     /* argv[2]: MiB per array (default 256; a diagnostic of what profiling costs per byte) */
     long mib = argc > 2 ? atol(argv[2]) : 256;
@@ -96,6 +115,14 @@ int main(int argc, char **argv)
             break;
         }
         CHECK(cudaGetLastError());
+        if (i + 1 == kill_after) {
+            CHECK(cudaDeviceSynchronize()); /* launch N has completed */
+            printf("killing myself after launch %d\n", kill_after);
+            fflush(stdout);
+            if (kill_delay > 0)
+                usleep((useconds_t)(kill_delay * 1e6));
+            raise(SIGKILL); /* no exit handler runs, as under the OOM killer */
+        }
     }
     CHECK(cudaDeviceSynchronize());
     float hx, hy, hf;

@@ -10,9 +10,9 @@
 #       marked interrupted, every stored measurement complete, integrity_check ok
 #   G3  kill -9 at a random point of `run`: the database passes integrity_check and every stored
 #       measurement is complete (the capture may stay 'running')
-#   G5  with PROGRAM: the injection library failing (no database, a corrupt database file,
-#       a capture that does not exist, an unknown metric, a bad kernel regex) leaves the
-#       program's output and exit code what they are without it, and says at most one line
+#   G5  with PROGRAM: the injection library failing (no journal folder, a journal folder that
+#       is a file, an unknown metric, a bad kernel regex) leaves the program's output and exit
+#       code what they are without it, and says at most one line
 #   G4  compute-sanitizer memcheck, racecheck and initcheck on `run` of one small shape per
 #       kernel family: exit 0 and "ERROR SUMMARY: 0 errors" (racecheck: "RACECHECK SUMMARY: 0
 #       hazards displayed (0 errors, 0 warnings)"); skipped without compute-sanitizer
@@ -117,11 +117,12 @@ if want inject && [ -n "$PROG" ]; then
             say "G5 $name: program unchanged; stderr: $(cat "$W/g5-$name.err")"
         fi
     }
-    broken no-db ROOFKIT_DB=/nonexistent/dir/x.db
-    broken corrupt-db ROOFKIT_DB="$W/corrupt.db"
-    broken no-capture ROOFKIT_DB="$W/g5.db" ROOFKIT_CAPTURE=999
-    broken bad-metric ROOFKIT_DB="$W/g5.db" ROOFKIT_METRICS=no_such__metric.sum
-    broken bad-regex ROOFKIT_DB="$W/g5.db" 'ROOFKIT_KERNEL=(['
+    # (the library writes journals, which roofkit profile stores: the database is not its)
+    mkdir -p "$W/g5.journal"
+    broken no-journal ROOFKIT_JOURNAL=/nonexistent/dir
+    broken journal-is-file ROOFKIT_JOURNAL="$W/corrupt.db"
+    broken bad-metric ROOFKIT_JOURNAL="$W/g5.journal" ROOFKIT_METRICS=no_such__metric.sum
+    broken bad-regex ROOFKIT_JOURNAL="$W/g5.journal" 'ROOFKIT_KERNEL=(['
 fi
 
 # G4
