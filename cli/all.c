@@ -64,7 +64,8 @@ static int report_example(const char *out_dir, const char *why)
     char label[512];
     struct db *db = NULL;
     struct db_device *devs = NULL;
-    struct report_opts ro = {out_dir, REPORT_ALL, NULL, NULL, NULL, "examples/h100.sql"};
+    struct report_opts ro = {
+        .out_dir = out_dir, .formats = REPORT_ALL, .source = "examples/h100.sql"};
     int ndev = 0, rc;
 
     rk_info("no usable CUDA GPU here (%s): making the report from the example data instead", why);
@@ -155,7 +156,17 @@ int cmd_all(int argc, char **argv, struct rk_ctx *ctx)
                 continue; /* the suites ran on each GPU; probe did the pairs */
             rk_info("step %zu of %zu: %s", i + 1, sizeof steps / sizeof steps[0],
                     ctx->gpus && i == 0 ? "probe every pair of GPUs" : steps[i].what);
-            if ((rc = fns[i](steps[i].argc, steps[i].argv, ctx)) != RK_OK)
+            if (i == 3) {
+                /* --device named the GPUs to measure; the report covers every device of the
+                 * database (report's own --device selects the database's devices) */
+                struct rk_ctx rctx = *ctx;
+                rctx.device_spec = NULL;
+                rc = fns[i](steps[i].argc, steps[i].argv, &rctx);
+                ctx->db = rctx.db; /* opened for the report, closed by main */
+            } else {
+                rc = fns[i](steps[i].argc, steps[i].argv, ctx);
+            }
+            if (rc != RK_OK)
                 return rc;
         }
     }

@@ -68,7 +68,7 @@ void rp_buf_printf(struct rp_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void rp_buf_html(struct rp_buf *b, const char *s)
+static void html_escape(struct rp_buf *b, const char *s, int quotes)
 {
     const char *run = s;
     for (; *s; s++) {
@@ -84,6 +84,8 @@ void rp_buf_html(struct rp_buf *b, const char *s)
             rep = "&gt;";
             break;
         case '"':
+            if (!quotes)
+                continue;
             rep = "&quot;";
             break;
         default:
@@ -94,6 +96,16 @@ void rp_buf_html(struct rp_buf *b, const char *s)
         run = s + 1;
     }
     rp_buf_add(b, run, (size_t)(s - run));
+}
+
+void rp_buf_html(struct rp_buf *b, const char *s)
+{
+    html_escape(b, s, 1);
+}
+
+void rp_buf_html_text(struct rp_buf *b, const char *s)
+{
+    html_escape(b, s, 0);
 }
 
 void rp_buf_free(struct rp_buf *b)
@@ -228,6 +240,57 @@ void rp_cell_attr(struct rp_table *t, const char *cls, const char *style)
         t->attr[2 * cell + 1] = table_str(t, style) + 1;
 }
 
+/* Grows *v (of *n entries, zero-filled) to hold index i. */
+static int grow_offsets(size_t **v, size_t *n, size_t i)
+{
+    if (i < *n)
+        return 0;
+    size_t cap = *n ? 2 * *n : 64;
+    while (cap <= i)
+        cap *= 2;
+    size_t *p = realloc(*v, cap * sizeof *p);
+    if (!p)
+        return -1;
+    memset(p + *n, 0, (cap - *n) * sizeof *p);
+    *v = p;
+    *n = cap;
+    return 0;
+}
+
+void rp_row_id(struct rp_table *t, const char *id)
+{
+    size_t n = (size_t)t->nrowid;
+    if (t->oom || grow_offsets(&t->rowid, &n, (size_t)t->nrows)) {
+        t->oom = 1;
+        return;
+    }
+    t->nrowid = (int)n;
+    t->rowid[t->nrows] = table_str(t, id) + 1;
+}
+
+void rp_cell_link(struct rp_table *t, const char *href)
+{
+    if (t->oom || t->ncols == 0 || (t->nrows == 0 && t->pending == 0))
+        return;
+    size_t cell = (size_t)t->nrows * (size_t)t->ncols + (size_t)t->pending - 1;
+    if (grow_offsets(&t->link, &t->nlink, cell)) {
+        t->oom = 1;
+        return;
+    }
+    t->link[cell] = table_str(t, href) + 1;
+}
+
+const char *rp_table_rowid(const struct rp_table *t, int r)
+{
+    return r < t->nrowid && t->rowid[r] ? t->text.p + t->rowid[r] - 1 : NULL;
+}
+
+const char *rp_table_link(const struct rp_table *t, int r, int c)
+{
+    size_t i = (size_t)r * (size_t)t->ncols + (size_t)c;
+    return i < t->nlink && t->link[i] ? t->text.p + t->link[i] - 1 : NULL;
+}
+
 void rp_table_item(struct rp_table *t, const char *line)
 {
     size_t *p = realloc(t->items, (size_t)(t->nitems + 1) * sizeof *p);
@@ -281,6 +344,8 @@ void rp_table_release(struct rp_table *t)
     free(t->colname);
     free(t->cells);
     free(t->attr);
+    free(t->rowid);
+    free(t->link);
     free(t->items);
     rp_buf_free(&t->text);
     memset(t, 0, sizeof *t);

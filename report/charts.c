@@ -4,7 +4,7 @@
  * (`gnuplot NAME.gp` in plots/), and plots/all.gp that loads them all, which the
  * report runs in ONE gnuplot process (gnuplot.c).
  *
- *   roofline-d<ID>, roofline-levels-d<ID>   roofline.c
+ *   roofline-d<ID>[-<precision>]   roofline.c: the overview's roofline of each device
  *   roofline-gpus, peer-<name>, ranks-<k>   gpucharts.c: several GPUs and ranks, when there
  *   predmeas-<model>       predicted against measured time, log-log, y = x and +-10%
  *   latency-d<ID>          the pointer-chase curve with the plateaus marked
@@ -18,8 +18,10 @@
  * intensity take one flop count (rp_meas.pt: the counters' executed operations of the busiest
  * pipe, or the analytic useful flops), the size charts the useful (analytic) GFLOP/s. A
  * prediction without a time is a model's reason for not applying: never drawn. Data files use '?'
- * for a missing value. Text is drawn with the svg terminal's noenhanced mode, so names with '_'
- * print as they are.
+ * for a missing value. Every point carries a title and a link to its table row (marks.c): each
+ * data block of points has a "# points:" heading and its own notitle clause, its key entry
+ * another clause that draws nothing. Text is drawn with the svg terminal's noenhanced mode, so
+ * names with '_' print as they are.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -30,54 +32,107 @@
 #include "internal.h"
 #include "model.h"
 
+static void add_marked(struct rp_charts *cs, struct rp_out *o, struct rp_chart *c,
+                       struct rp_marks *mk, struct rp_buf *s, struct rp_buf *dat);
+
 /* ------------------------------------------------- predicted vs measured */
+
+/* The plot area of a predicted-against-measured chart (square, key at the right), about [px]:
+ * for thinning only. At most PREDMEAS_POINTS_MAX points are drawn (the longest-running; one chart
+ * per model: a database of 10,000 measurements and eight models would draw 80,000); the
+ * accuracy table and the measurement tables hold every prediction. */
+enum { PREDMEAS_PX = 520, PREDMEAS_POINTS_MAX = 600 };
 
 static void predmeas_chart(const struct rp_data *d, const char *model, struct rp_charts *cs,
                            struct rp_out *o)
 {
     struct rp_chart c;
-    struct rp_buf s = {0}, dat = {0}, plot = {0};
+    struct rp_buf s = {0}, dat = {0}, title = {0};
+    struct rp_plot plot = {{0}, 0};
+    struct rp_thin th = {0, NULL, NULL};
+    const struct rp_meas **v = NULL;
     double lo = INFINITY, hi = 0;
-    int nblk = 0, npts = 0, in10 = 0;
+    int nblk = 0, npts = 0, in10 = 0, nv = 0, merged = 0, drawn = 0, capped = 0, *mcount = NULL;
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "predmeas-%s", model);
     rp_file_safe(c.name);
     snprintf(c.title, sizeof c.title, "Predicted against measured time: %s model", model);
     c.section = RP_SEC_MODEL;
-    rp_gp_head(&s, &c, "a model's predicted time against the measured time");
-    rp_buf_puts(&dat, "# measured[s] predicted[s] id; one block per family\n");
-    for (int f = 0; f < d->nfamilies; f++) {
-        int n = 0;
-        for (int i = 0; i < d->nrows; i++) {
-            const struct rp_meas *x = &d->meas[i];
-            const struct db_prediction *p;
-            if (!x->charted || strcmp(rp_family(x), d->families[f]) ||
-                !(p = rp_prediction(x, model)) || !(p->predicted_time_ns > 0))
-                continue;
-            double ps = p->predicted_time_ns * 1e-9;
-            if (n++ == 0)
-                rp_buf_printf(&dat, "# family %s\n", *d->families[f] ? d->families[f] : "-");
-            rp_dat_num(&dat, x->pt.time_s);
-            rp_dat_num(&dat, ps);
-            rp_buf_printf(&dat, " %lld\n", (long long)x->row->m.id);
-            lo = fmin(lo, fmin(x->pt.time_s, ps));
-            hi = fmax(hi, fmax(x->pt.time_s, ps));
-            in10 += fabs(ps / x->pt.time_s - 1.0) <= 0.1;
-        }
-        if (!n)
+    c.marks = calloc(1, sizeof *c.marks);
+    v = malloc((size_t)(d->nrows ? d->nrows : 1) * sizeof *v);
+    mcount = calloc((size_t)(d->nrows ? d->nrows : 1), sizeof *mcount);
+    if (!c.marks || !v || !mcount || rp_thin_init(&th, d->nrows) != RK_OK) {
+        cs->rc = rk_error(RK_ENOMEM, "out of memory writing chart %s", c.name);
+        goto out;
+    }
+    /* the points with a prediction, longest first (the one drawn where several meet) */
+    for (int i = 0; i < d->nrows; i++) {
+        const struct rp_meas *x = &d->meas[i];
+        const struct db_prediction *p;
+        if (!x->charted || !(p = rp_prediction(x, model)) || !(p->predicted_time_ns > 0))
             continue;
-        rp_buf_puts(&dat, "\n\n");
-        rp_buf_printf(&plot,
-                      ", \\\n     '%s.dat' index %d using 1:2 with points pt 7 ps 0.6 lc %d title ",
-                      c.name, nblk, nblk + 1);
-        rp_gp_str(&plot, *d->families[f] ? d->families[f] : "(no family)");
-        nblk++;
-        npts += n;
+        double ps = p->predicted_time_ns * 1e-9;
+        v[nv++] = x;
+        lo = fmin(lo, fmin(x->pt.time_s, ps));
+        hi = fmax(hi, fmax(x->pt.time_s, ps));
+        in10 += fabs(ps / x->pt.time_s - 1.0) <= 0.1;
     }
     if (!(lo < hi)) {
         lo = lo < INFINITY ? lo / 2 : 1e-6;
         hi = lo * 4;
     }
+    lo /= 1.3;
+    hi *= 1.3;
+    qsort((void *)v, (size_t)nv, sizeof *v, rp_cmp_time_desc);
+    for (int i = 0; i < nv; i++) { /* thinning: one point per 3 px of a family, then a cap */
+        int f = 0;
+        while (f < d->nfamilies && strcmp(rp_family(v[i]), d->families[f]))
+            f++;
+        double ps = rp_prediction(v[i], model)->predicted_time_ns * 1e-9;
+        int at = rp_thin_put(&th, f, PREDMEAS_PX * log(v[i]->pt.time_s / lo) / log(hi / lo),
+                             PREDMEAS_PX * log(ps / lo) / log(hi / lo), i);
+        if (at >= 0) { /* counted in the title of the point there, unless that one is left out */
+            mcount[at] += mcount[at] >= 0;
+            mcount[i] = -1;
+            merged += mcount[at] >= 0;
+            capped += mcount[at] < 0;
+        } else if (++drawn > PREDMEAS_POINTS_MAX) {
+            mcount[i] = -1;
+            capped++;
+        }
+    }
+    rp_buf_puts(&dat, "# measured[s] predicted[s] id; one block per family; a measurement within 3 "
+                      "px of a longer-running one of its family is counted in its title, not "
+                      "listed\n");
+    for (int f = 0; f < d->nfamilies; f++) {
+        int n = 0, from = c.marks->n;
+        for (int i = 0; i < nv; i++) {
+            const struct rp_meas *x = v[i];
+            if (mcount[i] < 0 || strcmp(rp_family(x), d->families[f]))
+                continue;
+            if (n++ == 0)
+                rp_buf_printf(&dat, "# points: family %s\n",
+                              *d->families[f] ? d->families[f] : "-");
+            rp_dat_num(&dat, x->pt.time_s);
+            rp_dat_num(&dat, rp_prediction(x, model)->predicted_time_ns * 1e-9);
+            rp_buf_printf(&dat, " %lld\n", (long long)x->row->m.id);
+            title.len = 0;
+            rp_point_title(d, x, -1, model, mcount[i], &title);
+            rp_mark(c.marks, x->row->m.id, title.p ? title.p : "");
+        }
+        if (!n)
+            continue;
+        rp_buf_puts(&dat, "\n\n");
+        rp_marks_bind(c.marks, from, rp_plot_next(&plot) + 2); /* after the band and y = x */
+        rp_buf_printf(&plot.b, "'%s.dat' index %d using 1:2 with points pt 7 ps 0.6 lc %d notitle",
+                      c.name, nblk, nblk + 1);
+        rp_plot_next(&plot);
+        rp_buf_printf(&plot.b, "1/0 with points pt 7 ps 0.6 lc %d title ", nblk + 1);
+        rp_gp_str(&plot.b, *d->families[f] ? d->families[f] : "(no family)");
+        nblk++;
+        npts += n;
+    }
+    rp_gp_head(&s, &c, "a model's predicted time against the measured time");
     rp_buf_printf(
         &s,
         "set logscale xy\nset xlabel 'measured time [s]'\nset ylabel 'predicted time [s]'\n"
@@ -85,17 +140,42 @@ static void predmeas_chart(const struct rp_data *d, const char *model, struct rp
         "lo = %.4g\nhi = %.4g\nset xrange [lo:hi]\nset yrange [lo:hi]\nset samples 200\n"
         "plot '+' using 1:(0.9*$1):(1.1*$1) with filledcurves fc rgb '#cfe3f7' "
         "fs solid 1.0 noborder title '±10%%', \\\n"
-        "     x with lines lc rgb '#333333' lw 1 title 'y = x'%s\n",
-        lo / 1.3, hi * 1.3, plot.p ? plot.p : "");
+        "     x with lines lc rgb '#333333' lw 1 title 'y = x'%s%s\n",
+        lo, hi, plot.n ? ", \\\n     " : "", plot.n ? plot.b.p : "");
     snprintf(c.caption, sizeof c.caption,
              "%d measurement%s, coloured by family; the band is y = x ±10%%: %d of them (%.0f%%) "
-             "lie in it.",
-             npts, npts == 1 ? "" : "s", in10, npts ? 100.0 * in10 / npts : 0.0);
-    if (npts) /* a model that applies to no charted row (each holds its reason): no chart */
+             "lie in it.%s Hover a point for its kernel and times; click it for its row.",
+             nv, nv == 1 ? "" : "s", in10, nv ? 100.0 * in10 / nv : 0.0,
+             merged ? " Points within 3 px of a longer-running one of their family are counted "
+                      "in its title, not drawn."
+                    : "");
+    if (capped) {
+        size_t l = strlen(c.caption);
+        snprintf(c.caption + l, sizeof c.caption - l,
+                 " The %d shortest-running of them beyond %d points are left out (the tables "
+                 "hold them).",
+                 capped, PREDMEAS_POINTS_MAX);
+    }
+    if (c.marks->oom || title.oom) {
+        cs->rc = rk_error(RK_ENOMEM, "out of memory writing chart %s", c.name);
+        goto out;
+    }
+    if (npts) { /* a model that applies to no charted row (each holds its reason): no chart */
         rp_chart_add(cs, o, &c, &s, &dat);
+        if (cs->rc == RK_OK)
+            c.marks = NULL;
+    }
+out:
+    if (c.marks)
+        rp_marks_release(c.marks);
+    free(c.marks);
+    free((void *)v);
+    free(mcount);
+    rp_thin_free(&th);
     rp_buf_free(&s);
     rp_buf_free(&dat);
-    rp_buf_free(&plot);
+    rp_buf_free(&title);
+    rp_buf_free(&plot.b);
 }
 
 /* ----------------------------------------------------------------- latency */
@@ -117,17 +197,22 @@ static void latency_chart(const struct rp_data *d, int dev, struct rp_charts *cs
 {
     const struct rp_dev *v = &d->devs[dev];
     struct rp_chart c;
-    struct rp_buf s = {0}, dat = {0};
+    struct rp_buf s = {0}, dat = {0}, title = {0};
     char lbl[300];
     double ratio = NAN; /* cycles per ns along the curve (median of the points') */
     int nplat = 0;
     memset(&c, 0, sizeof c);
+    struct rp_marks *mk = calloc(1, sizeof *mk);
+    if (!mk) {
+        cs->rc = rk_error(RK_ENOMEM, "out of memory writing the latency chart");
+        return;
+    }
     snprintf(c.name, sizeof c.name, "latency-d%lld", (long long)v->a.dev.id);
     snprintf(c.title, sizeof c.title, "Memory latency of %s",
              rp_dev_label(d, dev, lbl, sizeof lbl));
     c.section = RP_SEC_DEVICE;
     rp_gp_head(&s, &c, "the pointer-chase latency curve with its plateaus");
-    rp_buf_puts(&dat, "# block 0: footprint[bytes] stride[bytes] cycles ns\n");
+    rp_buf_puts(&dat, "# block 0: points: footprint[bytes] stride[bytes] cycles ns\n");
     double *r = malloc((size_t)(v->a.npts ? v->a.npts : 1) * sizeof *r);
     int nr = 0;
     for (int i = 0; i < v->a.npts; i++) {
@@ -136,6 +221,13 @@ static void latency_chart(const struct rp_data *d, int dev, struct rp_charts *cs
         rp_dat_num(&dat, p->cycles);
         rp_dat_num(&dat, p->ns);
         rp_buf_puts(&dat, "\n");
+        title.len = 0;
+        rp_buf_printf(&title,
+                      "footprint %lld bytes (%.4g MiB), stride %lld bytes\n%.4g cycles, "
+                      "%.4g ns per dependent load",
+                      (long long)p->footprint_bytes, (double)p->footprint_bytes / (1 << 20),
+                      (long long)p->stride_bytes, p->cycles, p->ns);
+        rp_mark(mk, 0, title.p ? title.p : "");
         if (r && p->cycles > 0 && p->ns > 0)
             r[nr++] = p->cycles / p->ns;
     }
@@ -171,6 +263,14 @@ static void latency_chart(const struct rp_data *d, int dev, struct rp_charts *cs
     }
     if (!nplat)
         rp_buf_puts(&dat, "? ? ? \"\"\n");
+    if (!nplat && !v->a.npts) { /* nothing to draw: the page says what is missing */
+        rp_marks_release(mk);
+        free(mk);
+        rp_buf_free(&s);
+        rp_buf_free(&dat);
+        rp_buf_free(&title);
+        return;
+    }
     rp_buf_printf(
         &s,
         "set logscale x 2\nset xlabel 'footprint [bytes]'\nset ylabel 'latency [cycles]'\n"
@@ -182,9 +282,12 @@ static void latency_chart(const struct rp_data *d, int dev, struct rp_charts *cs
                       "nohead dt 3 lc rgb '#888888'\nset label 1 'L2 size' at l2_bytes, graph 0.97 "
                       "offset 0.5,0 textcolor rgb '#666666'\n",
                       (long long)v->a.dev.l2_bytes);
+    /* clause 1: the points (titled, marks.c), clause 2 their key entry */
+    rp_marks_bind(mk, 0, 1);
     rp_buf_printf(&s,
                   "plot '%s.dat' index 0 using 1:3 with linespoints pt 7 ps 0.5 lc rgb '#1f77b4' "
-                  "title 'pointer chase'",
+                  "notitle, \\\n     1/0 with linespoints pt 7 ps 0.5 lc rgb '#1f77b4' title "
+                  "'pointer chase'",
                   c.name);
     if (nplat)
         rp_buf_printf(&s, ", \\\n     '' index 1 using 1:3:($2-$1):(0) with vectors nohead lw 4 "
@@ -197,17 +300,20 @@ static void latency_chart(const struct rp_data *d, int dev, struct rp_charts *cs
              "%d plateau%s marked from the latency ceilings%s.",
              v->a.npts, v->a.npts == 1 ? "" : "s", nplat, nplat == 1 ? "" : "s",
              v->a.npts ? "" : " (no curve in the database: run 'roofkit probe --only latency')");
-    rp_chart_add(cs, o, &c, &s, &dat);
+    mk->oom |= title.oom;
+    add_marked(cs, o, &c, mk, &s, &dat);
     rp_buf_free(&s);
     rp_buf_free(&dat);
+    rp_buf_free(&title);
 }
 
 /* ---------------------------------------------- series against size charts */
 
-/* One point of a series: the best value of a (series, shape). */
+/* One point of a series: the best value of a (series, shape), and the measurement that gave it. */
 struct spt {
     char key[128];
     double x, y;
+    const struct rp_meas *m;
 };
 
 static int cmp_spt(const void *a, const void *b)
@@ -226,7 +332,10 @@ static int best_per_x(struct spt *pts, int n)
     qsort(pts, (size_t)n, sizeof *pts, cmp_spt);
     for (int i = 0; i < n; i++) {
         if (k && strcmp(pts[k - 1].key, pts[i].key) == 0 && pts[k - 1].x == pts[i].x) {
-            pts[k - 1].y = fmax(pts[k - 1].y, pts[i].y);
+            if (pts[i].y > pts[k - 1].y) {
+                pts[k - 1].y = pts[i].y;
+                pts[k - 1].m = pts[i].m;
+            }
             continue;
         }
         pts[k++] = pts[i];
@@ -245,28 +354,67 @@ static void series_key(const struct rp_meas *x, const char *kernel, char *key, s
         snprintf(key + o, len - (size_t)o, " k=%lld", (long long)m->k);
 }
 
-/* Best GFLOP/s of cuBLAS at x's shape and precision on x's device, or NaN; *bw its
- * memory throughput. */
-static double cublas_at(const struct rp_data *d, const struct rp_meas *x, double *bw /* OUT */)
+/* What a point of a series chart is (its title's last line). */
+enum series_what { SER_GFLOPS, SER_SPEEDUP, SER_BW };
+
+/* The pixels of a series chart's plot area, about (960 wide, key at the right): for thinning. */
+enum { SERIES_PX_W = 760, SERIES_PX_H = 520 };
+
+/* Where point (x, y) lands, about, on a chart of pts[0..n) (log x as size_axis draws it). */
+struct series_axes {
+    int xlog, ylog;
+    double xlo, xhi, ylo, yhi;
+};
+
+static struct series_axes series_axes(const struct spt *pts, int n, int ylog_ok)
 {
-    const struct rp_meas *c = rp_cublas_at(d, x);
-    if (bw)
-        *bw = c ? c->bw_util : NAN;
-    return c ? c->gflops : NAN;
+    struct series_axes a = {0, 0, INFINITY, 0, INFINITY, 0};
+    for (int i = 0; i < n; i++) {
+        a.xlo = fmin(a.xlo, pts[i].x);
+        a.xhi = fmax(a.xhi, pts[i].x);
+        a.ylo = fmin(a.ylo, pts[i].y);
+        a.yhi = fmax(a.yhi, pts[i].y);
+    }
+    a.xlog = n && a.xlo > 0 && a.xhi / a.xlo > 16;
+    a.ylog = ylog_ok && n && a.ylo > 0 && a.yhi / a.ylo > 20;
+    if (!a.ylog && !ylog_ok)
+        a.ylo = 0; /* the charts that start at 0 */
+    return a;
 }
 
-/* Writes blocks of sorted points; plot clauses into plot. Returns the number of series. */
-static int write_series(const struct spt *pts, int n, const char *name, struct rp_buf *dat,
-                        struct rp_buf *plot, int dashed_from)
+static void series_px(const struct series_axes *a, double x, double y, double *px, double *py)
+{
+    double fx = a->xlog ? log(x / a->xlo) / log(a->xhi / a->xlo) : (x - a->xlo) / (a->xhi - a->xlo);
+    double fy = a->ylog ? log(y / a->ylo) / log(a->yhi / a->ylo) : (y - a->ylo) / (a->yhi - a->ylo);
+    *px = SERIES_PX_W * (isfinite(fx) ? fx : 0);
+    *py = SERIES_PX_H * (isfinite(fy) ? fy : 0);
+}
+
+/* Writes blocks of sorted points and their marks; plot clauses into plot (the clause numbers
+ * count from clause0 + 1). Of the points of a series within the same RP_THIN_CELL px of x only
+ * the best is drawn: its title counts the others (a sweep of thousands of sizes draws as its
+ * upper envelope, not as a scribble). Returns the number of series; *merged the points not
+ * drawn. */
+static int write_series(const struct rp_data *d, const struct spt *pts, int n, const char *name,
+                        struct rp_buf *dat, struct rp_plot *plot, int clause0, struct rp_marks *mk,
+                        enum series_what what, int *merged)
 {
     /* gnuplot cycles 8 colours, so series of different kernels can share one; each
      * kernel (the key's first word) gets its own point shape as well. */
     static const int shapes[] = {7, 5, 9, 11, 13, 15, 3, 1};
     char kernels[8][64];
     int nk = 0, blk = 0;
-    (void)dashed_from;
+    int *more = calloc((size_t)(n ? n : 1), sizeof *more); /* -1: not drawn; else merged */
+    struct rp_buf title = {0};
+    const struct series_axes ax = series_axes(pts, n, what == SER_SPEEDUP);
+    *merged = 0;
+    if (!more) {
+        mk->oom = 1;
+        return 0;
+    }
     for (int i = 0; i < n;) {
-        int j = i, pt, ki;
+        int j = i, pt, ki, from = mk->n, last = i;
+        double lx = 0;
         size_t w = strcspn(pts[i].key, " ");
         for (ki = 0; ki < nk; ki++)
             if (strlen(kernels[ki]) == w && strncmp(kernels[ki], pts[i].key, w) == 0)
@@ -274,19 +422,68 @@ static int write_series(const struct spt *pts, int n, const char *name, struct r
         if (ki == nk && nk < 8)
             snprintf(kernels[nk++], sizeof kernels[0], "%.*s", (int)(w < 63 ? w : 63), pts[i].key);
         pt = shapes[ki % 8];
-        rp_buf_printf(dat, "# %s\n", pts[i].key);
-        for (; j < n && strcmp(pts[j].key, pts[i].key) == 0; j++)
-            rp_buf_printf(dat, "%.9g %.9g\n", pts[j].x, pts[j].y);
+        /* thinning: one point per RP_THIN_CELL px of x in a series, the best there (the
+         * series already keeps the best over parameters at each size) */
+        for (; j < n && strcmp(pts[j].key, pts[i].key) == 0; j++) {
+            double px, py;
+            series_px(&ax, pts[j].x, pts[j].y, &px, &py);
+            (void)py;
+            if (j > i && floor(px / RP_THIN_CELL) == floor(lx / RP_THIN_CELL)) {
+                int keep = pts[j].y > pts[last].y ? j : last, drop = keep == j ? last : j;
+                more[keep] = more[last] + 1;
+                more[drop] = -1;
+                last = keep;
+                (*merged)++;
+                continue;
+            }
+            last = j;
+            lx = px;
+        }
+        rp_buf_printf(dat, "# points: %s\n", pts[i].key);
+        for (int k = i; k < j; k++) {
+            const struct rp_meas *x = pts[k].m;
+            if (more[k] < 0)
+                continue;
+            rp_buf_printf(dat, "%.9g %.9g %lld\n", pts[k].x, pts[k].y, (long long)x->row->m.id);
+            title.len = 0;
+            rp_point_title(d, x, -1, x->dev >= 0 ? d->devs[x->dev].model : NULL, 0, &title);
+            if (what == SER_SPEEDUP)
+                rp_buf_printf(&title, "\nspeedup over cuBLAS: %.3gx", pts[k].y);
+            else if (what == SER_BW)
+                rp_buf_printf(&title, "\nmemory throughput: %.3g %% of DRAM bandwidth (%s)",
+                              pts[k].y, x->bw_src);
+            if (more[k] > 0)
+                rp_buf_printf(&title, "\nthe best of %d sizes of this series within %d px",
+                              more[k] + 1, RP_THIN_CELL);
+            rp_mark(mk, x->row->m.id, title.p ? title.p : "");
+        }
         rp_buf_puts(dat, "\n\n");
         int cub = strncmp(pts[i].key, "cuBLAS", 6) == 0;
-        rp_buf_printf(plot,
-                      "%s'%s.dat' index %d using 1:2 with linespoints pt %d ps 0.6 lw %s %s title ",
-                      blk ? ", \\\n     " : "", name, blk, cub ? 4 : pt, cub ? "1.5 dt 2" : "1.5",
-                      cub ? "lc rgb '#000000'" : "");
-        rp_gp_str(plot, pts[i].key);
+        for (int key = 0; key < 2; key++) { /* the points, then their key entry */
+            int cl = rp_plot_next(plot);
+            if (key == 0)
+                rp_marks_bind(mk, from, clause0 + cl);
+            if (key)
+                rp_buf_puts(&plot->b, "1/0");
+            else
+                rp_buf_printf(&plot->b, "'%s.dat' index %d using 1:2", name, blk);
+            rp_buf_printf(&plot->b, " with linespoints pt %d ps 0.6 lw %s %s", cub ? 4 : pt,
+                          cub ? "1.5 dt 2" : "1.5", cub ? "lc rgb '#000000'" : "");
+            if (!cub)
+                rp_buf_printf(&plot->b, "lc %d", blk % 8 + 1); /* the same colour for both */
+            if (key) {
+                rp_buf_puts(&plot->b, " title ");
+                rp_gp_str(&plot->b, pts[i].key);
+            } else {
+                rp_buf_puts(&plot->b, " notitle");
+            }
+        }
         blk++;
         i = j;
     }
+    mk->oom |= title.oom;
+    rp_buf_free(&title);
+    free(more);
     return blk;
 }
 
@@ -299,6 +496,34 @@ static void size_axis(struct rp_buf *s, const struct spt *pts, int n)
     }
     if (n && hi / lo > 16)
         rp_buf_puts(s, "set logscale x 2\nset format x '%.0s%c'\n");
+}
+
+/* Says in c's caption how many points thinning left undrawn, and that points have titles. */
+static void thinned_caption(struct rp_chart *c, int merged)
+{
+    size_t n = strlen(c->caption);
+    if (merged)
+        snprintf(c->caption + n, sizeof c->caption - n,
+                 " %d point%s within %d px of x of a better one of their series are counted in "
+                 "its title, not drawn.",
+                 merged, merged == 1 ? "" : "s", RP_THIN_CELL);
+    n = strlen(c->caption);
+    snprintf(c->caption + n, sizeof c->caption - n,
+             " Hover a point for its kernel and numbers; click it for its row.");
+}
+
+/* Adds chart c with its marks mk (taken) or frees them. */
+static void add_marked(struct rp_charts *cs, struct rp_out *o, struct rp_chart *c,
+                       struct rp_marks *mk, struct rp_buf *s, struct rp_buf *dat)
+{
+    c->marks = mk;
+    if (mk->oom && cs->rc == RK_OK)
+        cs->rc = rk_error(RK_ENOMEM, "out of memory writing chart %s", c->name);
+    rp_chart_add(cs, o, c, s, dat);
+    if (cs->rc != RK_OK) {
+        rp_marks_release(mk);
+        free(mk);
+    }
 }
 
 static void family_charts(const struct rp_data *d, int dev, const char *family,
@@ -319,14 +544,16 @@ static void family_charts(const struct rp_data *d, int dev, const char *family,
             continue;
         series_key(x, x->row->m.kernel, g[ng].key, sizeof g[ng].key);
         g[ng].x = (double)x->row->m.m;
+        g[ng].m = x;
         g[ng++].y = x->gflops;
-        double cb = cublas_at(d, x, NULL);
-        if (cb > 0) {
+        const struct rp_meas *cb = rp_cublas_at(d, x);
+        if (cb && cb->gflops > 0) {
             series_key(x, "cuBLAS", g[ng].key, sizeof g[ng].key);
             g[ng].x = (double)x->row->m.m;
-            g[ng++].y = cb;
+            g[ng].m = cb;
+            g[ng++].y = cb->gflops;
             sp[nsp] = g[ng - 2];
-            sp[nsp++].y = x->gflops / cb;
+            sp[nsp++].y = x->gflops / cb->gflops;
         }
     }
     if (ng == 0)
@@ -336,11 +563,17 @@ static void family_charts(const struct rp_data *d, int dev, const char *family,
 
     for (int pass = 0; pass < 2; pass++) {
         struct rp_chart c;
-        struct rp_buf s = {0}, dat = {0}, plot = {0};
+        struct rp_buf s = {0}, dat = {0};
+        struct rp_plot plot = {{0}, 0};
         const struct spt *pts = pass ? sp : g;
         int n = pass ? nsp : ng;
         if (n == 0)
             continue;
+        struct rp_marks *mk = calloc(1, sizeof *mk);
+        if (!mk) {
+            cs->rc = rk_error(RK_ENOMEM, "out of memory drawing family %s", family);
+            goto out;
+        }
         memset(&c, 0, sizeof c);
         snprintf(c.name, sizeof c.name, "%s-d%lld-%s", pass ? "speedup" : "gflops",
                  (long long)d->devs[dev].a.dev.id, family);
@@ -352,10 +585,11 @@ static void family_charts(const struct rp_data *d, int dev, const char *family,
         snprintf(c.family, sizeof c.family, "%s", family);
         rp_gp_head(&s, &c, pass ? "speedup over cuBLAS against size" : "GFLOP/s against size");
         rp_buf_printf(&dat,
-                      "# m[=N for square shapes] %s; one block per series (best over "
+                      "# m[=N for square shapes] %s id; one block per series (best over "
                       "parameters)\n",
                       pass ? "speedup[GFLOP/s / cuBLAS GFLOP/s]" : "GFLOP/s");
-        int nser = write_series(pts, n, c.name, &dat, &plot, 0);
+        int merged, nser = write_series(d, pts, n, c.name, &dat, &plot, 0, mk,
+                                        pass ? SER_SPEEDUP : SER_GFLOPS, &merged);
         size_axis(&s, pts, n);
         rp_buf_puts(&s, "set xlabel 'N (m; n and k in the series name when they differ)'\n");
         if (pass) {
@@ -370,7 +604,7 @@ static void family_charts(const struct rp_data *d, int dev, const char *family,
         } else {
             rp_buf_puts(&s, "set ylabel 'useful performance [GFLOP/s]'\nset yrange [0:*]\n");
         }
-        rp_buf_printf(&s, "plot %s%s\n", plot.p,
+        rp_buf_printf(&s, "plot %s%s\n", plot.b.p,
                       pass ? ", \\\n     1 with lines dt 2 lc rgb '#888888' title 'cuBLAS = 1'"
                            : "");
         snprintf(c.caption, sizeof c.caption,
@@ -383,10 +617,11 @@ static void family_charts(const struct rp_data *d, int dev, const char *family,
                         "shapes (%d series; the best parameters at each size), as in "
                         "003_d5ffc223df97ef85.txt Fig. 2.",
                  *family ? family : "(no family)", nser);
-        rp_chart_add(cs, o, &c, &s, &dat);
+        thinned_caption(&c, merged);
+        add_marked(cs, o, &c, mk, &s, &dat);
         rp_buf_free(&s);
         rp_buf_free(&dat);
-        rp_buf_free(&plot);
+        rp_buf_free(&plot.b);
     }
 out:
     free(g);
@@ -412,26 +647,35 @@ static void bw_chart(const struct rp_data *d, int dev, const char *family, const
     }
     for (int i = 0; i < d->nrows; i++) {
         const struct rp_meas *x = &d->meas[i];
-        double cbw;
         if (x->dev != dev || !x->charted || strcmp(rp_family(x), family) || !x->row->m.precision ||
             strcmp(x->row->m.precision, prec) || !(x->bw_util > 0))
             continue;
         series_key(x, x->row->m.kernel, pts[n].key, sizeof pts[n].key);
         pts[n].x = (double)x->row->m.m;
+        pts[n].m = x;
         pts[n++].y = 100.0 * x->bw_util / peak;
         if (!src)
             src = x->bw_src;
         else if (strcmp(src, x->bw_src))
             src = "mixed sources";
-        if (cublas_at(d, x, &cbw) > 0 && cbw > 0) {
+        const struct rp_meas *cb = rp_cublas_at(d, x);
+        if (cb && cb->gflops > 0 && cb->bw_util > 0) {
             series_key(x, "cuBLAS", pts[n].key, sizeof pts[n].key);
             pts[n].x = (double)x->row->m.m;
-            pts[n++].y = 100.0 * cbw / peak;
+            pts[n].m = cb;
+            pts[n++].y = 100.0 * cb->bw_util / peak;
         }
     }
     if (n) {
         struct rp_chart c;
-        struct rp_buf s = {0}, dat = {0}, plot = {0};
+        struct rp_buf s = {0}, dat = {0};
+        struct rp_plot plot = {{0}, 0};
+        struct rp_marks *mk = calloc(1, sizeof *mk);
+        if (!mk) {
+            cs->rc = rk_error(RK_ENOMEM, "out of memory drawing family %s", family);
+            free(pts);
+            return;
+        }
         n = best_per_x(pts, n);
         memset(&c, 0, sizeof c);
         snprintf(c.name, sizeof c.name, "bw-d%lld-%s-%s", (long long)v->a.dev.id, family, prec);
@@ -441,25 +685,36 @@ static void bw_chart(const struct rp_data *d, int dev, const char *family, const
         c.section = RP_SEC_TSM2;
         snprintf(c.family, sizeof c.family, "%s", family);
         rp_gp_head(&s, &c, "memory bandwidth utilisation against cuBLAS");
-        rp_buf_puts(&dat, "# m %-of-measured-DRAM-bandwidth; one block per series\n");
-        int nser = write_series(pts, n, c.name, &dat, &plot, 0);
+        rp_buf_puts(&dat, "# m %-of-measured-DRAM-bandwidth id; one block per series\n");
+        int merged, nser = write_series(d, pts, n, c.name, &dat, &plot, 0, mk, SER_BW, &merged);
         size_axis(&s, pts, n);
         rp_buf_printf(&s,
                       "peak = %.6g  # GB/s: %s\nset xlabel 'm'\n"
                       "set ylabel '%% of measured DRAM bandwidth (%.0f GB/s)'\nset yrange [0:*]\n"
                       "plot %s\n",
-                      peak, v->bw_c[MODEL_LEVEL_DRAM]->name, peak, plot.p);
+                      peak, v->bw_c[MODEL_LEVEL_DRAM]->name, peak, plot.b.p);
         snprintf(c.caption, sizeof c.caption,
                  "Memory throughput (%s) of each %s kernel and of cuBLAS at the same shapes, as a "
                  "percentage of the measured DRAM bandwidth (%s), %d series; the best parameters "
                  "at each size. As in 004_dab40fe45003313a.txt Fig. 5 and Fig. 14.",
                  src ? src : "?", family, v->bw_c[MODEL_LEVEL_DRAM]->name, nser);
-        rp_chart_add(cs, o, &c, &s, &dat);
+        thinned_caption(&c, merged);
+        add_marked(cs, o, &c, mk, &s, &dat);
         rp_buf_free(&s);
         rp_buf_free(&dat);
-        rp_buf_free(&plot);
+        rp_buf_free(&plot.b);
     }
     free(pts);
+}
+
+void rp_free_charts(struct rp_chart *c, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (c[i].marks) {
+            rp_marks_release(c[i].marks);
+            free(c[i].marks);
+        }
+    free(c);
 }
 
 int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart **out, int *n)
@@ -491,7 +746,7 @@ int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart *
         cs.rc = rp_out_write(o, "plots/all.gp", cs.all.p, cs.all.len);
     rp_buf_free(&cs.all);
     if (cs.rc != RK_OK) {
-        free(cs.c);
+        rp_free_charts(cs.c, cs.n);
         return cs.rc;
     }
     *out = cs.c;

@@ -64,15 +64,21 @@ void rp_file_safe(char *s)
 void rp_gp_head_sized(struct rp_buf *s, const struct rp_chart *c, const char *what, int height,
                       const char *key)
 {
+    rp_gp_head_wh(s, c, what, 960, height, key);
+}
+
+void rp_gp_head_wh(struct rp_buf *s, const struct rp_chart *c, const char *what, int width,
+                   int height, const char *key)
+{
     rp_buf_printf(s,
                   "# %s.gp - %s\n"
                   "# Written by `roofkit report`. Edit it and run `gnuplot %s.gp` in this folder\n"
                   "# to re-plot %s.svg; the data are in %s.dat ('?' = missing value).\n",
                   c->name, what, c->name, c->name, c->name);
     rp_buf_printf(s,
-                  "reset\nset encoding utf8\nset terminal svg size 960,%d noenhanced font "
+                  "reset\nset encoding utf8\nset terminal svg size %d,%d noenhanced font "
                   "'Helvetica,12' background rgb 'white'\n",
-                  height);
+                  width, height);
     rp_buf_printf(s, "set output '%s.svg'\nset datafile missing '?'\nset title ", c->name);
     rp_gp_str(s, c->title);
     rp_buf_printf(s, "\nset grid\nset key %s\nset border lc rgb '#444444'\n", key);

@@ -4,9 +4,11 @@
  *
  * The flow of report_write() (report.c):
  *
- *   rp_load()          db/ -> struct rp_data: devices with their current ceilings and
- *                      latency curve, every measurement with its derived figures
- *                      (GFLOP/s, GB/s, intensity, % of roof), the model names
+ *   rp_load()          db/ -> struct rp_data: the selection (select.c) of devices with
+ *                      their current ceilings and latency curve, every selected
+ *                      measurement with its derived figures (GFLOP/s, GB/s, intensity,
+ *                      % of roof), the model names, each device's best model and the
+ *                      kernels that take the most time (overview.c)
  *   rp_build_tables()  rp_data -> struct rp_table[]: one result model ... (tables.c; the
  *                      section of several GPUs and ranks in gpus.c)
  *   rp_build_charts()  rp_data -> gnuplot scripts and data files + struct rp_chart[]
@@ -14,6 +16,7 @@
  *                      ranks in gpucharts.c; script writing in gnuplot.c)
  *   rp_write_html(), rp_write_md(), rp_write_csv()   ... three printers
  *   rp_run_gnuplot()   one gnuplot process for all the scripts
+ *   rp_chart_marks()   each point gnuplot drew gets its <title> and its link (marks.c)
  *
  * Every file goes through rp_out_write() (out.c), which writes a temporary file and
  * renames it, and records the name for the ownership marker.
@@ -47,6 +50,8 @@ void rp_buf_puts(struct rp_buf *b, const char *s);
 void rp_buf_printf(struct rp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends s escaped for HTML text and attribute values (& < > "). */
 void rp_buf_html(struct rp_buf *b, const char *s);
+/* The same for text between tags only (& <): quotes stay as they are. */
+void rp_buf_html_text(struct rp_buf *b, const char *s);
 void rp_buf_free(struct rp_buf *b);
 
 /* A number for people: 4 significant digits ("1234", "0.0123", "1.235e+06"); "" for
@@ -57,6 +62,20 @@ const char *rp_fmt_exact(char *buf, double v);
 
 /* ------------------------------------------------------------ loaded data */
 
+/* One kernel of a device's overview (overview.c): the launches of one kernel with one shape,
+ * precision and parameters (a profiled kernel's launches, a suite kernel's configuration). */
+struct rp_top {
+    const struct rp_meas *rep; /* its longest launch: the row its entry links to */
+    int launches;
+    double time_s;      /* the sum of their median times [s] */
+    double share_pct;   /* 100 x time_s / the device's time */
+    double pct_roof;    /* time-weighted % of roof (100 x sum(flops / roof) / sum(time)); NaN */
+    const char *bound;  /* the bound of most of its time (analysis_place); NULL when unknown */
+    int npred;          /* launches the device's best model predicted (with a time) */
+    double pred_s;      /* the sum of those predictions [s] */
+    double pred_meas_s; /* the sum of those launches' measured times [s] */
+};
+
 /* One device with its current ceilings (analysis_device_load). */
 struct rp_dev {
     struct analysis_device a; /* the device row, its current ceilings and latency curve */
@@ -65,7 +84,12 @@ struct rp_dev {
      * shared). */
     double bw[4];
     const struct db_ceiling *bw_c[4];
-    int nmeas; /* measurements taken on it */
+    int nmeas;          /* measurements taken on it */
+    const char *model;  /* the model with the lowest median APE on its charted rows; NULL: none */
+    struct rp_top *top; /* the kernels that take the most time, the most first (ntop <= 10) */
+    int ntop;
+    int nkernels;  /* kernels (shape, precision and parameters apart) with a charted row */
+    double time_s; /* the sum of its charted rows' median times [s] */
 };
 
 /* A measurement with what the report derives from it: its roofline placement (pt: time,
@@ -82,6 +106,8 @@ struct rp_meas {
                                  when stored, else gbs */
     const char *bw_src;       /* "gld_throughput", "dram counters" or "cost formula" */
     int charted;              /* verified (or not checked) and has a time: drawn in charts */
+    int top;                  /* 1..10: its rank among its device's kernels that take the most
+                                 time when it is that kernel's longest launch; 0 otherwise */
 };
 
 /* One rank of a profiled MPI program: a profile capture with a rank, its launches. */
@@ -107,11 +133,16 @@ struct rp_data {
     struct rp_dev *devs;
     int ndevs;
     struct db_capture *caps;
-    int ncaps;
+    int ncaps;     /* the captures reported (all, or those of the selection) ... */
+    int ncaps_all; /* ... and kept behind them, caps[ncaps .. ncaps_all) (freed with all) */
     struct db_measurement_row *rows;
     int nrows;            /* the rows reported: tune captures' rows are left out ... */
-    int nrows_all;        /* ... and kept behind them, rows[nrows .. nrows_all) (freed with all) */
-    int n_tune_caps;      /* captures of kind tune with measurements */
+    int nrows_all;        /* ... and kept behind them with the rows the selection leaves out,
+                             rows[nrows .. nrows_all) (freed with all) */
+    int n_tune_caps;      /* captures of kind tune with measurements, not selected by --capture */
+    int n_tune_rows;      /* their rows, left out */
+    int n_unselected;     /* rows the selection leaves out */
+    char selection[512];  /* the selection in words ("captures 2, 3; family tsm2"); "" for all */
     struct rp_meas *meas; /* nrows entries, same order (by id) */
     const char **models;  /* distinct prediction.model values, sorted; strings owned by rows */
     int nmodels;
@@ -132,7 +163,7 @@ struct rp_data {
     int ngroups;
 };
 
-int rp_load(struct db *db, struct rp_data *out /* OUT */);
+int rp_load(struct db *db, const struct report_select *sel, struct rp_data *out /* OUT */);
 void rp_data_release(struct rp_data *d);
 
 /* The measurement's family, "" when NULL. */
@@ -150,22 +181,63 @@ int rp_shape_cmp(const struct rp_meas *a, const struct rp_meas *b);
  * time (the fastest of a shape first). *out is malloc'd (NULL when *n is 0). */
 int rp_select(const struct rp_data *d, int (*keep)(const struct rp_meas *),
               const struct rp_meas ***out /* OUT */, int *n /* OUT */);
+/* qsort order of an array of const struct rp_meas *: the longest median time first, then id. */
+int rp_cmp_time_desc(const void *a, const void *b);
 /* The fastest cuBLAS measurement of x's shape on x's device, or NULL. */
 const struct rp_meas *rp_cublas_at(const struct rp_data *d, const struct rp_meas *x);
+/* A short label for a kernel: its function name (without return type, template arguments,
+ * parameter list and namespaces), or a generic wrapper's first template argument's
+ * ("cutlass::Kernel2<cutlass_80_simt_sgemm_...>"); at most 28 characters, a longer one cut in the
+ * middle. */
+void rp_short_kernel_name(const char *in, char *out, size_t len);
+/* "torch_mix.py": the program a profile capture ran (its command line after " -- ", skipping
+ * interpreters), "?" when unknown. */
+void rp_program_name(const char *cmdline, char *out, size_t len);
+/* The command line of capture `id`, or NULL. */
+const char *rp_capture_cmdline(const struct rp_data *d, int64_t id);
 /* Short device label: "#1 NVIDIA H100 80GB HBM3". */
 const char *rp_dev_label(const struct rp_data *d, int dev, char *buf, size_t len);
 /* The program of a command line: what follows " -- " (what `roofkit profile -- PROGRAM` ran),
  * else the whole line; "" for NULL. Points into cmdline. */
 const char *rp_program_of(const char *cmdline);
 
+/* ------------------------------------------------------------------ selection */
+
+/* select.c: the selection's state while rp_load reads (compiled kernel rule, device ids). */
+struct rp_sel;
+/* Checks sel against the devices and captures of the database (printed, RK_EUSAGE) and
+ * compiles it; *out NULL when sel selects everything. */
+int rp_sel_open(struct db *db, const struct report_select *sel, const struct db_device *devs,
+                int ndevs, const struct db_capture *caps, int ncaps, struct rp_sel **out /* OUT */);
+/* Is device devs[i] of rp_sel_open's list reported? */
+int rp_sel_device(const struct rp_sel *s, int i);
+/* Is the measurement row (stored by capture `cap`, on device index dev of the list, -1: none)
+ * reported? */
+int rp_sel_row(const struct rp_sel *s, const struct db_measurement_row *row, int dev);
+/* Is capture c explicitly selected (--capture)? */
+int rp_sel_capture(const struct rp_sel *s, int64_t id);
+int rp_sel_has_captures(const struct rp_sel *s);
+int rp_sel_has_devices(const struct rp_sel *s);
+/* After the rows are chosen: refuses (RK_EUSAGE, printed) a --family none of the database's
+ * measurements has, or a --kernel / --family that leaves no row (nsel: rows chosen). */
+int rp_sel_check_rows(const struct rp_sel *s, const struct db_measurement_row *rows, int nrows,
+                      int nsel);
+/* The selection in words into buf ("" for everything). */
+void rp_sel_describe(const struct rp_sel *s, char *buf, size_t len);
+void rp_sel_free(struct rp_sel *s);
+
+/* overview.c: each device's best model and the kernels that take the most time (rp_dev.top). */
+int rp_overview_load(struct rp_data *d);
+
 /* ------------------------------------------------------------------ tables */
 
 enum rp_section {
-    RP_SEC_DEVICE = 0, /* device and ceilings, roofline, latency curve */
-    RP_SEC_GPUS,       /* several GPUs, hosts and ranks (gpus.c): only when the data is there */
-    RP_SEC_KERNELS,    /* measurements per family, GFLOP/s and speedup charts */
-    RP_SEC_MODEL,      /* model accuracy, predicted against measured */
-    RP_SEC_TSM2,       /* TSM2 threshold and parameters, bandwidth utilisation */
+    RP_SEC_OVERVIEW = 0, /* each device's roofline and the kernels that take the most time */
+    RP_SEC_DEVICE,       /* device and ceilings, latency curve */
+    RP_SEC_GPUS,         /* several GPUs, hosts and ranks (gpus.c): only when the data is there */
+    RP_SEC_KERNELS,      /* measurements per family, GFLOP/s and speedup charts */
+    RP_SEC_MODEL,        /* model accuracy, predicted against measured */
+    RP_SEC_TSM2,         /* TSM2 threshold and parameters, bandwidth utilisation */
     RP_SEC_COUNT
 };
 
@@ -188,6 +260,14 @@ struct rp_table {
     size_t *attr; /* 2 per cell, [2*(r*ncols+c)] class, [+1] style: offset + 1 into text, 0 for
                      none; NULL (nattr 0) until a cell has one */
     size_t nattr;
+    size_t *rowid; /* per row: offset + 1 into text of its HTML id ("m-12"), 0 for none; NULL
+                      until a row has one */
+    int nrowid;
+    size_t *link; /* per cell: offset + 1 into text of the href its HTML text links to, 0 for
+                     none; NULL until a cell has one */
+    size_t nlink;
+    int compact; /* HTML without the optional end tags and per-cell classes (numeric columns
+                    right-aligned by the page's style): the tables that grow with the database */
     char items_title[64]; /* the list above the table: its heading, and its lines */
     size_t *items;
     int nitems;
@@ -205,6 +285,12 @@ void rp_cell_int(struct rp_table *t, long long v);
 void rp_cell_two(struct rp_table *t, const char *human, const char *csv);
 /* Gives the cell appended last a CSS class and an inline style (either NULL: none). */
 void rp_cell_attr(struct rp_table *t, const char *cls, const char *style);
+/* Gives the row being filled (or, between rows, the next one) an HTML id. */
+void rp_row_id(struct rp_table *t, const char *id);
+/* Makes the cell appended last a link to href (HTML only). */
+void rp_cell_link(struct rp_table *t, const char *href);
+const char *rp_table_rowid(const struct rp_table *t, int r);       /* NULL when none */
+const char *rp_table_link(const struct rp_table *t, int r, int c); /* NULL when none */
 /* Appends a line to the list above the table (its heading: items_title). */
 void rp_table_item(struct rp_table *t, const char *line);
 const char *rp_table_colname(const struct rp_table *t, int c);
@@ -227,6 +313,18 @@ struct rp_table *rp_tabs_new(struct rp_tabs *ts, const char *id, const char *tit
 
 int rp_build_tables(const struct rp_data *d, struct rp_table **out /* OUT */, int *n /* OUT */);
 void rp_free_tables(struct rp_table *t, int n);
+
+/* overview.c: the table of each device's kernels that take the most time (RP_SEC_OVERVIEW,
+ * family "d<ID>": printed under that device's roofline). */
+void rp_overview_tables(const struct rp_data *d, struct rp_tabs *ts);
+/* tables.c: the pipe whose operations a row's point counts: the counters' busiest slot ("none"
+ * when they saw no operations), else the precision and pipe it is judged on ("fp64 tensor"). */
+const char *rp_pipe_name(const struct rp_meas *x, char *buf, size_t len);
+/* "4096×8×4096 t1=128 t2=8" for a measurement with a shape, "torch_mix.py, grid 1024x1x1, block
+ * 128x1x1" for a profiled launch. */
+void rp_shape_text(const struct rp_data *d, const struct rp_meas *x, char *buf, size_t len);
+/* The HTML id of measurement x's table row: "m-<id>" into buf (16 bytes). */
+const char *rp_row_anchor(const struct rp_meas *x, char *buf, size_t len);
 
 /* gpus.c: the tables of several GPUs and ranks (RP_SEC_GPUS), each only when its data is
  * there: captures with their origin, ceilings across GPUs, a matrix per ceiling of GPU pairs,
@@ -268,14 +366,78 @@ char *rp_out_path(const char *dir, const char *rel, const char *suffix);
 /* Frees the list of files (not dir) and empties it. */
 void rp_out_release(struct rp_out *o);
 
+/* ------------------------------------------------------------ point marks */
+
+/*
+ * marks.c: what each point of a chart says when hovered (an SVG <title>) and the table row it
+ * links to, recorded while the chart's data blocks are written, one mark per data line of a
+ * point clause, and joined to the point elements gnuplot drew once it has run (marks.c says
+ * why the report does this itself).
+ */
+struct rp_marks {
+    int n, cap;
+    int *clause;   /* the plot clause (1-based, as gnuplot numbers its groups) drawing it */
+    int64_t *id;   /* the measurement whose table row it links to; 0: no link */
+    size_t *title; /* offset into text */
+    struct rp_buf text;
+    int oom;
+};
+
+/* A plot command built clause by clause, counting them as gnuplot numbers its groups. */
+struct rp_plot {
+    struct rp_buf b;
+    int n;
+};
+/* Starts the next clause (", \
+     " after the first); returns its number (1-based). */
+int rp_plot_next(struct rp_plot *p);
+
+/* Records a point's title and link (id 0: none) for a clause not yet numbered. */
+void rp_mark(struct rp_marks *mk, int64_t id, const char *title);
+/* Numbers the marks recorded since index `from` (rp_marks.n before them) with `clause`. */
+void rp_marks_bind(struct rp_marks *mk, int from, int clause);
+void rp_marks_release(struct rp_marks *mk);
+
+/*
+ * Thinning: points of one series closer than RP_THIN_CELL pixels are one point (the first put
+ * is drawn, the others are counted in its title), so that a chart of 10,000 measurements stays
+ * as it looks and weighs what it shows. rp_thin_put returns -1 when (series, px, py) falls in a
+ * new cell (recorded as point i), else the point already there. Capacity: n points.
+ */
+enum { RP_THIN_CELL = 3 };
+struct rp_thin {
+    size_t cap;
+    int *slot;
+    long long *key;
+};
+int rp_thin_init(struct rp_thin *t, int n);
+int rp_thin_put(struct rp_thin *t, int series, double px, double py, int i);
+void rp_thin_free(struct rp_thin *t);
+
+/* The title of measurement x's point at `level` (a model level; -1: not a roofline point),
+ * with the prediction of `model` (NULL: none) and, when merged > 0, how many measurements
+ * share its spot; into b (plain text, escaped when written). */
+void rp_point_title(const struct rp_data *d, const struct rp_meas *x, int level, const char *model,
+                    int merged, struct rp_buf *b);
+
+/*
+ * Appends svg (gnuplot's) to out with each point of a marked clause inside
+ * <a href="HREF_PREFIXm-ID"><title>...</title>POINT</a> (or <g> without a link). A clause whose
+ * drawn points are not as many as its marks keeps its points untitled and is counted in
+ * *bad. Returns the number of points titled.
+ */
+int rp_marks_wrap(struct rp_buf *out, const char *svg, size_t len, const struct rp_marks *mk,
+                  const char *href_prefix, int *bad /* OUT */);
+
 /* ------------------------------------------------------------------ charts */
 
 struct rp_chart {
     char name[96]; /* file stem in plots/: roofline-d1 */
     char title[200];
-    char caption[600];
-    int section;     /* enum rp_section */
-    char family[64]; /* RP_SEC_KERNELS: the family it belongs to */
+    char caption[900];
+    int section;            /* enum rp_section */
+    char family[64];        /* RP_SEC_KERNELS: the family it belongs to; RP_SEC_OVERVIEW: "d<ID>" */
+    struct rp_marks *marks; /* its points' titles and links; NULL when none (owned) */
 };
 
 /* The charts written so far, and plots/all.gp that loads them; rc is sticky. */
@@ -298,12 +460,16 @@ void rp_file_safe(char *s);
 /* The head of chart c's script: height of the SVG in pixels, gnuplot's `set key` arguments. */
 void rp_gp_head_sized(struct rp_buf *s, const struct rp_chart *c, const char *what, int height,
                       const char *key);
+/* The same, width pixels wide. */
+void rp_gp_head_wh(struct rp_buf *s, const struct rp_chart *c, const char *what, int width,
+                   int height, const char *key);
 /* The same at 600 pixels with the key outside on the right. */
 void rp_gp_head(struct rp_buf *s, const struct rp_chart *c, const char *what);
 /* Writes chart c's script and data to plots/ and adds it to cs (nothing on cs->rc != RK_OK). */
 void rp_chart_add(struct rp_charts *cs, struct rp_out *o, const struct rp_chart *c,
                   struct rp_buf *script, struct rp_buf *data);
-/* roofline.c: roofline-d<ID> and roofline-levels-d<ID> of device index dev. */
+/* roofline.c: the overview's roofline of device index dev: roofline-d<ID>, or one per
+ * precision (roofline-d<ID>-fp64, ...) when one chart would hold more than 8 ceilings. */
 void rp_roofline_charts(const struct rp_data *d, int dev, struct rp_charts *cs, struct rp_out *o);
 /* gpucharts.c: the charts of several GPUs and ranks, each only when its data is there: every
  * GPU's ceilings on one roofline, a heat map per ceiling of GPU pairs, kernel time per rank. */
@@ -312,6 +478,10 @@ void rp_gpu_charts(const struct rp_data *d, struct rp_charts *cs, struct rp_out 
 /* Writes plots/<name>.gp and .dat for every chart and plots/all.gp. */
 int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart **out /* OUT */,
                     int *n /* OUT */);
+void rp_free_charts(struct rp_chart *c, int n);
+/* After gnuplot: rewrites each drawn plots/<name>.svg with its points titled and linked to
+ * ../index.html (marks.c). RK_OK, RK_EIO or RK_ENOMEM (printed). */
+int rp_chart_marks(struct rp_out *o, const struct rp_chart *c, int n);
 /*
  * Runs gnuplot once on plots/all.gp, in plots/. gnuplot: the program (NULL: PATH).
  * RK_OK, RK_ENOTOOL (not installed: printed), RK_EFAIL (failed: printed, log in

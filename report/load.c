@@ -128,6 +128,15 @@ const struct rp_meas *rp_cublas_at(const struct rp_data *d, const struct rp_meas
     return lo < d->ncublas && rp_shape_cmp(d->cublas[lo], x) == 0 ? d->cublas[lo] : NULL;
 }
 
+int rp_cmp_time_desc(const void *a, const void *b)
+{
+    const struct rp_meas *x = *(const struct rp_meas *const *)a;
+    const struct rp_meas *y = *(const struct rp_meas *const *)b;
+    if (x->pt.time_s != y->pt.time_s)
+        return x->pt.time_s > y->pt.time_s ? -1 : 1;
+    return (x->row->m.id > y->row->m.id) - (x->row->m.id < y->row->m.id);
+}
+
 static int is_cublas(const struct rp_meas *x)
 {
     return strcmp(rp_family(x), "cublas") == 0;
@@ -213,44 +222,152 @@ static void derive_meas(const struct rp_data *d, struct rp_meas *x)
     x->charted = m->verified != 0 && isfinite(x->pt.time_s);
 }
 
-static int leave_out_tune(struct rp_data *d);
+static int leave_out_tune(struct rp_data *d, const struct rp_sel *sel);
 static int load_gpus(struct rp_data *d);
 static int load_rank_groups(struct rp_data *d);
 
-int rp_load(struct db *db, struct rp_data *out)
+/* Moves the elements of v (n of size sz) for which keep[i] to the front, in order, the others
+ * behind them in order; returns how many are kept. */
+static int partition(void *v, size_t sz, int n, const unsigned char *keep)
+{
+    char *tmp = malloc((size_t)(n ? n : 1) * sz), *p = v;
+    int k = 0, o = 0;
+    if (!tmp)
+        return -1;
+    for (int i = 0; i < n; i++)
+        k += keep[i] != 0;
+    for (int i = 0; i < n; i++)
+        memcpy(tmp + (size_t)(keep[i] ? o++ : k + (i - o)) * sz, p + (size_t)i * sz, sz);
+    memcpy(p, tmp, (size_t)n * sz);
+    free(tmp);
+    return k;
+}
+
+/* The index in devs of the device of measurement m (the GPU it names, else its capture's); -1. */
+static int row_device(const struct db_measurement *m, const struct db_device *devs, int ndevs,
+                      const struct db_capture *caps, int ncaps)
+{
+    int64_t id = m->device_id;
+    for (int i = 0; i < ncaps && !id; i++)
+        if (caps[i].id == m->capture_id)
+            id = caps[i].device_id;
+    for (int i = 0; id && i < ndevs; i++)
+        if (devs[i].id == id)
+            return i;
+    return -1;
+}
+
+/*
+ * The selection (select.c): which rows, devices and captures the report keeps. Rows and
+ * captures left out move behind the kept ones (freed with them); *dev_keep says which devices
+ * to load.
+ */
+static int apply_selection(struct db *db, const struct report_select *select, struct rp_data *d,
+                           const struct db_device *devs, int ndevs, struct rp_sel **sel,
+                           unsigned char **dev_keep)
+{
+    unsigned char *rkeep = NULL, *ckeep = NULL, *dkeep = NULL;
+    int rc = rp_sel_open(db, select, devs, ndevs, d->caps, d->ncaps, sel), k;
+    if (rc != RK_OK)
+        return rc;
+    rkeep = malloc((size_t)(d->nrows ? d->nrows : 1));
+    ckeep = calloc((size_t)(d->ncaps ? d->ncaps : 1), 1);
+    dkeep = calloc((size_t)(ndevs ? ndevs : 1), 1);
+    if (!rkeep || !ckeep || !dkeep) {
+        rc = rk_error(RK_ENOMEM, "out of memory reading %d measurements", d->nrows);
+        goto out;
+    }
+    for (int i = 0; i < d->nrows; i++) {
+        int dev = row_device(&d->rows[i].m, devs, ndevs, d->caps, d->ncaps);
+        rkeep[i] = (unsigned char)rp_sel_row(*sel, &d->rows[i], dev);
+        if (rkeep[i] && dev >= 0)
+            dkeep[dev] = 1;
+        for (int c = 0; rkeep[i] && c < d->ncaps; c++)
+            ckeep[c] |= d->caps[c].id == d->rows[i].m.capture_id;
+    }
+    for (int i = 0; i < ndevs; i++)
+        if (rp_sel_has_devices(*sel) || !rp_sel_has_captures(*sel))
+            dkeep[i] = (unsigned char)rp_sel_device(*sel, i);
+    for (int c = 0; c < d->ncaps; c++) {
+        const struct db_capture *cap = &d->caps[c];
+        int dev = -1, on = 0;
+        for (int i = 0; i < ndevs && cap->device_id; i++)
+            if (devs[i].id == cap->device_id)
+                dev = i;
+        if (rp_sel_has_captures(*sel) && rp_sel_capture(*sel, cap->id) && dev >= 0 &&
+            !rp_sel_has_devices(*sel))
+            dkeep[dev] = 1; /* a selected probe capture shows its device */
+        on = !cap->device_id || (dev >= 0 && rp_sel_device(*sel, dev));
+        if (rp_sel_has_captures(*sel))
+            on = on && rp_sel_capture(*sel, cap->id);
+        ckeep[c] |= (unsigned char)on;
+    }
+    k = partition(d->rows, sizeof *d->rows, d->nrows, rkeep);
+    if (k >= 0 && (rc = rp_sel_check_rows(*sel, d->rows, d->nrows, k)) != RK_OK)
+        goto out;
+    if (k >= 0) {
+        d->n_unselected = d->nrows - k;
+        d->nrows = k;
+        k = partition(d->caps, sizeof *d->caps, d->ncaps, ckeep);
+    }
+    if (k < 0) {
+        rc = rk_error(RK_ENOMEM, "out of memory reading %d measurements", d->nrows);
+        goto out;
+    }
+    d->ncaps_all = d->ncaps;
+    d->ncaps = k;
+    rp_sel_describe(*sel, d->selection, sizeof d->selection);
+    *dev_keep = dkeep;
+    dkeep = NULL;
+out:
+    free(rkeep);
+    free(ckeep);
+    free(dkeep);
+    return rc;
+}
+
+int rp_load(struct db *db, const struct report_select *select, struct rp_data *out)
 {
     struct rp_data d;
     struct db_device *devs = NULL;
+    struct rp_sel *sel = NULL;
+    unsigned char *dev_keep = NULL;
     const char **names = NULL;
-    int ndevs = 0, rc;
+    int ndevs = 0, nkeep = 0, rc;
 
     memset(&d, 0, sizeof d);
     d.db_path = db_path(db);
     rc = db_list_devices(db, &devs, &ndevs);
+    if (rc == RK_OK)
+        rc = db_list_captures(db, &d.caps, &d.ncaps);
+    if (rc == RK_OK) {
+        d.ncaps_all = d.ncaps;
+        rc = db_query_measurements(db, 0, &d.rows, &d.nrows);
+    }
     if (rc != RK_OK)
         goto out;
-    if (ndevs > 0) {
-        d.devs = calloc((size_t)ndevs, sizeof *d.devs);
+    d.nrows_all = d.nrows;
+    if ((rc = apply_selection(db, select, &d, devs, ndevs, &sel, &dev_keep)) != RK_OK)
+        goto out;
+    for (int i = 0; i < ndevs; i++)
+        nkeep += dev_keep[i] != 0;
+    if (nkeep > 0) {
+        d.devs = calloc((size_t)nkeep, sizeof *d.devs);
         if (!d.devs) {
             rc = rk_error(RK_ENOMEM, "out of memory reading the devices");
             goto out;
         }
     }
     for (int i = 0; i < ndevs; i++) {
-        rc = analysis_device_load(db, devs[i].id, &d.devs[i].a);
+        if (!dev_keep[i])
+            continue;
+        rc = analysis_device_load(db, devs[i].id, &d.devs[d.ndevs].a);
         if (rc != RK_OK)
             goto out;
-        d.ndevs++;
-        derive_device(&d.devs[i]);
+        derive_device(&d.devs[d.ndevs++]);
     }
 
-    rc = db_list_captures(db, &d.caps, &d.ncaps);
-    if (rc == RK_OK)
-        rc = db_query_measurements(db, 0, &d.rows, &d.nrows);
-    if (rc != RK_OK)
-        goto out;
-    d.nrows_all = d.nrows;
-    if ((rc = leave_out_tune(&d)) != RK_OK)
+    if ((rc = leave_out_tune(&d, sel)) != RK_OK)
         goto out;
     if (d.nrows > 0) {
         d.meas = calloc((size_t)d.nrows, sizeof *d.meas);
@@ -287,8 +404,12 @@ int rp_load(struct db *db, struct rp_data *out)
         rc = load_gpus(&d);
     if (rc == RK_OK)
         rc = load_rank_groups(&d);
+    if (rc == RK_OK)
+        rc = rp_overview_load(&d);
 out:
     free(names);
+    free(dev_keep);
+    rp_sel_free(sel);
     if (devs)
         db_free_devices(devs, ndevs);
     if (rc != RK_OK)
@@ -301,32 +422,170 @@ out:
 /*
  * `roofkit tune` stores every configuration of its sweep (up to a hundred per shape) as a
  * measurement; charted beside the suites they would bury them. Their rows move behind the
- * others, in id order, and d->nrows counts the rest; the pages say how many were left out.
+ * others, in id order, and d->nrows counts the rest; the pages say how many were left out. A
+ * tune capture selected by --capture is reported like any other.
  */
-static int leave_out_tune(struct rp_data *d)
+static int leave_out_tune(struct rp_data *d, const struct rp_sel *sel)
 {
-    struct db_measurement_row *tmp;
-    int kept = 0, moved = 0;
+    unsigned char *keep;
+    int kept;
     for (int c = 0; c < d->ncaps; c++)
-        d->n_tune_caps += d->caps[c].kind == DB_CAPTURE_TUNE && d->caps[c].n_measurements > 0;
+        d->n_tune_caps += d->caps[c].kind == DB_CAPTURE_TUNE && d->caps[c].n_measurements > 0 &&
+                          !rp_sel_capture(sel, d->caps[c].id);
     if (d->n_tune_caps == 0 || d->nrows == 0)
         return RK_OK;
-    tmp = malloc((size_t)d->nrows * sizeof *tmp);
-    if (!tmp)
+    if (!(keep = malloc((size_t)d->nrows)))
         return rk_error(RK_ENOMEM, "out of memory reading %d measurements", d->nrows);
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < d->nrows; i++) {
-            int tune = 0;
-            for (int c = 0; c < d->ncaps && !tune; c++)
-                tune =
-                    d->caps[c].id == d->rows[i].m.capture_id && d->caps[c].kind == DB_CAPTURE_TUNE;
-            if (tune == pass)
-                tmp[pass ? kept + moved++ : kept++] = d->rows[i];
-        }
-    memcpy(d->rows, tmp, (size_t)d->nrows * sizeof *tmp);
-    free(tmp);
+    for (int i = 0; i < d->nrows; i++) {
+        int tune = 0;
+        for (int c = 0; c < d->ncaps && !tune; c++)
+            tune = d->caps[c].id == d->rows[i].m.capture_id && d->caps[c].kind == DB_CAPTURE_TUNE &&
+                   !rp_sel_capture(sel, d->caps[c].id);
+        keep[i] = !tune;
+    }
+    kept = partition(d->rows, sizeof *d->rows, d->nrows, keep);
+    free(keep);
+    if (kept < 0)
+        return rk_error(RK_ENOMEM, "out of memory reading %d measurements", d->nrows);
+    d->n_tune_rows = d->nrows - kept;
     d->nrows = kept;
     return RK_OK;
+}
+
+/* ------------------------------------------------------ names */
+
+enum { SHORT_NAME_MAX = 28 }; /* characters of a short kernel name */
+
+/* Is a word of a command line an interpreter whose program is its first argument? */
+static int interpreter(const char *w, size_t n)
+{
+    static const char *const names[] = {"env", "sh", "bash", "node", "perl", "ruby", NULL};
+    if (n >= 6 && strncmp(w, "python", 6) == 0)
+        return 1;
+    for (int i = 0; names[i]; i++)
+        if (strlen(names[i]) == n && strncmp(w, names[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The program a profile capture ran, for a series name: the command line after " -- " (what
+ * `roofkit profile -- PROGRAM` ran), its first word that is neither an interpreter (python3,
+ * env, ...) nor an option or assignment after one, as a basename ("python3 a/b/torch_mix.py"
+ * gives "torch_mix.py"); the whole command line when it has no " -- "; "?" when none.
+ */
+void rp_program_name(const char *cmdline, char *out, size_t len)
+{
+    const char *args = cmdline ? strstr(cmdline, " -- ") : NULL, *s;
+    int after_interp = 0;
+    if (!cmdline || !*cmdline) {
+        snprintf(out, len, "?");
+        return;
+    }
+    if (!args) {
+        snprintf(out, len, "%s", cmdline);
+        return;
+    }
+    for (s = args += 4;;) {
+        s += strspn(s, " \t");
+        size_t n = strcspn(s, " \t");
+        if (n == 0)
+            break;
+        const char *base = s;
+        for (const char *p = s; p < s + n; p++)
+            if (*p == '/')
+                base = p + 1;
+        size_t bn = (size_t)(s + n - base);
+        int skip = after_interp && (*s == '-' || memchr(s, '=', n) != NULL);
+        if (!skip && !interpreter(base, bn)) {
+            snprintf(out, len, "%.*s", (int)bn, base);
+            return;
+        }
+        after_interp |= !skip;
+        s += n;
+    }
+    snprintf(out, len, "%s", args);
+}
+
+/* The name without template arguments, argument lists and namespaces, up to the first space:
+ * "void at::native::(anonymous namespace)::f<float>(int)" gives "f". */
+static void strip_name(const char *in, size_t inlen, char *out, size_t len)
+{
+    size_t k = 0;
+    int depth = 0;
+    if (inlen >= 5 && strncmp(in, "void ", 5) == 0) {
+        in += 5;
+        inlen -= 5;
+    }
+    for (size_t i = 0; i < inlen && len; i++) {
+        char c = in[i];
+        if (c == '<' || c == '(') {
+            depth++;
+        } else if (c == '>' || c == ')') {
+            depth -= depth > 0;
+        } else if (depth == 0 && c == ':' && i + 1 < inlen && in[i + 1] == ':') {
+            k = 0; /* a namespace or class: what follows names the kernel */
+            i++;
+        } else if (depth == 0 && c == ' ') {
+            if (k)
+                break;
+        } else if (depth == 0 && k + 1 < len) {
+            out[k++] = c;
+        }
+    }
+    if (len)
+        out[k] = '\0';
+}
+
+/* Does a kernel's name say nothing of it: "Kernel", "Kernel2", "kernel", "device_kernel"? */
+static int generic_wrapper(const char *name)
+{
+    if (strncmp(name, "device_", 7) == 0)
+        name += 7;
+    if ((*name != 'K' && *name != 'k') || strncmp(name + 1, "ernel", 5))
+        return 0;
+    return strspn(name + 6, "0123456789") == strlen(name + 6);
+}
+
+/*
+ * A short label for a kernel's demangled name: strip_name's, or, for a generic wrapper
+ * ("cutlass::Kernel2<cutlass_80_simt_sgemm_...>(...)"), its first template argument's; at most
+ * SHORT_NAME_MAX characters, a longer one cut in the middle ("nvjet_sm90_t...bz_coopA_NNT").
+ */
+void rp_short_kernel_name(const char *in, char *out, size_t len)
+{
+    char buf[256];
+    strip_name(in, strlen(in), buf, sizeof buf);
+    if (generic_wrapper(buf)) {
+        const char *lt = strchr(in, '<'); /* the wrapper's first template argument */
+        if (lt) {
+            size_t e = 1;
+            int depth = 0;
+            for (; lt[e] && !(depth == 0 && (lt[e] == ',' || lt[e] == '>')); e++)
+                depth += (lt[e] == '<' || lt[e] == '(') - (lt[e] == '>' || lt[e] == ')');
+            char arg[256];
+            strip_name(lt + 1, e - 1, arg, sizeof arg);
+            if (*arg)
+                snprintf(buf, sizeof buf, "%s", arg);
+        }
+    }
+    if (!*buf)
+        snprintf(buf, sizeof buf, "%s", in);
+    size_t n = strlen(buf);
+    if (n > SHORT_NAME_MAX) { /* head and tail: kernels of one family differ in either */
+        memmove(buf + SHORT_NAME_MAX / 2 + 1, buf + n - (SHORT_NAME_MAX / 2 - 1),
+                SHORT_NAME_MAX / 2);
+        memcpy(buf + SHORT_NAME_MAX / 2 - 2, "...", 3);
+    }
+    snprintf(out, len, "%s", buf);
+}
+
+const char *rp_capture_cmdline(const struct rp_data *d, int64_t id)
+{
+    for (int i = 0; i < d->ncaps_all; i++)
+        if (d->caps[i].id == id)
+            return d->caps[i].cmdline;
+    return NULL;
 }
 
 /* ------------------------------------------------------ several GPUs */
@@ -464,7 +723,7 @@ void rp_data_release(struct rp_data *d)
     for (int i = 0; i < d->ndevs; i++)
         analysis_device_release(&d->devs[i].a);
     free(d->devs);
-    db_free_captures(d->caps, d->ncaps);
+    db_free_captures(d->caps, d->ncaps_all);
     db_free_measurements(d->rows, d->nrows_all);
     free(d->meas);
     free((void *)d->cublas);

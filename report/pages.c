@@ -6,8 +6,13 @@
  *   report.md   the same sections in Markdown, charts linked from plots/;
  *   csv/NAME.csv one file per table (RFC 4180), numbers with 17 significant digits.
  *
+ * The page opens with the overview (each device's roofline, then its kernels that take the most
+ * time), then the contents and the other sections; report.md follows the same order. Every
+ * measurement table row has an id (m-<id>) that the charts' points link to.
+ *
  * Assumes: tables and charts come in section order; a kernel-section table or
- * chart names its family, so each family's charts sit beside its table.
+ * chart names its family, so each family's charts sit beside its table; an overview table and
+ * its device's rooflines share the key d<ID>.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,10 +21,11 @@
 
 #include "internal.h"
 
-static const char *const section_id[RP_SEC_COUNT] = {"devices", "gpus", "kernels", "model", "tsm2"};
-static const char *const section_title[RP_SEC_COUNT] = {"Devices and ceilings",
-                                                        "Several GPUs, hosts and ranks", "Kernels",
-                                                        "Model accuracy", "TSM2 and ISM2"};
+static const char *const section_id[RP_SEC_COUNT] = {"overview", "devices", "gpus",
+                                                     "kernels",  "model",   "tsm2"};
+static const char *const section_title[RP_SEC_COUNT] = {
+    "Overview", "Devices and ceilings", "Several GPUs, hosts and ranks",
+    "Kernels",  "Model accuracy",       "TSM2 and ISM2"};
 
 /* Does section s have anything to show? Only the section of several GPUs and ranks can be
  * empty (a one-GPU database): it is then left out of the page altogether. */
@@ -34,11 +40,11 @@ static int section_shown(const struct rp_page *pg, int s)
     return 0;
 }
 
-/* Are section s's charts printed under the table whose family (key) they carry, rather than
- * after all its tables? */
-static int charts_follow_tables(int s)
+/* Where section s prints its charts: 1 under the table whose family (key) they carry, -1 above
+ * it (the overview: a device's roofline, then its kernels), 0 after all its tables. */
+static int charts_by_table(int s)
 {
-    return s == RP_SEC_KERNELS || s == RP_SEC_GPUS;
+    return s == RP_SEC_KERNELS || s == RP_SEC_GPUS ? 1 : s == RP_SEC_OVERVIEW ? -1 : 0;
 }
 
 /* What the database lacks, one sentence each, into b as items (html) or bullets. */
@@ -123,6 +129,9 @@ static const char css[] =
     "td.n{text-align:right;font-variant-numeric:tabular-nums}"
     "tr:nth-child(even) td{background:#fafafa}"
     "figure{margin:16px 0;max-width:980px}figure svg{width:100%;height:auto;display:block}"
+    "tr:target td{background:#fff1a8}tr[id]{scroll-margin-top:32px}svg a{cursor:pointer}"
+    ".ov{display:grid;grid-template-columns:repeat(auto-fit,minmax(620px,1fr));gap:0 24px}"
+    ".ov figure{max-width:none;margin:8px 0}"
     "figcaption{color:#444;font-size:13px;margin-top:4px}.note{color:#444;max-width:980px}"
     ".files{font-size:12px;color:#666}a{color:#0b62c4}";
 
@@ -142,6 +151,35 @@ static int numeric(const char *s)
         return 0;
     strtod(s, &end);
     return *end == '\0';
+}
+
+/* Is every cell of column c of table t that is not empty a number (then it is right-aligned)? */
+static int numeric_column(const struct rp_table *t, int c)
+{
+    int any = 0;
+    for (int r = 0; r < t->nrows; r++) {
+        const char *v = rp_table_csv(t, r, c);
+        if (*v && !numeric(v))
+            return 0;
+        any |= *v != '\0';
+    }
+    return any;
+}
+
+/* The right-aligned columns of the compact tables, by position (td.n in the others). */
+static void compact_css(struct rp_buf *b, const struct rp_page *pg)
+{
+    for (int i = 0; i < pg->ntables; i++) {
+        const struct rp_table *t = &pg->tables[i];
+        int k = 0;
+        if (!t->compact || !t->nrows)
+            continue;
+        for (int c = 0; c < t->ncols; c++)
+            if (numeric_column(t, c))
+                rp_buf_printf(b, "%s#%s td:nth-child(%d)", k++ ? "," : "", t->id, c + 1);
+        if (k)
+            rp_buf_puts(b, "{text-align:right;font-variant-numeric:tabular-nums}");
+    }
 }
 
 static void html_table(struct rp_buf *b, const struct rp_table *t)
@@ -178,11 +216,15 @@ static void html_table(struct rp_buf *b, const struct rp_table *t)
     }
     rp_buf_puts(b, "</tr></thead>\n<tbody>\n");
     for (int r = 0; r < t->nrows; r++) {
-        rp_buf_puts(b, "<tr>");
+        const char *rid = rp_table_rowid(t, r);
+        if (rid) /* a measurement's row: the charts' points link here */
+            rp_buf_printf(b, "<tr id=\"%s\">", rid);
+        else
+            rp_buf_puts(b, "<tr>");
         for (int c = 0; c < t->ncols; c++) {
             const char *s = rp_table_txt(t, r, c), *cls = rp_table_cls(t, r, c);
-            const char *style = rp_table_style(t, r, c);
-            int n = numeric(rp_table_csv(t, r, c));
+            const char *style = rp_table_style(t, r, c), *href = rp_table_link(t, r, c);
+            int n = !t->compact && numeric(rp_table_csv(t, r, c));
             rp_buf_puts(b, "<td");
             if (n || cls)
                 rp_buf_printf(b, " class=\"%s%s%s\"", n ? "n" : "", n && cls ? " " : "",
@@ -193,23 +235,41 @@ static void html_table(struct rp_buf *b, const struct rp_table *t)
                 rp_buf_puts(b, "\"");
             }
             rp_buf_puts(b, ">");
-            rp_buf_html(b, s);
-            rp_buf_puts(b, "</td>");
+            if (href) {
+                rp_buf_puts(b, "<a href=\"#");
+                rp_buf_html(b, href);
+                rp_buf_puts(b, "\">");
+            }
+            rp_buf_html_text(b, s);
+            if (href)
+                rp_buf_puts(b, "</a>");
+            if (!t->compact) /* a compact table leaves out the optional end tags */
+                rp_buf_puts(b, "</td>");
         }
-        rp_buf_puts(b, "</tr>\n");
+        rp_buf_puts(b, t->compact ? "\n" : "</tr>\n");
     }
     rp_buf_puts(b, "</tbody></table></div>\n");
 }
 
 /* Copies an SVG from gnuplot without its prolog, prefixing its ids with pfx: every
- * id="..." attribute and every reference to one (url(#...), href="#..."). One pass. */
+ * id="..." attribute and every reference to one (url(#...), href="#..."). A point's link to its
+ * table row (href="../index.html#m-ID", marks.c) becomes a link within the page (#m-ID). One
+ * pass. */
 static void inline_svg(struct rp_buf *b, const char *svg, const char *pfx)
 {
+    static const char row_link[] = "href=\"../index.html#";
     const char *p = strstr(svg, "<svg"), *run;
     if (!p)
         return;
     for (run = p; *p; p++) {
         size_t hl = 0;
+        if (*p == 'h' && strncmp(p, row_link, sizeof row_link - 1) == 0) {
+            rp_buf_add(b, run, (size_t)(p - run));
+            rp_buf_puts(b, "href=\"#");
+            p += sizeof row_link - 2;
+            run = p + 1;
+            continue;
+        }
         if (*p == 'i' && (p[1] == 'd' && p[2] == '=' && (p[3] == '"' || p[3] == '\'')) &&
             (p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t'))
             hl = 4; /* id=" as an attribute name, not xml:id= or grid= */
@@ -256,6 +316,36 @@ static void html_chart(struct rp_buf *b, const struct rp_page *pg, struct rp_out
     rp_buf_puts(b, "</span></figcaption>\n</figure>\n");
 }
 
+/* Section s: its heading, tables and charts. */
+static void html_section(struct rp_buf *b, const struct rp_page *pg, struct rp_out *o, int s)
+{
+    const int by = charts_by_table(s);
+    rp_buf_printf(b, "<section id=\"%s\">\n<h2>%s</h2>\n", section_id[s], section_title[s]);
+    for (int i = 0; i < pg->ntables; i++) {
+        const struct rp_table *t = &pg->tables[i];
+        if (t->section != s)
+            continue;
+        int nc = 0; /* the device's rooflines first: side by side when one per precision */
+        for (int c = 0; by < 0 && c < pg->ncharts; c++)
+            nc += pg->charts[c].section == s && strcmp(pg->charts[c].family, t->family) == 0;
+        if (nc > 1)
+            rp_buf_puts(b, "<div class=\"ov\">\n");
+        for (int c = 0; by < 0 && c < pg->ncharts; c++)
+            if (pg->charts[c].section == s && strcmp(pg->charts[c].family, t->family) == 0)
+                html_chart(b, pg, o, &pg->charts[c], c);
+        if (nc > 1)
+            rp_buf_puts(b, "</div>\n");
+        html_table(b, t);
+        for (int c = 0; by > 0 && c < pg->ncharts; c++) /* the family's charts under its table */
+            if (pg->charts[c].section == s && strcmp(pg->charts[c].family, t->family) == 0)
+                html_chart(b, pg, o, &pg->charts[c], c);
+    }
+    for (int c = 0; !by && c < pg->ncharts; c++)
+        if (pg->charts[c].section == s)
+            html_chart(b, pg, o, &pg->charts[c], c);
+    rp_buf_puts(b, "</section>\n");
+}
+
 int rp_write_html(struct rp_out *o, const struct rp_page *pg)
 {
     struct rp_buf b = {0};
@@ -271,8 +361,9 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                     "<title>");
     rp_buf_html(&b, title);
-    rp_buf_printf(&b, "</title>\n<style>%s%s</style>\n</head>\n<body>\n<header>\n<h1>", css,
-                  section_shown(pg, RP_SEC_GPUS) ? css_gpus : "");
+    rp_buf_printf(&b, "</title>\n<style>%s%s", css, section_shown(pg, RP_SEC_GPUS) ? css_gpus : "");
+    compact_css(&b, pg);
+    rp_buf_puts(&b, "</style>\n</head>\n<body>\n<header>\n<h1>");
     rp_buf_html(&b, title);
     rp_buf_puts(&b, "</h1>\n");
     if (pg->opts && pg->opts->label && *pg->opts->label) {
@@ -287,13 +378,19 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
                   "Generated %s by roofkit " RK_REPORT_VERSION ".</p>\n",
                   d->ndevs, d->ndevs == 1 ? "" : "s", d->nrows, d->nrows == 1 ? "" : "s", preds,
                   pg->generated);
+    if (d->selection[0]) {
+        rp_buf_puts(&b, "<p class=\"meta\">Selected: ");
+        rp_buf_html(&b, d->selection);
+        rp_buf_printf(&b, " (%d measurement%s of the database left out).</p>\n", d->n_unselected,
+                      d->n_unselected == 1 ? "" : "s");
+    }
     if (d->n_tune_caps)
         rp_buf_printf(
             &b,
             "<p class=\"meta\">Left out: %d measurement%s of %d <code>roofkit tune</code> "
             "capture%s (parameter sweeps); each capture's note holds its choices and "
             "regrets (<code>roofkit export --table capture</code>).</p>\n",
-            d->nrows_all - d->nrows, d->nrows_all - d->nrows == 1 ? "" : "s", d->n_tune_caps,
+            d->n_tune_rows, d->n_tune_rows == 1 ? "" : "s", d->n_tune_caps,
             d->n_tune_caps == 1 ? "" : "s");
     rp_buf_puts(&b, "</header>\n");
     if (nmiss) {
@@ -306,6 +403,9 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
         }
         rp_buf_puts(&b, "</ul></div>\n");
     }
+    /* the overview first, then the contents of the rest */
+    if (section_shown(pg, RP_SEC_OVERVIEW))
+        html_section(&b, pg, o, RP_SEC_OVERVIEW);
     rp_buf_puts(&b, "<nav><b>Contents</b><ul>\n");
     for (int s = 0; s < RP_SEC_COUNT; s++) {
         if (!section_shown(pg, s))
@@ -320,27 +420,9 @@ int rp_write_html(struct rp_out *o, const struct rp_page *pg)
         rp_buf_puts(&b, "</ul></li>\n");
     }
     rp_buf_puts(&b, "</ul></nav>\n");
-
-    for (int s = 0; s < RP_SEC_COUNT; s++) {
-        if (!section_shown(pg, s))
-            continue;
-        rp_buf_printf(&b, "<section id=\"%s\">\n<h2>%s</h2>\n", section_id[s], section_title[s]);
-        for (int i = 0; i < pg->ntables; i++) {
-            const struct rp_table *t = &pg->tables[i];
-            if (t->section != s)
-                continue;
-            html_table(&b, t);
-            if (charts_follow_tables(s)) /* the family's charts under its table */
-                for (int c = 0; c < pg->ncharts; c++)
-                    if (pg->charts[c].section == s && strcmp(pg->charts[c].family, t->family) == 0)
-                        html_chart(&b, pg, o, &pg->charts[c], c);
-        }
-        if (!charts_follow_tables(s))
-            for (int c = 0; c < pg->ncharts; c++)
-                if (pg->charts[c].section == s)
-                    html_chart(&b, pg, o, &pg->charts[c], c);
-        rp_buf_puts(&b, "</section>\n");
-    }
+    for (int s = 0; s < RP_SEC_COUNT; s++)
+        if (s != RP_SEC_OVERVIEW && section_shown(pg, s))
+            html_section(&b, pg, o, s);
     rp_buf_puts(&b, "<footer class=\"files\"><p>Charts drawn by gnuplot from the scripts in "
                     "<code>plots/</code> (edit one and run <code>gnuplot NAME.gp</code> there); "
                     "every table as CSV in <code>csv/</code>; the same report in "
@@ -428,13 +510,16 @@ int rp_write_md(struct rp_out *o, const struct rp_page *pg)
                   "roofkit " RK_REPORT_VERSION ".\n\n",
                   d->db_path ? d->db_path : "?", d->ndevs, d->ndevs == 1 ? "" : "s", d->nrows,
                   d->nrows == 1 ? "" : "s", preds, pg->generated);
+    if (d->selection[0])
+        rp_buf_printf(&b, "Selected: %s (%d measurement%s of the database left out).\n\n",
+                      d->selection, d->n_unselected, d->n_unselected == 1 ? "" : "s");
     if (d->n_tune_caps)
         rp_buf_printf(&b,
                       "Left out: %d measurement%s of %d `roofkit tune` capture%s (parameter "
                       "sweeps); each capture's note holds its choices and regrets (`roofkit "
                       "export --table capture`).\n\n",
-                      d->nrows_all - d->nrows, d->nrows_all - d->nrows == 1 ? "" : "s",
-                      d->n_tune_caps, d->n_tune_caps == 1 ? "" : "s");
+                      d->n_tune_rows, d->n_tune_rows == 1 ? "" : "s", d->n_tune_caps,
+                      d->n_tune_caps == 1 ? "" : "s");
     if (nmiss) {
         rp_buf_puts(&b, "**Missing from this report:**\n\n");
         for (int i = 0; i < nmiss; i++)
@@ -443,7 +528,8 @@ int rp_write_md(struct rp_out *o, const struct rp_page *pg)
     }
     if (pg->ncharts && !pg->charts_drawn)
         rp_buf_printf(&b, "Charts: %s.\n\n", pg->charts_why ? pg->charts_why : "not drawn");
-    for (int s = 0; s < RP_SEC_COUNT; s++) {
+    for (int s = 0; s < RP_SEC_COUNT; s++) { /* the overview first, as in index.html */
+        const int by = charts_by_table(s);
         if (!section_shown(pg, s))
             continue;
         rp_buf_printf(&b, "## %s\n\n", section_title[s]);
@@ -451,16 +537,17 @@ int rp_write_md(struct rp_out *o, const struct rp_page *pg)
             const struct rp_table *t = &pg->tables[i];
             if (t->section != s)
                 continue;
-            md_table(&b, t);
-            if (charts_follow_tables(s))
-                for (int c = 0; c < pg->ncharts; c++)
-                    if (pg->charts[c].section == s && strcmp(pg->charts[c].family, t->family) == 0)
-                        md_chart(&b, pg, &pg->charts[c]);
-        }
-        if (!charts_follow_tables(s))
-            for (int c = 0; c < pg->ncharts; c++)
-                if (pg->charts[c].section == s)
+            for (int c = 0; by < 0 && c < pg->ncharts; c++)
+                if (pg->charts[c].section == s && strcmp(pg->charts[c].family, t->family) == 0)
                     md_chart(&b, pg, &pg->charts[c]);
+            md_table(&b, t);
+            for (int c = 0; by > 0 && c < pg->ncharts; c++)
+                if (pg->charts[c].section == s && strcmp(pg->charts[c].family, t->family) == 0)
+                    md_chart(&b, pg, &pg->charts[c]);
+        }
+        for (int c = 0; !by && c < pg->ncharts; c++)
+            if (pg->charts[c].section == s)
+                md_chart(&b, pg, &pg->charts[c]);
     }
     if (b.oom) {
         rp_buf_free(&b);

@@ -1,7 +1,8 @@
 /*
  * report.c - report_write(): the report directory and the order of the work
  * (load, tables, charts, one gnuplot run, the printers), and the rule that the
- * report replaces only roofkit's own files.
+ * report replaces only roofkit's own files. The selection (report_opts.select) is read and
+ * checked first: a refused one leaves the directory as it was, or absent.
  *
  * Ownership: a report directory carries .roofkit-report, the list of the files the
  * last report wrote. A directory that holds anything but has no marker is not
@@ -198,11 +199,13 @@ int report_write(struct db *db, const struct report_opts *opts)
     for (size_t l = strlen(o.dir); l > 1 && o.dir[l - 1] == '/'; l--)
         o.dir[l - 1] = '\0';
     old.dir = o.dir;
-    if ((rc = prepare_dir(&o, &old)) != RK_OK)
-        goto out;
-    if ((rc = rp_load(db, &d)) != RK_OK)
+    /* read (and check the selection) before the directory is touched: a refused selection
+     * writes nothing */
+    if ((rc = rp_load(db, opts ? &opts->select : NULL, &d)) != RK_OK)
         goto out;
     loaded = 1;
+    if ((rc = prepare_dir(&o, &old)) != RK_OK)
+        goto out;
     if (opts && opts->source)
         d.db_path = opts->source;
     if ((rc = rp_build_tables(&d, &tables, &ntables)) != RK_OK)
@@ -236,8 +239,8 @@ int report_write(struct db *db, const struct report_opts *opts)
             struct stat st;
             snprintf(rel, sizeof rel, "plots/%s.svg", charts[i].name);
             char *full = rp_out_path(o.dir, rel, "");
-            if (full && stat(full, &st) == 0)
-                rc = rp_out_record(&o, rel);
+            if (full && stat(full, &st) == 0) /* recorded here, or when its points are titled */
+                rc = charts[i].marks && charts[i].marks->n ? RK_OK : rp_out_record(&o, rel);
             else {
                 rc = rk_error(RK_EFAIL, "gnuplot did not write '%s'; see %s/plots/gnuplot.log", rel,
                               o.dir);
@@ -249,6 +252,8 @@ int report_write(struct db *db, const struct report_opts *opts)
             if (rc == RK_ENOMEM)
                 goto out;
         }
+        if (pg.charts_drawn && (rc = rp_chart_marks(&o, charts, ncharts)) != RK_OK)
+            goto out;
     }
     if ((formats & REPORT_CSV) && (rc = rp_write_csv(&o, &pg)) != RK_OK)
         goto out;
@@ -271,7 +276,7 @@ out:
     if (loaded)
         rp_data_release(&d);
     rp_free_tables(tables, ntables);
-    free(charts);
+    rp_free_charts(charts, ncharts);
     rp_out_release(&o);
     rp_out_release(&old);
     free(o.dir);

@@ -4,7 +4,10 @@
  *
  * A report is a directory:
  *     index.html         self-contained: CSS and every chart (SVG) inline, no
- *                        script, no network
+ *                        script, no network. It opens with the overview: each
+ *                        device's roofline holding every selected kernel (every
+ *                        point titled and linked to its table row) and the kernels
+ *                        that take the most time; the full tables follow
  *     report.md          the same tables in Markdown, charts linked from plots/
  *     csv/<table>.csv    every table, numbers with 17 significant digits
  *     plots/<chart>.gp   one gnuplot script per chart, with its data file
@@ -37,6 +40,34 @@ extern "C" {
 
 struct db;
 
+/*
+ * Which measurements a report covers (`roofkit report --capture --device --kernel --family`).
+ * Every field empty (a zeroed struct) selects everything. report_write() checks the values
+ * against the database before it writes anything: a capture or device the database does not
+ * hold, a family none of its measurements has, or a selection that leaves no measurement while
+ * --kernel or --family asked for some, is refused (RK_EUSAGE, one line).
+ */
+struct report_select {
+    const long long *captures; /* capture ids: the measurements a capture stored, the ones a
+                                  model capture predicted, the device a probe capture measured */
+    int ncaptures;
+    const char *const *devices; /* device ids as `roofkit list devices` and the report show them
+                                   ("1" for "#1"), or UUIDs, whole or a prefix ("GPU-0a1b2c3d") */
+    int ndevices;
+    const char *kernel; /* common/kname.h's rule: an exact kernel name, or "regex:EXPR" (a POSIX
+                           extended regular expression that may match anywhere), against the
+                           stored name and its function name ("gemm" for "void ns::gemm<T>(..)") */
+    const char *const *families; /* family names; "none": kernels of no family (profiled) */
+    int nfamilies;
+};
+
+/*
+ * Checks what can be checked without a database: the kernel rule compiles, no list is empty,
+ * no capture id is below 1. RK_OK, or RK_EUSAGE printed as one line naming the option
+ * ("option '--kernel' has a bad regular expression '('").
+ */
+int report_select_check(const struct report_select *sel);
+
 /* Bits of report_opts.formats. Charts are drawn when html or md is asked for. */
 enum report_format {
     REPORT_HTML = 1 << 0,
@@ -46,15 +77,16 @@ enum report_format {
 };
 
 struct report_opts {
-    const char *out_dir; /* created (with parents) if missing; NULL: "roofkit-report" */
-    unsigned formats;    /* REPORT_* bits; 0 means REPORT_ALL */
-    const char *label;   /* shown at the top of every page, e.g. "example data recorded
-                            on an H100"; NULL for none */
-    const char *gnuplot; /* the gnuplot program: NULL searches PATH for "gnuplot"; a path
-                            (with a '/') is used as given */
-    const char *title;   /* page title; NULL: "roofkit report" */
-    const char *source;  /* where the data came from, shown in place of the database's
-                            path (e.g. "examples/h100.sql"); NULL: the path */
+    const char *out_dir;         /* created (with parents) if missing; NULL: "roofkit-report" */
+    unsigned formats;            /* REPORT_* bits; 0 means REPORT_ALL */
+    const char *label;           /* shown at the top of every page, e.g. "example data recorded
+                                    on an H100"; NULL for none */
+    const char *gnuplot;         /* the gnuplot program: NULL searches PATH for "gnuplot"; a path
+                                    (with a '/') is used as given */
+    const char *title;           /* page title; NULL: "roofkit report" */
+    const char *source;          /* where the data came from, shown in place of the database's
+                                    path (e.g. "examples/h100.sql"); NULL: the path */
+    struct report_select select; /* the measurements covered; zeroed: all */
 };
 
 /*
@@ -68,6 +100,8 @@ int report_parse_formats(const char *list, unsigned *out /* OUT */);
  * Returns:
  *   RK_OK       every file written, charts drawn
  *   RK_ENOTOOL  gnuplot is missing: everything but the SVG charts was written
+ *   RK_EUSAGE   opts->select names what the database does not hold (printed; nothing
+ *               written, the directory not even created)
  *   RK_EIO      the directory cannot be created or written, or holds files that are
  *               not roofkit's (message printed; files already there are unchanged)
  *   RK_EDB      reading the database failed (message printed)

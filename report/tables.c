@@ -16,7 +16,11 @@
  *                           the fastest parameters measured
  *
  * and, from gpus.c, the section of several GPUs, hosts and ranks when the database holds
- * them (captures with their origin, ceilings across GPUs, GPU pairs, kernel time per rank).
+ * them (captures with their origin, ceilings across GPUs, GPU pairs, kernel time per rank),
+ * and, from overview.c, each device's kernels that take the most time (the overview).
+ *
+ * Each row of a measurement table carries the HTML id m-<measurement id>: every point of every
+ * chart links to it.
  *
  * Assumes: the measurement tables keep the database's order (by id) and print
  * its numbers unchanged in CSV (17 digits), so CI can compare them with the
@@ -201,7 +205,7 @@ static int family_has_model(const struct rp_data *d, const char *family, const c
 
 /* The pipe whose operations a row's point counts: the counters' busiest slot ("none" when they
  * saw no operations), else the precision and pipe the row is judged on ("fp64 tensor"). */
-static const char *pipe_name(const struct rp_meas *x, char *buf, size_t len)
+const char *rp_pipe_name(const struct rp_meas *x, char *buf, size_t len)
 {
     const struct analysis_point *p = &x->pt;
     if (p->counters)
@@ -255,6 +259,7 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
     if (!t)
         return;
     snprintf(t->family, sizeof t->family, "%s", family);
+    t->compact = 1; /* one row per measurement: the page's largest part */
     cols(t, c);
     if (d->nmodels) {
         models = malloc((size_t)d->nmodels * sizeof *models);
@@ -285,9 +290,10 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
     for (int i = 0; i < d->nrows; i++) {
         const struct rp_meas *x = &d->meas[i];
         const struct db_measurement *m = &x->row->m;
-        char pipe[64];
+        char pipe[64], anchor[32];
         if (strcmp(rp_family(x), family))
             continue;
+        rp_row_id(t, rp_row_anchor(x, anchor, sizeof anchor)); /* the charts' points link here */
         rp_cell_int(t, m->id);
         if (x->dev >= 0)
             rp_cell_int(t, d->devs[x->dev].a.dev.id);
@@ -306,7 +312,7 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
         rp_cell_num(t, m->time_min_ns);
         rp_cell_num(t, x->gflops);
         rp_cell_num(t, x->pt.counters ? x->point_gflops : NAN);
-        rp_cell_str(t, pipe_name(x, pipe, sizeof pipe));
+        rp_cell_str(t, rp_pipe_name(x, pipe, sizeof pipe));
         rp_cell_num(t, x->gbs);
         rp_cell_num(t, x->pt.intensity[MODEL_LEVEL_DRAM]);
         rp_cell_str(t, isfinite(x->pt.intensity[MODEL_LEVEL_DRAM])
@@ -615,6 +621,7 @@ static void tsm2_params_table(const struct rp_data *d, struct rp_tabs *ts)
     struct rp_table *t = rp_tabs_new(ts, "tsm2-parameters", "TSM2: chosen parameters", RP_SEC_TSM2);
     if (!t)
         return;
+    t->compact = 1; /* one row per TSM2 shape measured */
     cols(t, c);
     snprintf(t->note, sizeof t->note,
              "For each TSM2 shape measured: the (t2, t3) that 004 §3.6.3 Alg. 5 chooses "
@@ -684,6 +691,7 @@ static void tsm2_params_table(const struct rp_data *d, struct rp_tabs *ts)
 int rp_build_tables(const struct rp_data *d, struct rp_table **out, int *n)
 {
     struct rp_tabs ts = {NULL, 0, 0, 0};
+    rp_overview_tables(d, &ts);
     devices_table(d, &ts);
     ceilings_table(d, &ts);
     for (int f = 0; f < d->nfamilies; f++)

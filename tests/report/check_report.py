@@ -10,6 +10,12 @@ command and checks its content against the database, read back through
   C4 the HTML measurement tables have as many rows as the CSV ones
   C5 every SVG (plots/*.svg and each one inlined in index.html) is well-formed XML;
      the page loads nothing from the network and has no script
+  C6 the overview (csv/top-kernels-d<ID>.csv, the kernels that take the most time under each
+     device's roofline) equals the database: each entry's launches (one kernel name, shape,
+     precision and parameters on the device), summed median time, share of the device's time,
+     time-weighted % of roof (the measurement tables'), summed prediction of the model its
+     header names and error; the 10 that take the most time, in order; the page shows the
+     roofline before the first table, and every point of it has a title and a link to a row
 
 Used by CI on the example database (examples/) and on the test fixture.
 """
@@ -87,8 +93,9 @@ for tid, rows in tables.items():
     if rows:
         check(m is not None, 'C4 index.html has no table %s' % tid)
     if m:
-        check(m.group(1).count('<tr>') - 1 == len(rows), 'C4 table %s: %d HTML rows, %d CSV rows'
-              % (tid, m.group(1).count('<tr>') - 1, len(rows)))
+        # rows are '<tr>' or '<tr id="m-ID">' (the charts' points link to the latter)
+        check(m.group(1).count('<tr') - 1 == len(rows), 'C4 table %s: %d HTML rows, %d CSV rows'
+              % (tid, m.group(1).count('<tr') - 1, len(rows)))
 
 svgs = sorted(glob.glob(os.path.join(out, 'plots', '*.svg')))
 for path in svgs:
@@ -107,8 +114,104 @@ for k, s in enumerate(inlined):
 check('<script' not in html, 'C5 index.html has a script')
 check(not re.search(r'(src|href)="(https?:)?//', html), 'C5 index.html loads something remote')
 
+# C6
+caps = {c['id']: c for c in json.loads(export('capture', 'json'))}
+pct = {int(i): float(r['% of roof']) for i, r in seen.items() if r.get('% of roof')}
+
+
+def key(m):
+    return (m['kernel'] or '', m['precision'] or '', m['m'] or 0, m['n'] or 0, m['k'] or 0,
+            m['params'] or '')
+
+
+def rel(a, b):
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300)
+
+
+ntop = 0
+for path in sorted(glob.glob(os.path.join(out, 'csv', 'top-kernels-d*.csv'))):
+    dev = int(re.search(r'top-kernels-d(\d+)\.csv$', path).group(1))
+    with open(path, newline='') as f:
+        reader = csv.DictReader(f)
+        rows = list(reader)
+        head = reader.fieldnames
+    pcol = [h for h in head if h.startswith('predicted [µs] (')]
+    check(len(pcol) == 1, 'C6 %s names no model' % path)
+    model = pcol[0][len('predicted [µs] ('):-1] if pcol else ''
+    pred = {(int(p['measurement_id'])): p['predicted_time_ns'] for p in preds
+            if p['model'] == model and p['predicted_time_ns'] is not None}
+    groups, total = {}, 0.0
+    for i, m in meas.items():
+        d = m['device_id'] or caps[m['capture_id']]['device_id']
+        if d != dev or m['verified'] == 0 or m['time_median_ns'] is None:
+            continue  # another device, or not charted (failed verification, no time)
+        g = groups.setdefault(key(m), {'t': 0.0, 'n': 0, 'p': 0.0, 'pm': 0.0, 'np': 0,
+                                       'rt': 0.0, 'rw': 0.0})
+        t = m['time_median_ns']
+        g['t'] += t
+        g['n'] += 1
+        total += t
+        if i in pred:
+            g['p'] += pred[i]
+            g['pm'] += t
+            g['np'] += 1
+        if i in pct:
+            g['rt'] += pct[i] * t
+            g['rw'] += t
+    times = sorted((g['t'] for g in groups.values()), reverse=True)
+    check(len(rows) == min(10, len(groups)), 'C6 %s: %d rows for %d kernels'
+          % (path, len(rows), len(groups)))
+    for r, row in enumerate(rows):
+        ntop += 1
+        m = meas.get(int(row['measurement']))
+        if m is None:
+            fails.append('C6 %s row %d: measurement %s not in the database' % (path, r + 1,
+                                                                            row['measurement']))
+            continue
+        g = groups[key(m)]
+        what = 'C6 %s row %d (%s)' % (path, r + 1, m['kernel'][:40])
+        check(int(row['#']) == r + 1, what + ': rank')
+        check(int(row['launches']) == g['n'], what + ': launches %s != %d' % (row['launches'],
+                                                                           g['n']))
+        check(rel(float(row['time [µs]']), g['t'] * 1e-3), what + ': time %s != %r'
+              % (row['time [µs]'], g['t'] * 1e-3))
+        check(rel(float(row['time [µs]']), times[r] * 1e-3), what + ': not the %d-th longest'
+              % (r + 1))
+        check(rel(float(row['share [%]']), 100 * g['t'] / total), what + ': share')
+        if g['rw'] > 0:
+            check(rel(float(row['% of roof']), g['rt'] / g['rw']), what + ': %% of roof %s != %r'
+                  % (row['% of roof'], g['rt'] / g['rw']))
+        else:
+            check(row['% of roof'] == '', what + ': % of roof without a roof')
+        if g['np']:
+            check(rel(float(row[pcol[0]]), g['p'] * 1e-3), what + ': predicted %s != %r'
+                  % (row[pcol[0]], g['p'] * 1e-3))
+            check(abs(float(row['error [%]']) - 100 * (g['p'] - g['pm']) / g['pm']) < 1e-9,
+                  what + ': error')
+        else:
+            check(row[pcol[0]] == '', what + ': a prediction where the model made none')
+        check(row['bound'] in ('compute', 'dram', ''), what + ': bound ' + row['bound'])
+if drawn and meas:
+    fig, tab = html.find('<figure'), html.find('<table')
+    check(0 <= fig < tab, 'C6 index.html does not open with a chart before its first table')
+    rows_html = set(re.findall(r'<tr id="m-(\d+)">', html))
+    links = re.findall(r'<a href="#m-(\d+)"><title>', html)
+    check(links and set(links) <= rows_html, 'C6 a point links to no row of the page')
+    for name in re.findall(r'<figure id="c-(roofline-d[^"]*)">', html):
+        dat = open(os.path.join(out, 'plots', name + '.dat')).read()
+        want = 0
+        for block in dat.split('\n\n'):
+            lines = block.strip('\n').split('\n')
+            if any(ln.startswith('#') and 'points:' in ln for ln in lines):
+                want += sum(1 for ln in lines if ln and not ln.startswith('#'))
+        fig_html = html[html.find('<figure id="c-%s">' % name):]
+        fig_html = fig_html[:fig_html.find('</figure>')]
+        check(fig_html.count('</title><use') == want, 'C6 %s: %d points, %d titled'
+              % (name, want, fig_html.count('</title><use')))
+
 if fails:
     print('\n'.join('FAIL: ' + f for f in fails[:40]))
     sys.exit(1)
-print('PASS: %d measurements in %d tables equal the database; %d predictions; %d SVG charts%s'
-      % (len(seen), len(tables), len(preds), len(svgs), '' if drawn else ' (gnuplot missing)'))
+print('PASS: %d measurements in %d tables equal the database; %d predictions; %d SVG charts%s; '
+      '%d overview entries' % (len(seen), len(tables), len(preds), len(svgs),
+                               '' if drawn else ' (gnuplot missing)', ntop))

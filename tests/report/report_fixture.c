@@ -25,7 +25,7 @@ int main(int argc, char **argv)
     unlink(dbp);
     if ((rc = fixture_make_db(dbp, 0)) != RK_OK || (rc = db_open(dbp, DB_RO, &db)) != RK_OK)
         return rc;
-    struct report_opts o = {out, 0, "test fixture: invented H100-like data", NULL, NULL, NULL};
+    struct report_opts o = {.out_dir = out, .label = "test fixture: invented H100-like data"};
     rc = report_write(db, &o);
     db_close(db);
     return rc;

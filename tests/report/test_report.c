@@ -18,11 +18,13 @@
  *   R7 report_parse_formats
  *   R8 the measurements of tune captures (sweeps) are left out of the tables and charts,
  *      and both pages say how many
- *   R9 profiled kernels: one roofline series named after the program, the ten that take the
- *      most time labelled with short names; the hierarchical roofline keeps the 40 rows with
- *      counters that take the most time, a block per level; the tables give useful and
- *      executed GFLOP/s and the pipe; a prediction without a time (a model's reason) is no
- *      prediction in any table, and the captions say which flops the rooflines use
+ *   R9 profiled kernels: one roofline series named after the program; the overview's roofline
+ *      holds every row's point at each level with bytes (the hierarchical roofline, which
+ *      had a chart of its own, is folded into it); the ten kernels that take the most time
+ *      are numbered on it, and with --family none the overview's table names profiled kernels
+ *      by short names; the tables give useful and executed GFLOP/s and the pipe; a prediction
+ *      without a time (a model's reason) is no prediction in any table, and the captions say
+ *      which flops the rooflines use
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -67,19 +69,6 @@ static struct db *open_fixture(const char *name, int nmeas)
     return db;
 }
 
-/* The data block of a chart's .dat file that starts with the comment line `head`, up to the
- * next blank line; NULL when none. Points into dat. */
-static const char *dat_block(const char *dat, const char *head, size_t *len)
-{
-    const char *b = strstr(dat, head), *e;
-    if (!b)
-        return NULL;
-    b += strlen(head);
-    e = strstr(b, "\n\n");
-    *len = e ? (size_t)(e - b) + 1 : strlen(b);
-    return b;
-}
-
 /* R9 */
 static void test_profiled_and_levels(void **state)
 {
@@ -87,8 +76,8 @@ static void test_profiled_and_levels(void **state)
     struct db *db = open_fixture("profiled.db", 0);
     struct db_measurement_row *rows = NULL;
     int nrows = 0, nprof = 0, ncounters = 0;
-    struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
-    size_t len, blen = 0;
+    struct report_opts o = {.out_dir = out};
+    size_t len;
     (void)state;
     path(out, sizeof out, "rep-profiled");
     assert_int_equal(report_write(db, &o), RK_OK);
@@ -100,71 +89,79 @@ static void test_profiled_and_levels(void **state)
                 strcmp(rows[i].metrics[j].name, "dram_read_bytes") == 0 && rows[i].m.verified != 0;
     }
     assert_int_equal(nprof, FIXTURE_PROFILED);
-    assert_true(ncounters > 40); /* so that the hierarchical roofline keeps 40 */
+    assert_true(ncounters > 40);
 
-    /* the profiled kernels: one series named after the program, the ten that take the most
-     * time labelled with short names */
+    /* the profiled kernels: one series named after the program, in the overview's roofline */
     snprintf(p, sizeof p, "%s/plots/roofline-d1.dat", out);
     char *dat = slurp(p, &len);
     assert_non_null(dat);
-    assert_non_null(strstr(dat, "\n# profiled: torch_mix.py\n"));
-    assert_null(strstr(dat, "# family -")); /* no block of no family */
-    const char *lab = dat_block(dat, "height] side[1 right, -1 left]\n", &blen);
-    assert_non_null(lab);
-    int nlab = 0;
-    for (const char *l = lab; l < lab + blen; l = strchr(l, '\n') + 1) {
-        const char *q = strchr(l, '"'), *q2 = q ? strchr(q + 1, '"') : NULL;
-        assert_non_null(q2);
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(q2 - q - 1), q + 1);
-        assert_true(strlen(name) > 0 && strlen(name) <= 28);
-        assert_null(strstr(name, "void"));
-        assert_null(strpbrk(name, "<>():"));
-        nlab++;
-    }
-    assert_int_equal(nlab, 10);
-    assert_non_null(strstr(lab, "\"vectorized_gather_kernel\""));
-    assert_non_null(strstr(lab, "\"reduce_kernel\""));
-    assert_non_null(strstr(lab, "\"vectorized_layer_norm_kernel\"")); /* 28: kept whole */
-    assert_non_null(strstr(lab, "\"cutlass_80_s...8x4_nn_align1\"")); /* the wrapper's argument */
-    assert_null(strstr(lab, "index_elementwise_kernel")); /* a copy: no flops, not drawn */
-    free(dat);
-    snprintf(p, sizeof p, "%s/plots/roofline-d1.gp", out);
-    char *gp = slurp(p, &len);
-    assert_non_null(gp);
-    assert_non_null(strstr(gp, "title 'profiled: torch_mix.py'"));
-    assert_non_null(strstr(gp, "with labels left offset 0.6,0.5 font ',8'"));
-    free(gp);
-
-    /* the hierarchical roofline: the 40 rows with counters that take most time, a block per
-     * level with bytes */
-    assert_true(exists(out, "plots/roofline-levels-d1.svg"));
-    snprintf(p, sizeof p, "%s/plots/roofline-levels-d1.dat", out);
-    dat = slurp(p, &len);
-    assert_non_null(dat);
+    assert_non_null(strstr(dat, "\n# points: profiled: torch_mix.py at DRAM\n"));
+    assert_null(strstr(dat, "# points: (no family)")); /* no block of no family */
+    /* the hierarchical roofline's points are in it: every level with bytes of the rows with
+     * counters (the former hierarchical chart kept 40 rows; the overview keeps them all, but
+     * for points within 3 px of another of their series and level) */
     static const char *const levels[] = {"DRAM", "L2", "L1", "shared"};
     for (int l = 0; l < 4; l++) {
         char head[64];
         int n = 0;
-        snprintf(head, sizeof head, ": %s: intensity[FLOP/B] GFLOP/s id\n", levels[l]);
-        const char *b = dat_block(dat, head, &blen);
-        assert_non_null(b);
-        for (const char *q = b; q < b + blen; q = strchr(q, '\n') + 1)
-            n++;
-        assert_true(n >= 1 && n <= 40);
-        if (l == 0)
-            assert_int_equal(n, 40);
+        snprintf(head, sizeof head, " at %s\n", levels[l]);
+        for (const char *b = dat; (b = strstr(b, head)); b += strlen(head)) {
+            const char *e = strstr(b, "\n\n");
+            for (const char *q = b + strlen(head); q < e; q = strchr(q, '\n') + 1)
+                n++;
+        }
+        assert_true(n >= 1 && n <= ncounters + 40);
+        if (l == 1)
+            assert_true(n > 30);
     }
     free(dat);
+    assert_false(exists(out, "plots/roofline-levels-d1.svg")); /* folded into the overview */
+    snprintf(p, sizeof p, "%s/plots/roofline-d1.gp", out);
+    char *gp = slurp(p, &len);
+    assert_non_null(gp);
+    char want[128];
+    assert_non_null(strstr(gp, "title 'profiled: torch_mix.py ("));
+    /* the ten kernels that take the most time are numbered beside their point */
+    for (int k = 1; k <= 10; k++) {
+        snprintf(want, sizeof want, "'%d' at ", k);
+        assert_non_null(strstr(gp, want));
+    }
+    free(gp);
+
+    /* the profiled kernels alone (--family none): the overview lists them by short names */
+    char out2[512];
+    const char *const only_none[] = {"none"};
+    struct report_opts o2 = {.out_dir = out2, .select = {.families = only_none, .nfamilies = 1}};
+    path(out2, sizeof out2, "rep-profiled-only");
+    assert_int_equal(report_write(db, &o2), RK_OK);
+    struct csv c;
+    snprintf(p, sizeof p, "%s/csv/top-kernels-d1.csv", out2);
+    assert_int_equal(csv_read(p, &c), 0);
+    assert_int_equal(c.nrows - 1, 10);
+    char names[2048] = "";
+    for (int r = 1; r < c.nrows; r++) {
+        const char *name = csv_get(&c, r, "kernel");
+        assert_true(strlen(name) > 0 && strlen(name) <= 28);
+        assert_null(strstr(name, "void"));
+        assert_null(strpbrk(name, "<>():"));
+        strncat(names, name, sizeof names - strlen(names) - 2);
+        strcat(names, "|");
+        assert_non_null(strstr(csv_get(&c, r, "shape or launch"), "torch_mix.py, grid "));
+    }
+    csv_free(&c);
+    assert_non_null(strstr(names, "vectorized_gather_kernel|"));
+    assert_non_null(strstr(names, "reduce_kernel|"));
+    assert_non_null(strstr(names, "vectorized_layer_norm_kernel|")); /* 28: kept whole */
+    assert_non_null(strstr(names, "cutlass_80_s...8x4_nn_align1|")); /* the wrapper's argument */
+
     snprintf(p, sizeof p, "%s/index.html", out);
     char *html = slurp(p, &len);
     assert_non_null(html);
-    assert_non_null(strstr(html, "The 40 of "));
-    assert_non_null(strstr(html, "measurements with counters that take the most time"));
+    assert_non_null(strstr(html, "where counters measured them, at its L2, L1 and shared "
+                                 "intensity"));
     assert_non_null(strstr(html, "executed operations of the busiest pipe over the bytes the "
                                  "counters saw (counters), or the analytic useful flops over the "
                                  "analytic bytes (cost formula); never mixed"));
-    char want[128];
     snprintf(want, sizeof want, "(and %d rows where a model does not apply, with its reason)",
              2 * FIXTURE_PROFILED);
     assert_non_null(strstr(html, want));
@@ -172,7 +169,6 @@ static void test_profiled_and_levels(void **state)
 
     /* the table of no family: useful GFLOP/s empty, executed GFLOP/s and pipe from counters,
      * no column of a model that only gave its reasons */
-    struct csv c;
     snprintf(p, sizeof p, "%s/csv/measurements-other.csv", out);
     assert_int_equal(csv_read(p, &c), 0);
     assert_int_equal(c.nrows - 1, FIXTURE_PROFILED);
@@ -233,7 +229,7 @@ static void test_full_report(void **state)
     struct db *db = open_fixture("full.db", 0);
     struct db_measurement_row *rows = NULL;
     int nrows = 0;
-    struct report_opts o = {out, 0, "example data recorded on an H100", NULL, NULL, NULL};
+    struct report_opts o = {.out_dir = out, .label = "example data recorded on an H100"};
     (void)state;
     path(out, sizeof out, "rep");
     assert_int_equal(report_write(db, &o), RK_OK);
@@ -254,9 +250,7 @@ static void test_full_report(void **state)
                                         "plots/roofline-d1.gp",
                                         "plots/roofline-d1.dat",
                                         "plots/roofline-d1.svg",
-                                        "plots/roofline-levels-d1.gp",
-                                        "plots/roofline-levels-d1.dat",
-                                        "plots/roofline-levels-d1.svg",
+                                        "csv/top-kernels-d1.csv",
                                         "csv/measurements-other.csv",
                                         "plots/latency-d1.svg",
                                         "plots/predmeas-roofline.svg",
@@ -404,12 +398,13 @@ static void test_full_report(void **state)
         if (!xml_ok(s, (size_t)(end + 6 - s)))
             fail_msg("an inlined SVG of index.html is not well-formed XML");
     }
-    /* the HTML measurement table of tsm2 has one row per tsm2 measurement */
+    /* the HTML measurement table of tsm2 has one row per tsm2 measurement (each row carries its
+     * id since the charts' points link to it: "<tr id=...>") */
     const char *t = strstr(html, "<table id=\"measurements-tsm2\">");
     assert_non_null(t);
     const char *tend = strstr(t, "</table>");
     int ntsm2 = 0, want = 0;
-    for (const char *s = strstr(t, "<tr>"); s && s < tend; s = strstr(s + 1, "<tr>"))
+    for (const char *s = strstr(t, "<tr"); s && s < tend; s = strstr(s + 1, "<tr"))
         ntsm2++;
     for (int i = 0; i < nrows; i++)
         want += rows[i].m.family && strcmp(rows[i].m.family, "tsm2") == 0;
@@ -434,7 +429,7 @@ static void test_tune_left_out(void **state)
     int nrows = 0, want = 0;
     int64_t cap = 0;
     size_t len;
-    struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
+    struct report_opts o = {.out_dir = out};
     (void)state;
     path(p, sizeof p, "tune.db");
     assert_int_equal(fixture_make_db(p, 0), RK_OK);
@@ -489,7 +484,7 @@ static void test_empty_db(void **state)
 {
     char out[512], p[1024];
     struct db *db = open_fixture("empty.db", -1);
-    struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
+    struct report_opts o = {.out_dir = out};
     size_t len;
     (void)state;
     path(out, sizeof out, "rep-empty");
@@ -510,7 +505,7 @@ static void test_no_gnuplot(void **state)
 {
     char out[512], p[1024];
     struct db *db = open_fixture("nognuplot.db", 0);
-    struct report_opts o = {out, 0, NULL, "/nonexistent/gnuplot", NULL, NULL};
+    struct report_opts o = {.out_dir = out, .gnuplot = "/nonexistent/gnuplot"};
     (void)state;
     path(out, sizeof out, "rep-nognuplot");
     assert_int_equal(report_write(db, &o), RK_ENOTOOL);
@@ -533,7 +528,7 @@ static void test_foreign_dir(void **state)
 {
     char out[512], p[1024];
     struct db *db = open_fixture("foreign.db", 0);
-    struct report_opts o = {out, REPORT_CSV, NULL, NULL, NULL, NULL};
+    struct report_opts o = {.out_dir = out, .formats = REPORT_CSV};
     (void)state;
     path(out, sizeof out, "mine");
     mkdir(out, 0777);
@@ -558,7 +553,7 @@ static void test_rerun(void **state)
 {
     char out[512], p[1024];
     struct db *db = open_fixture("rerun.db", 0);
-    struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
+    struct report_opts o = {.out_dir = out};
     (void)state;
     path(out, sizeof out, "rep-rerun");
     assert_int_equal(report_write(db, &o), RK_OK);

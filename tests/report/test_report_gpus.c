@@ -370,7 +370,7 @@ static void test_one_gpu(void **state)
     snprintf(o1, sizeof o1, "%s/rep-one", tmpdir);
     assert_int_equal(fixture_make_db(p, 0), RK_OK);
     assert_int_equal(db_open(p, DB_RO, &db), RK_OK);
-    struct report_opts o = {o1, 0, NULL, NULL, NULL, NULL};
+    struct report_opts o = {.out_dir = o1};
     assert_int_equal(report_write(db, &o), RK_OK);
     db_close(db);
     static const char *const none[] = {"csv/captures.csv", "csv/ceilings-by-gpu.csv",
@@ -420,7 +420,7 @@ static int setup(void **state)
     snprintf(out, sizeof out, "%s/rep", tmpdir);
     if (fixture_make_gpus_db(p) != RK_OK || db_open(p, DB_RO, &db) != RK_OK)
         return -1;
-    struct report_opts o = {out, 0, NULL, NULL, NULL, NULL};
+    struct report_opts o = {.out_dir = out};
     int rc = report_write(db, &o);
     db_close(db);
     return rc == RK_OK ? 0 : -1;
