@@ -100,8 +100,20 @@ const struct rk_cmd rk_commands[] = {
      "chooses. Numbers may be written as 1430e9. Defaults describe an H100 SXM where not "
      "given.\n" COMMON_OPTS},
     {"report", cmd_report, 0, "write the roofline report: HTML, Markdown, CSV, gnuplot scripts",
-     "usage: roofkit report [--out DIR] [--format html,md,csv]\n\n"
-     "Reads the database and writes a report directory (default ./roofkit-report).\n" COMMON_OPTS},
+     "usage: roofkit report [--out DIR] [--format html,md,csv] [--capture LIST] [--device LIST]\n"
+     "                      [--kernel NAME|regex:RE] [--family LIST]\n\n"
+     "Reads the database and writes a report directory (default ./roofkit-report): index.html\n"
+     "opens with each device's roofline holding every selected kernel (hover a point for what\n"
+     "it is, click it for its row) and the kernels that take the most time; every table\n"
+     "follows. A selection the database does not hold is refused before anything is written.\n\n"
+     "  --capture LIST    only what these captures stored (a model capture: what it\n"
+     "                    predicted; a probe capture: its device)\n"
+     "  --device LIST     only these devices: ids as 'roofkit list devices' shows them, or\n"
+     "                    UUIDs (a prefix such as GPU-0a1b2c3d will do); 'all': every one\n"
+     "  --kernel NAME     only this kernel (stored or function name); regex:RE for a POSIX\n"
+     "                    extended expression matched anywhere in the name\n"
+     "  --family LIST     only these kernel families; 'none' for the profiled kernels of\n"
+     "                    no family\n" COMMON_OPTS},
     {"tune", cmd_tune, RK_PER_GPU, "compare the model's TSM2/ISM2 parameter choice with a sweep",
      "usage: roofkit tune tsm2|ism2 --m M --n N --k K [--precision fp32|fp64] [--kernel NAME]\n"
      "                   [--reps N] [--t1 LIST | --tcf LIST] [--top N] [--json]\n\n"

@@ -363,7 +363,7 @@ static void ceilings(struct rp_buf *s, struct rp_plot *plot, struct chart_in *ci
             placed[nplaced++] = bx;
         rp_buf_printf(s, "set label %d ", lab++);
         rp_gp_str(s, txt);
-        rp_buf_printf(s, " at %.6g, %.6g right front font ',9' tc rgb '%s'\n", x_px(r, bx.r),
+        rp_buf_printf(s, " at %.6g, %.6g right front boxed font ',9' tc rgb '%s'\n", x_px(r, bx.r),
                       y_px(r, (bx.b + bx.t) / 2), ceil_color);
     }
     free(done);
@@ -406,7 +406,7 @@ static void ceilings(struct rp_buf *s, struct rp_plot *plot, struct chart_in *ci
         double px = (py - b) / s_px;
         rp_buf_printf(s, "set label %d ", lab++);
         rp_gp_str(s, txt);
-        rp_buf_printf(s, " at %.6g, %.6g left rotate by %.2f front font ',9' tc rgb '%s'\n",
+        rp_buf_printf(s, " at %.6g, %.6g left rotate by %.2f front boxed font ',9' tc rgb '%s'\n",
                       x_px(r, px - 6 * sn), y_px(r, py + 6 * cs), ang * 57.29577951308232,
                       ceil_color);
     }
@@ -616,6 +616,7 @@ static void roofline_chart(const struct rp_data *d, int dev, int g, int first,
     rp_buf_printf(&s,
                   "set lmargin at screen %.5f\nset rmargin at screen %.5f\n"
                   "set tmargin at screen %.5f\nset bmargin at screen %.5f\n"
+                  "set style textbox opaque noborder margins 0.5,0.3  # labels above the points\n"
                   "set logscale xy\nset xlabel 'operational intensity [FLOP/B]' offset 0,0.3\n"
                   "set ylabel 'performance [GFLOP/s]'\nset samples 500\n"
                   "set format y '%%g'\nset format x '%%g'\nset grid lc rgb '#e8e8e8'\n"
@@ -692,7 +693,7 @@ static void roofline_chart(const struct rp_data *d, int dev, int g, int first,
         if (nnum < (int)(sizeof nums / sizeof nums[0]))
             nums[nnum++] = bx;
         rp_buf_printf(&s,
-                      "set label %d '%d' at %.6g, %.6g left front font ',10' tc rgb '#000000'\n",
+                      "set label %d '%d' at %.6g, %.6g left front boxed font ',10' tc rgb '#000000'\n",
                       lab++, p->x->top, x_px(&range, bx.l), y_px(&range, (bx.b + bx.t) / 2));
     }
     if (njoin) {

@@ -9,7 +9,9 @@
 #   E4 `roofkit all` with no GPU (CUDA_VISIBLE_DEVICES empty) makes the report from
 #      the example, says so, labels every page, and leaves ./roofkit.db alone
 #   E5 check_report.py: the report's tables have one row per measurement and equal
-#      numbers to the database (read back through `roofkit export`)
+#      numbers to the database (read back through `roofkit export`); so does its overview
+#      (each device's roofline before the first table, every point titled, the kernels that
+#      take the most time); a selection the database does not hold is refused
 #   E6 every profiled measurement has, for every model but tsm2 (which applies to TSM2/ISM2
 #      kernels only), a stored prediction or a stored reason; its capture names its GPU;
 #      the counter models predict at least one profiled kernel

@@ -16,6 +16,8 @@ command and checks its content against the database, read back through
      time-weighted % of roof (the measurement tables'), summed prediction of the model its
      header names and error; the 10 that take the most time, in order; the page shows the
      roofline before the first table, and every point of it has a title and a link to a row
+  C7 the selection on the command line: a capture, family or kernel the database does not hold
+     is refused with exit 2 and one error line, nothing written; --family F reports F alone
 
 Used by CI on the example database (examples/) and on the test fixture.
 """
@@ -208,6 +210,25 @@ if drawn and meas:
         fig_html = fig_html[:fig_html.find('</figure>')]
         check(fig_html.count('</title><use') == want, 'C6 %s: %d points, %d titled'
               % (name, want, fig_html.count('</title><use')))
+
+# C7
+for args in (['--capture', '999999'], ['--family', 'no_such_family'],
+             ['--kernel', 'regex:^no such kernel$'], ['--device', 'GPU-ffffffff-none']):
+    refused = out + '-refused'
+    r = subprocess.run([roofkit, '--db', db, 'report', '--out', refused] + args,
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and r.stderr.count('roofkit: error:') == 1
+          and not os.path.exists(refused),
+          'C7 report %s: exit %d, %r' % (' '.join(args), r.returncode, r.stderr.strip()))
+fams = sorted({m['family'] for m in meas.values() if m['family']})
+if fams:
+    sel = out + '-selected'
+    r = subprocess.run([roofkit, '--db', db, 'report', '--out', sel, '--format', 'csv',
+                        '--family', fams[0]], capture_output=True, text=True)
+    check(r.returncode == 0, 'C7 report --family %s exited %d' % (fams[0], r.returncode))
+    got = sorted(os.path.basename(p) for p in glob.glob(os.path.join(sel, 'csv',
+                                                                    'measurements-*.csv')))
+    check(got == ['measurements-%s.csv' % fams[0]], 'C7 --family %s reports %s' % (fams[0], got))
 
 if fails:
     print('\n'.join('FAIL: ' + f for f in fails[:40]))
