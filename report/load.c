@@ -230,9 +230,11 @@ static int load_rank_groups(struct rp_data *d);
  * behind them in order; returns how many are kept. */
 static int partition(void *v, size_t sz, int n, const unsigned char *keep)
 {
-    char *tmp = malloc((size_t)(n ? n : 1) * sz), *p = v;
+    char *tmp, *p = v;
     int k = 0, o = 0;
-    if (!tmp)
+    if (n == 0)
+        return 0;
+    if (!(tmp = malloc((size_t)n * sz)))
         return -1;
     for (int i = 0; i < n; i++)
         k += keep[i] != 0;
@@ -720,8 +722,10 @@ static int load_rank_groups(struct rp_data *d)
 
 void rp_data_release(struct rp_data *d)
 {
-    for (int i = 0; i < d->ndevs; i++)
+    for (int i = 0; i < d->ndevs; i++) {
         analysis_device_release(&d->devs[i].a);
+        free(d->devs[i].top);
+    }
     free(d->devs);
     db_free_captures(d->caps, d->ncaps_all);
     db_free_measurements(d->rows, d->nrows_all);

@@ -150,10 +150,10 @@ static int device_top(struct rp_data *d, int dev, const struct rp_meas **v, doub
         all[k].share_pct = dv->time_s > 0 ? 100.0 * all[k].time_s / dv->time_s : NAN;
     for (int k = 0; k < dv->ntop; k++)
         ((struct rp_meas *)all[k].rep)->top = k + 1;
-    dv->top = realloc(all, (size_t)dv->ntop * sizeof *all);
-    if (!dv->top)
-        dv->top = all; /* shrinking failed: keep the larger block */
-    return RK_OK;
+    if ((dv->top = malloc((size_t)dv->ntop * sizeof *all))) /* the ten, not all */
+        memcpy(dv->top, all, (size_t)dv->ntop * sizeof *all);
+    free(all);
+    return dv->top ? RK_OK : rk_error(RK_ENOMEM, "out of memory summing %d measurements", n);
 }
 
 int rp_overview_load(struct rp_data *d)
