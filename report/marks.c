@@ -5,8 +5,8 @@
  *
  * Why the report does this itself: gnuplot 5.4 (Debian 12) writes per-point text only as
  * "hypertext" labels (`with labels hypertext point`), and those need JavaScript either way.
- * With `set term svg mouse` it adds a <script> (a link to gnuplot_svg.js, or the whole script
- * inline with `standalone`); without `mouse` it still wraps each point in
+ * With `set term svg mouse` it adds a <script> (a link to gnuplot's own script, or the whole
+ * script inline with `standalone`); without `mouse` it still wraps each point in
  * <g onmousemove="gnuplot_svg.showHypertext(evt,'...')"> with an empty <title> - event handlers
  * calling a script that is not there. The report must stay script-free, so:
  *
