@@ -38,6 +38,7 @@
 #include "db.h"
 #include "gpu.h"
 #include "profile_journal.h"
+#include "profile_nvtx.h"
 
 #include <cuda_runtime_api.h>
 #include <errno.h>
@@ -606,8 +607,14 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         {"launch-skip", required_argument, NULL, 's'},
         {"launch-count", required_argument, NULL, 'c'},
         {"replay", required_argument, NULL, 'r'},
+        /* NVTX ranges and the profiler API (profile_nvtx.c) */
+        {"nvtx", no_argument, NULL, PROFILE_OPT_NVTX},
+        {"nvtx-include", required_argument, NULL, PROFILE_OPT_NVTX_INCLUDE},
+        {"nvtx-exclude", required_argument, NULL, PROFILE_OPT_NVTX_EXCLUDE},
+        {"profile-from-start", required_argument, NULL, PROFILE_OPT_FROM_START},
         {NULL, 0, NULL, 0},
     };
+    struct profile_nvtx nvtx = {0};
     long skip = 0, count = 0;
     const char *metrics = NULL, *kernel = NULL;
     char inject[PATH_MAX], *checked = NULL, **groups = NULL, *visible = NULL;
@@ -642,6 +649,13 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
                                 "option '--replay' needs 'application' or 'kernel', not '%s'",
                                 optarg);
             break;
+        case PROFILE_OPT_NVTX:
+        case PROFILE_OPT_NVTX_INCLUDE:
+        case PROFILE_OPT_NVTX_EXCLUDE:
+        case PROFILE_OPT_FROM_START:
+            if ((rc = profile_nvtx_option(&nvtx, c, optarg)) != RK_OK)
+                return rc;
+            break;
         default:
             return RK_EUSAGE;
         }
@@ -669,6 +683,8 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
                         "cannot find %s beside roofkit or in its lib/ folder; set "
                         "ROOFKIT_INJECT to its path",
                         INJECT_NAME);
+    if ((rc = profile_nvtx_setup(&nvtx, inject)) != RK_OK)
+        return rc;
 
     if ((rc = visible_devices(ctx, &visible)) != RK_OK)
         return rc;

@@ -87,6 +87,9 @@ struct bk_hooks {
     /* A synchronizing call (cudaDeviceSynchronize, cu{Ctx,Stream,Event}Synchronize, ...)
      * returned on ctx (NULL: unknown): the work it waited for has finished. */
     void (*sync)(void *arg, void *ctx);
+    /* The program called cu(da)ProfilerStart (on = 1, at its end) or cu(da)ProfilerStop (0, at
+     * its start). */
+    void (*profiler)(void *arg, int on);
 };
 
 struct bk_ops {

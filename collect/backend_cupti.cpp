@@ -389,6 +389,20 @@ const CUpti_CallbackId sync_driver_ids[] = {
 };
 static_assert(sizeof sync_runtime_ids == sizeof sync_driver_ids, "one table length for both");
 
+/* cu(da)ProfilerStart: 1, cu(da)ProfilerStop: 0, anything else: -1. */
+int profiler_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+        return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000  ? 1
+               : cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000 ? 0
+                                                                         : -1;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+        return cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart  ? 1
+               : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop ? 0
+                                                                : -1;
+    return -1;
+}
+
 int is_sync(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
     const CUpti_CallbackId *ids = domain == CUPTI_CB_DOMAIN_RUNTIME_API  ? sync_runtime_ids
@@ -455,6 +469,14 @@ void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_Callbac
     if (is_sync(domain, cbid)) {
         if (cb->callbackSite == CUPTI_API_EXIT && h->sync)
             h->sync(h->arg, cb->context);
+        return;
+    }
+    int on = profiler_call(domain, cbid);
+    if (on >= 0) {
+        /* a start counts from its end, a stop from its beginning (the runtime's call and the
+         * driver's inside it both report: the session takes the first) */
+        if (h->profiler && (cb->callbackSite == CUPTI_API_EXIT) == (on == 1))
+            h->profiler(h->arg, on);
         return;
     }
     if (runtime ? !is_runtime_launch(cbid, &graph) : !is_driver_launch(cbid, &graph))
@@ -537,6 +559,18 @@ int cupti_trace_start(const struct bk_hooks *h, int timing_only)
     int brc = enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, 0);
     if (brc == CUPTI_SUCCESS)
         brc = enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, 1);
+    if (h->profiler && brc == CUPTI_SUCCESS)
+        brc = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+    if (h->profiler && brc == CUPTI_SUCCESS)
+        brc = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+    if (h->profiler && brc == CUPTI_SUCCESS)
+        brc = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                  CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+    if (h->profiler && brc == CUPTI_SUCCESS)
+        brc = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                  CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
     for (size_t i = 0;
          h->sync && brc == CUPTI_SUCCESS && i < sizeof sync_runtime_ids / sizeof *sync_runtime_ids;
          i++) {

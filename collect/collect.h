@@ -190,7 +190,8 @@ enum collect_mode {
 /* "off", "timing", "counters". */
 const char *collect_mode_name(enum collect_mode mode);
 
-struct collect_launch; /* below: what a session hands over */
+struct collect_launch;      /* below: what a session hands over */
+struct collect_nvtx_filter; /* NVTX expressions (nvtx.c) */
 
 struct collect_options {
     /* Metric names (aliases or raw); nmetrics == 0 = default set; nmetrics < 0 = none
@@ -227,6 +228,15 @@ struct collect_options {
      * and Activity records are asked for this often from a background thread; 0 = 0.5, < 0 =
      * neither (tests call collect_session_poll). */
     double flush_interval;
+    /* NVTX (`roofkit profile --nvtx`): nvtx = 1 records the ranges each launch ran in
+     * (collect_launch's nvtx); nvtx_filter, when not NULL, also records only the launches it
+     * selects (implies nvtx; collect_nvtx_filter_new). The program must have loaded the injection
+     * library as its NVTX tool (inject.c): without it no range is known. */
+    int nvtx;
+    const struct collect_nvtx_filter *nvtx_filter;
+    /* 1: record only between the program's cu(da)ProfilerStart and cu(da)ProfilerStop, none
+     * before the first start (ncu --profile-from-start off). */
+    int from_start_off;
 };
 
 struct collect_launch {
@@ -247,6 +257,7 @@ struct collect_launch {
     struct collect_value *values; /* plan->nout values (all NULL when !has_counters) */
     int nvalues;
     double *raw; /* plan->nraw raw values (NaN = not collected); NULL when !has_counters */
+    char *nvtx;  /* the NVTX ranges it ran in (collect_nvtx_path), NULL: none or not asked */
 };
 
 struct collect_result {
@@ -356,6 +367,55 @@ int collect_result_merge(struct collect_result *dst, const struct collect_result
  */
 int collect_result_combine(const struct collect_result *r,
                            struct collect_value *out /* OUT: r->plan->nout entries */);
+
+/* ------------------------------------------------------------------------ NVTX */
+
+/*
+ * NVTX ranges (`roofkit profile --nvtx`, nvtx.c): which ranges a launch runs in, and Nsight
+ * Compute's --nvtx-include / --nvtx-exclude expressions over them. nvtx.c's header gives the
+ * expression syntax and the stored path's format.
+ *
+ * A view of the ranges a launch runs in: the launching thread's push/pop ranges of every domain
+ * in push order (bottom first), and the process's open start/end ranges in start order. domain
+ * NULL is the default domain.
+ */
+struct collect_nvtx_range {
+    const char *domain;
+    const char *name;
+};
+struct collect_nvtx_view {
+    const struct collect_nvtx_range *pushpop;
+    int npushpop;
+    const struct collect_nvtx_range *startend;
+    int nstartend;
+};
+struct collect_nvtx_filter;
+
+/*
+ * collect_nvtx_filter_new: parses include[0..ninclude) and exclude[0..nexclude). RK_OK, or
+ * RK_EUSAGE with one message naming the option, the expression and what to write instead (what
+ * ncu documents and roofkit does not follow is refused, never read otherwise), or RK_ENOMEM.
+ */
+int collect_nvtx_filter_new(const char *const *include, int ninclude, const char *const *exclude,
+                            int nexclude, struct collect_nvtx_filter **out /* OUT */);
+void collect_nvtx_filter_free(struct collect_nvtx_filter *f);
+
+/* 1 when a launch in view v is profiled: no include or one matches, and no exclude matches (f
+ * NULL: always). */
+int collect_nvtx_match(const struct collect_nvtx_filter *f, const struct collect_nvtx_view *v);
+
+/* The stored path of view v (malloc'd), NULL when v holds no range (or out of memory). */
+char *collect_nvtx_path(const struct collect_nvtx_view *v);
+
+/*
+ * The NVTX tool: collect_nvtx_attach fills the handler table of one NVTX instance of the
+ * program from its export-table function (what NVTX passes to InitializeInjectionNvtx2); 1 on
+ * success, 0 when the table is not one it knows. collect_nvtx_here answers for the calling
+ * thread now: *selected as collect_nvtx_match would (1 when nothing is known), *path its path
+ * (malloc'd, NULL for none).
+ */
+int collect_nvtx_attach(const void *(*get_export_table)(uint32_t id));
+void collect_nvtx_here(const struct collect_nvtx_filter *f, int *selected, char **path /* OUT */);
 
 /*
  * The advice printed with the warning when counters are unavailable because of permissions,

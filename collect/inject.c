@@ -16,6 +16,12 @@
  *   ROOFKIT_CAPTURE       capture id the measurements belong to (required)
  *   ROOFKIT_FLUSH         seconds a launch may stay incomplete (collect_options'
  *                         flush_interval; unset: 0.5)
+ *   ROOFKIT_NVTX          "1": record each launch's NVTX ranges (profile --nvtx); roofkit
+ *                         profile also points NVTX_INJECTION64_PATH at this library, whose
+ *                         InitializeInjectionNvtx2 makes it the program's NVTX tool (nvtx.c)
+ *   ROOFKIT_NVTX_INCLUDE / ROOFKIT_NVTX_EXCLUDE   --nvtx-include / --nvtx-exclude expressions,
+ *                         one per line (Nsight Compute's syntax, nvtx.c)
+ *   ROOFKIT_FROM_START    "off": record only between cu(da)ProfilerStart and Stop
  *   ROOFKIT_METRICS       comma-separated names, "none", or empty for the default set
  *   ROOFKIT_KERNEL        regex on kernel names
  *   ROOFKIT_LAUNCH_SKIP / ROOFKIT_LAUNCH_COUNT   launch window, per process
@@ -55,6 +61,9 @@
 
 /* The entry point the CUDA driver calls; the only symbol the library exports. */
 int InitializeInjection(void) __attribute__((visibility("default")));
+/* The entry point NVTX calls when NVTX_INJECTION64_PATH names this library (nvtxInit.h). */
+int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
+    __attribute__((visibility("default")));
 
 static struct collect_session *session;
 static pid_t session_pid;
@@ -74,6 +83,7 @@ static char out_mode[600]; /* the last "mode" note written */
 static struct collect_replay_src **replay_src; /* the last run: earlier runs' files */
 static long replay_unmatched;                  /* launches that found no partner in one of them */
 static double t_emit; /* seconds spent writing launches (status: t_store) */
+static struct collect_nvtx_filter *nvtx_filter; /* ROOFKIT_NVTX_INCLUDE / _EXCLUDE */
 
 static long env_long(const char *name)
 {
@@ -396,12 +406,60 @@ static void finish(void)
     out_fd = -1;
     write_status(r, out_failed ? 0 : early ? r->nemitted_counters : r->nemitted, t_emit, unmatched);
     collect_result_free(r);
+    collect_nvtx_filter_free(nvtx_filter);
+    nvtx_filter = NULL;
     for (int g = 0; replay_src && g < replay_runs - 1; g++)
         collect_replay_free(replay_src[g]);
     free(replay_src);
     replay_src = NULL;
     free_names(&metric_names, nmetric_names);
     free_names(&raw_names, nraw_names);
+}
+
+int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
+{
+    return collect_nvtx_attach(get_export_table);
+}
+
+/* The lines of environment variable name (malloc'd copies in *out, *n of them). */
+static int env_lines(const char *name, char ***out, int *n)
+{
+    const char *v = getenv(name);
+    *out = NULL;
+    *n = 0;
+    for (const char *p = v; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        char **grown = realloc(*out, (size_t)(*n + 1) * sizeof **out);
+        if (!grown || !(grown[*n] = strndup(p, len))) {
+            *out = grown ? grown : *out;
+            rk_free_name_list(*out, *n);
+            *out = NULL;
+            *n = 0;
+            return RK_ENOMEM;
+        }
+        *out = grown;
+        (*n)++;
+        p += len + (p[len] == '\n');
+    }
+    return RK_OK;
+}
+
+/* ROOFKIT_NVTX, ROOFKIT_NVTX_INCLUDE, ROOFKIT_NVTX_EXCLUDE and ROOFKIT_FROM_START into opt. */
+static int nvtx_setup(struct collect_options *opt)
+{
+    char **inc = NULL, **exc = NULL;
+    int ninc = 0, nexc = 0, rc;
+    const char *on = getenv("ROOFKIT_NVTX"), *from = getenv("ROOFKIT_FROM_START");
+    opt->nvtx = on && strcmp(on, "1") == 0;
+    opt->from_start_off = from && strcmp(from, "off") == 0;
+    if ((rc = env_lines("ROOFKIT_NVTX_INCLUDE", &inc, &ninc)) == RK_OK &&
+        (rc = env_lines("ROOFKIT_NVTX_EXCLUDE", &exc, &nexc)) == RK_OK && (ninc || nexc) &&
+        (rc = collect_nvtx_filter_new((const char *const *)inc, ninc, (const char *const *)exc,
+                                      nexc, &nvtx_filter)) == RK_OK)
+        opt->nvtx_filter = nvtx_filter;
+    rk_free_name_list(inc, ninc);
+    rk_free_name_list(exc, nexc);
+    return rc;
 }
 
 int InitializeInjection(void)
@@ -435,6 +493,8 @@ int InitializeInjection(void)
             replay_load();
     }
     opt.emit = emit_launch;
+    if (nvtx_setup(&opt) != RK_OK)
+        return 1;
     const char *flush = getenv("ROOFKIT_FLUSH");
     double interval = 0;
     if (flush && *flush && rk_parse_double(flush, &interval) == RK_OK)

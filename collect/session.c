@@ -38,6 +38,13 @@
  * end of a launch call once it has been open flush_interval; a background thread asks CUPTI for
  * the Activity records of finished kernels every flush_interval (cuptiActivityFlushAll(0), which
  * the CUPTI header allows from any thread), and at once after a synchronizing call.
+ *
+ * NVTX and the profiler API (options' nvtx, nvtx_filter, from_start_off; ncu's --nvtx,
+ * --nvtx-include/--nvtx-exclude and --profile-from-start off): a launch is also selected only
+ * when the NVTX ranges its thread is in pass the filter (nvtx.c, asked on the launching thread
+ * at the launch call) and, with from_start_off, between the program's cu(da)ProfilerStart and
+ * cu(da)ProfilerStop; the launch window counts the launches that passed every filter. A graph's
+ * kernels take the answer of their graph's launch call.
  */
 #define _GNU_SOURCE
 #include "backend.h"
@@ -71,6 +78,13 @@ struct ctx_state {
     int ndecoded;  /* batches decoded, for dump file names */
     long *done;    /* the batch being decoded (stop_decode), whose launches are then complete */
     double t_open; /* when the batch's range profiler was started */
+};
+
+/* What a graph launch call's kernels take when their records come (session header). */
+struct graph_launch {
+    uint32_t corr;
+    int selected; /* its NVTX ranges passed the filter, inside a profiler start..stop */
+    char *nvtx;   /* its thread's ranges then (collect_nvtx_path), or NULL */
 };
 
 /* A recorded launch while the session runs. */
@@ -134,6 +148,13 @@ struct collect_session {
     int poller_on, poller_stop, poll_now;
     pthread_mutex_t poll_mu; /* guards poller_stop, poll_now; never held with mu */
     pthread_cond_t poll_cv;
+    /* NVTX ranges and the profiler API */
+    int nvtx; /* record each launch's ranges (nvtx.c) */
+    const struct collect_nvtx_filter *nvtx_filter;
+    int from_start_off;
+    int profiling;               /* 0 outside cu(da)ProfilerStart..Stop with from_start_off */
+    struct graph_launch *graphs; /* graph launch calls, for their kernels' records */
+    long ngraphs, capgraphs;
 };
 
 /*
@@ -622,6 +643,33 @@ static void counter_action(struct collect_session *s, void *ctx, long idx, int s
 
 /* ------------------------------------------------------------------ backend hooks */
 
+/* Remembers graph launch corr's answer (takes *nvtx) for its kernels' records. */
+static void graph_launched(struct collect_session *s, uint32_t corr, int selected, char **nvtx)
+{
+    if (s->ngraphs == s->capgraphs) {
+        long cap = s->capgraphs ? 2 * s->capgraphs : 16;
+        struct graph_launch *grown = realloc(s->graphs, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return;
+        s->graphs = grown;
+        s->capgraphs = cap;
+    }
+    struct graph_launch *g = &s->graphs[s->ngraphs++];
+    g->corr = corr;
+    g->selected = selected;
+    g->nvtx = *nvtx;
+    *nvtx = NULL;
+}
+
+/* The answer of graph launch corr (the newest of that id); 1 and no path when unknown. */
+static const struct graph_launch *graph_of(const struct collect_session *s, uint32_t corr)
+{
+    for (long i = s->ngraphs - 1; i >= 0; i--)
+        if (s->graphs[i].corr == corr)
+            return &s->graphs[i];
+    return NULL;
+}
+
 static void on_launch_enter(void *arg, const struct bk_launch *l, int nested)
 {
     struct collect_session *s = arg;
@@ -639,20 +687,32 @@ static void on_launch_enter(void *arg, const struct bk_launch *l, int nested)
         return;
     }
     long idx = -1;
-    int selected = 0;
+    int selected = 0, ranges_ok = s->profiling;
+    char *nvtx = NULL;
+    if (s->nvtx && s->mode != COLLECT_MODE_OFF) {
+        int nvtx_ok = 1;
+        collect_nvtx_here(s->nvtx_filter, &nvtx_ok, &nvtx);
+        ranges_ok = ranges_ok && nvtx_ok;
+    }
     if (l->graph) {
         /* A graph's kernels are not profiled one by one: close any open batch. */
         selected = 0;
-    } else if (s->mode != COLLECT_MODE_OFF && name_matches(s, l->symbol) && in_window(s)) {
+        graph_launched(s, l->corr, ranges_ok, &nvtx);
+    } else if (s->mode != COLLECT_MODE_OFF && name_matches(s, l->symbol) && ranges_ok &&
+               in_window(s)) {
         selected = 1;
         if ((idx = add_rec(s, l->symbol, l->corr)) < 0) {
             selected = 0;
             s->nmismatch++;
         }
         set_config(s, idx, l);
-        if (idx >= 0)
+        if (idx >= 0) {
             s->rec[idx].wait_record = s->mode == COLLECT_MODE_TIMING;
+            s->rec[idx].pub.nvtx = nvtx; /* moved */
+            nvtx = NULL;
+        }
     }
+    free(nvtx);
     tl_outer = idx;
     tl_outer_open = 1;
     tl_outer_selected = selected;
@@ -693,9 +753,13 @@ static void on_kernel(void *arg, const struct bk_kernel *k)
     struct collect_session *s = arg;
     pthread_mutex_lock(&s->mu);
     long idx = map_get(s, k->corr);
+    const struct graph_launch *g = idx < 0 && k->graph_node ? graph_of(s, k->corr) : NULL;
     if (idx < 0 && k->graph_node && s->mode != COLLECT_MODE_OFF && name_matches(s, k->name) &&
-        in_window(s) && (idx = add_rec(s, k->name, k->corr)) >= 0)
+        (g ? g->selected : s->profiling) && in_window(s) &&
+        (idx = add_rec(s, k->name, k->corr)) >= 0) {
         s->rec[idx].exited = 1; /* a graph's kernel: recorded, timing only */
+        s->rec[idx].pub.nvtx = g && g->nvtx ? strdup(g->nvtx) : NULL;
+    }
     if (idx >= 0 && s->rec[idx].emitted) {
         idx = -1; /* handed over already (counter mode does not wait for records) */
     } else if (idx >= 0) {
@@ -767,7 +831,8 @@ static int finish_launch(struct collect_session *s, struct rec *rec, struct coll
 {
     *l = rec->pub;
     rec->pub.name = NULL; /* moved */
-    l->raw = rec->raw;    /* moved */
+    rec->pub.nvtx = NULL;
+    l->raw = rec->raw; /* moved */
     rec->raw = NULL;
     if (!l->name)
         l->name = strdup("(unknown)");
@@ -790,6 +855,7 @@ static int finish_launch(struct collect_session *s, struct rec *rec, struct coll
 
 static void launch_release(struct collect_launch *l)
 {
+    free(l->nvtx);
     free(l->name);
     free(l->demangled);
     free(l->values);
@@ -823,6 +889,20 @@ static void try_emit(struct collect_session *s, long idx)
         s->nmismatch++;
     }
     launch_release(&l);
+}
+
+/* The program's cu(da)ProfilerStart (on = 1) or cu(da)ProfilerStop (0): with from_start_off,
+ * launches are selected only between the two; a stop decodes the open batches. */
+static void on_profiler(void *arg, int on)
+{
+    struct collect_session *s = arg;
+    pthread_mutex_lock(&s->mu);
+    if (s->profiling != on && s->from_start_off) {
+        s->profiling = on;
+        for (int i = 0; !on && i < s->nctx; i++)
+            stop_decode(s, &s->ctx[i]);
+    }
+    pthread_mutex_unlock(&s->mu);
 }
 
 /* The end of a synchronizing call (cudaDeviceSynchronize, cuStreamSynchronize, ...): the GPU
@@ -903,8 +983,12 @@ static void session_free(struct collect_session *s)
     poller_join(s);
     for (long i = 0; i < s->nrec; i++) {
         free(s->rec[i].pub.name);
+        free(s->rec[i].pub.nvtx);
         free(s->rec[i].raw);
     }
+    for (long i = 0; i < s->ngraphs; i++)
+        free(s->graphs[i].nvtx);
+    free(s->graphs);
     for (int i = 0; i < s->nctx; i++) {
         free(s->ctx[i].batch);
         free(s->ctx[i].done);
@@ -950,6 +1034,10 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     pthread_cond_init(&s->poll_cv, NULL);
     s->emit = opt->emit;
     s->emit_arg = opt->emit_arg;
+    s->nvtx = opt->nvtx || opt->nvtx_filter;
+    s->nvtx_filter = opt->nvtx_filter;
+    s->from_start_off = opt->from_start_off;
+    s->profiling = !opt->from_start_off;
     s->flush_interval = opt->flush_interval == 0 ? 0.5 : opt->flush_interval;
     s->bk = bk_active;
     s->silent = opt->silent;
@@ -998,6 +1086,7 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     s->hooks.module = on_module;
     s->hooks.dropped = on_dropped;
     s->hooks.sync = on_sync;
+    s->hooks.profiler = on_profiler;
     /* the Activity records of finished kernels, asked for in the background (session header);
      * without the thread, records still come when CUPTI's buffers fill and at the end */
     if (s->emit && s->flush_interval > 0 && pthread_create(&s->poller, NULL, poller_main, s) == 0)
@@ -1096,6 +1185,7 @@ void collect_result_free(struct collect_result *r)
     if (!r)
         return;
     for (int i = 0; i < r->nlaunch; i++) {
+        free(r->launch[i].nvtx);
         free(r->launch[i].name);
         free(r->launch[i].demangled);
         free(r->launch[i].values);

@@ -232,6 +232,11 @@ void fake_launch_ids(void *ctx, uint32_t corr, const char *symbol, uint32_t devi
     fake.hooks.launch_exit(fake.hooks.arg, &l, 0);
 }
 
+void fake_profiler(int on)
+{
+    fake.hooks.profiler(fake.hooks.arg, on);
+}
+
 void fake_sync(void *ctx)
 {
     fake.hooks.sync(fake.hooks.arg, ctx);

@@ -43,6 +43,8 @@ void fake_graph_launch(void *ctx, uint32_t corr);
 /* A driver launch that knows the ids its Activity record will carry. */
 void fake_launch_ids(void *ctx, uint32_t corr, const char *symbol, uint32_t device,
                      uint32_t stream);
+/* The program called cu(da)ProfilerStart (1) or cu(da)ProfilerStop (0). */
+void fake_profiler(int on);
 /* A synchronizing call returned on ctx. */
 void fake_sync(void *ctx);
 /* Queues the Activity record of a kernel (grid.x = corr, block 256, 32 registers). */
