@@ -18,6 +18,8 @@
  *                             inputs), model_predict(), the prediction's details JSON
  *   analysis_place()          the roofline placement: intensity per level, roof, % of
  *                             roof, bound
+ *   analysis_kernel_summary() a capture's kernels summed up per name (launches, times,
+ *                             share, % of roof and bound of the launches the model judged)
  *
  * Invariants:
  *   - Reads through db/ only; writes nothing. Which ceilings and counts each model
@@ -253,5 +255,33 @@ struct analysis_point {
  */
 void analysis_place(const struct analysis_device *d, const struct db_measurement_row *row,
                     struct analysis_point *p /* OUT */);
+
+/* ------------------------------------------------------- kernel summary */
+
+/* One kernel of a capture summed up over its launches, as `nsys stats` does (summary.c). */
+struct analysis_kernel_sum {
+    char *kernel;      /* the stored name (a profiled kernel's demangled name) */
+    long launches;     /* its measurements: one per profiled launch */
+    long timed;        /* those with a known time */
+    double total_ns;   /* sum of the known times; NaN when none */
+    double median_ns;  /* median of the known times; NaN when none */
+    double share_pct;  /* 100 x total_ns / the sum over the capture's kernels; NaN: unknown */
+    long judged;       /* launches with a stored prediction and a roofline placement */
+    double pct_roof;   /* the time-weighted mean of the judged launches' % of roof
+                          (analysis_place: 100 x sum(time the roof allows) / sum(time)); NaN */
+    const char *bound; /* "compute" or "dram", the bound of most of the judged time; NULL */
+};
+
+/*
+ * analysis_kernel_summary: the measurements of capture `capture_id` grouped by kernel name,
+ * largest total time first (kernels with no known time last), ties by name. A launch counts
+ * towards pct_roof and bound once the model has judged it (a prediction of it is stored), with
+ * analysis_place() on its GPU (the launch's own, else the capture's). *out is malloc'd (free with
+ * analysis_kernel_summary_free), *n may be 0. RK_OK, RK_ENODATA (not printed) when there is no
+ * such capture, or the database's error or RK_ENOMEM (printed).
+ */
+int analysis_kernel_summary(struct db *db, int64_t capture_id,
+                            struct analysis_kernel_sum **out /* OUT */, int *n /* OUT */);
+void analysis_kernel_summary_free(struct analysis_kernel_sum *s, int n);
 
 #endif /* RK_ANALYSIS_H */

@@ -5,7 +5,8 @@
  *
  * What happens, in order; nothing is written before the command line is known to be good:
  *   1. options, the metric list (aliases or CUPTI names, checked with CUPTI's host API for the
- *      GPU at hand, or GH100 without one), the --kernel regex and PROGRAM on PATH are checked;
+ *      GPU at hand, or GH100 without one), the kernel filters (Nsight Compute's --kernel-name,
+ *      --kernel-name-base and --kernel-id, common/kname.h) and PROGRAM on PATH are checked;
  *   2. the database is opened and a `profile` capture begun;
  *   3. PROGRAM runs with CUDA_INJECTION64_PATH and ROOFKIT_* set (inject.c lists them): the
  *      driver loads the library into it and into every child process that uses CUDA, and each
@@ -15,7 +16,10 @@
  *      (failed for a crash) whose note says how many launches were kept;
  *   4. the processes' status lines (one per process, in a temporary file) say which mode ran;
  *      one warning says why counters were missing and how to enable them, and the capture's
- *      note keeps it.
+ *      note keeps it;
+ *   5. the capture's kernels, summed up per name as `nsys stats` does (analysis's
+ *      analysis_kernel_summary), go to standard output: the top 10 as text, all of them with
+ *      --format csv|json. `--summary` prints that table for a stored capture, running nothing.
  * PROGRAM's standard streams are its own; roofkit only adds its lines on stderr. The exit code
  * is PROGRAM's (128 + N when signal N killed it).
  *
@@ -32,6 +36,7 @@
  * runs it once).
  */
 #define _GNU_SOURCE
+#include "analysis.h"
 #include "cli.h"
 #include "collect.h"
 #include "common.h"
@@ -39,13 +44,13 @@
 #include "gpu.h"
 #include "profile_journal.h"
 #include "profile_nvtx.h"
+#include "kname.h"
 
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,8 +245,9 @@ static int run_program(char **argv, char *const *env_kv, int nenv, int quiet, in
 
 /* Prints the summary, the one warning, and keeps the mode in the capture's note. st[0..nst)
  * are the statuses of the run whose launches were stored; all[0..nall) those of every run
- * (the same for one run), whose times are summed; runs > 1 for application replay. */
-static void report(struct rk_ctx *ctx, int64_t capture, const struct proc_status *st, int nst,
+ * (the same for one run), whose times are summed; runs > 1 for application replay. Returns
+ * the launches stored. */
+static long report(struct rk_ctx *ctx, int64_t capture, const struct proc_status *st, int nst,
                    const struct proc_status *all, int nall, int runs, int counters_wanted)
 {
     long launches = 0, with_counters = 0, unmatched = 0;
@@ -296,6 +302,7 @@ static void report(struct rk_ctx *ctx, int64_t capture, const struct proc_status
         rk_info("%s", times);
         db_capture_note(ctx->db, capture, note);
     }
+    return launches;
 }
 
 /*
@@ -427,13 +434,23 @@ static int visible_devices(const struct rk_ctx *ctx, char **out /* OUT: malloc'd
     return RK_OK;
 }
 
+/* Which launches are recorded: the kernel filters as given (checked), and the launch window. */
+struct launch_filter {
+    const char *name; /* --kernel-name, or NULL */
+    const char *base; /* --kernel-name-base, or NULL (function) */
+    const char *id;   /* --kernel-id, or NULL */
+    long skip, count;
+};
+
 /*
  * Steps 2-4 of the header: capture, run (once, or once per pass group: groups[0..ngroups) are
  * the groups' comma-separated raw metrics), report. Returns PROGRAM's exit code, or an rk_err
- * when roofkit itself failed before PROGRAM ran.
+ * when roofkit itself failed before PROGRAM ran; *stored gets the capture once PROGRAM ran and
+ * the capture ended (0 otherwise).
  */
 static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, const char *metrics,
-                       const char *kernel, long skip, long count, char *const *groups, int ngroups)
+                       const struct launch_filter *flt, char *const *groups, int ngroups,
+                       int64_t *stored /* OUT */)
 {
     char dbabs[PATH_MAX], status_path[] = "/tmp/roofkit-status-XXXXXX";
     char replay_dir[] = "/tmp/roofkit-replay-XXXXXX", replay_s[32];
@@ -444,6 +461,7 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
     enum db_status end = DB_FAILED;
     struct profile_journal pj;
 
+    *stored = 0;
     if ((rc = rk_ctx_open_db(ctx, 1)) != RK_OK)
         return rc;
     if (!realpath(db_path(ctx->db), dbabs))
@@ -463,8 +481,8 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
         goto out;
     }
     snprintf(capture_s, sizeof capture_s, "%lld", (long long)capture);
-    snprintf(skip_s, sizeof skip_s, "%ld", skip);
-    snprintf(count_s, sizeof count_s, "%ld", count);
+    snprintf(skip_s, sizeof skip_s, "%ld", flt->skip);
+    snprintf(count_s, sizeof count_s, "%ld", flt->count);
     char *no_activity = getenv("ROOFKIT_NO_ACTIVITY");
     if (!no_activity)
         no_activity = "";
@@ -484,8 +502,14 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
             capture_s,
             "ROOFKIT_METRICS",
             (char *)metrics,
-            "ROOFKIT_KERNEL",
-            (char *)(kernel ? kernel : ""),
+            "ROOFKIT_KERNEL", /* the older regex form: cleared, the three below select */
+            "",
+            "ROOFKIT_KERNEL_NAME",
+            (char *)(flt->name ? flt->name : ""),
+            "ROOFKIT_KERNEL_BASE",
+            (char *)(flt->base ? flt->base : ""),
+            "ROOFKIT_KERNEL_ID",
+            (char *)(flt->id ? flt->id : ""),
             "ROOFKIT_LAUNCH_SKIP",
             skip_s,
             "ROOFKIT_LAUNCH_COUNT",
@@ -551,7 +575,19 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
     }
     profile_journal_store(ctx, &pj); /* a failure was printed; what was stored stays */
     journal_status(&pj, &st, &nst, &all, &nall);
-    report(ctx, capture, st, nst, all, nall, runs, strcmp(metrics, "none") != 0);
+    long launches = report(ctx, capture, st, nst, all, nall, runs, strcmp(metrics, "none") != 0);
+    if (launches == 0 && nst > 0 && (flt->name || flt->id)) {
+        /* a filter that matched nothing says so, instead of an empty capture alone */
+        struct rk_buf b = RK_BUF_INIT;
+        if (flt->name)
+            rk_buf_printf(&b, "--kernel-name '%s'", flt->name);
+        if (flt->id)
+            rk_buf_printf(&b, "%s--kernel-id '%s'", flt->name ? " and " : "", flt->id);
+        rk_warn("no kernel launch of '%s' matched %s (compared with each kernel's %s name); "
+                "profile without the filter to see the names, or write 'regex:EXPR'",
+                prog[0], b.s ? b.s : "", flt->base ? flt->base : "function");
+        rk_buf_release(&b);
+    }
     capture_device(ctx, capture);
     int killed = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
     end = rk_interrupted ? DB_INTERRUPTED : profile_end_status(killed);
@@ -567,7 +603,8 @@ out:
     if (runs > 1 && strcmp(replay_dir, "/tmp/roofkit-replay-XXXXXX") != 0)
         remove_dir(replay_dir);
     profile_journal_close(&pj);
-    db_capture_end(ctx->db, capture, end);
+    if (db_capture_end(ctx->db, capture, end) == RK_OK && end == DB_DONE)
+        *stored = capture;
     free(st);
     free(all);
     return rc;
@@ -599,14 +636,99 @@ static int pass_groups(const char *metrics, char ***groups, int *ngroups)
     return rc;
 }
 
+/*
+ * Step 5: the kernels of `capture` summed up per name (analysis_kernel_summary), largest total
+ * time first, as a table on standard output; `top` > 0 keeps the first top rows (a line on
+ * stderr says how many more there are). RK_OK, or the error printed.
+ */
+static int print_summary(struct rk_ctx *ctx, int64_t capture, enum rk_format fmt, int top)
+{
+    static const struct rk_col cols[] = {
+        {"time_pct", RK_COL_REAL, 1},  {"total_ns", RK_COL_REAL, 0}, {"launches", RK_COL_INT, 0},
+        {"median_ns", RK_COL_REAL, 0}, {"roof_pct", RK_COL_REAL, 1}, {"bound", RK_COL_TEXT, 0},
+        {"kernel", RK_COL_TEXT, 0},
+    };
+    struct analysis_kernel_sum *k = NULL;
+    struct rk_table *t = NULL;
+    int n = 0, rc = analysis_kernel_summary(ctx->db, capture, &k, &n);
+    if (rc == RK_OK && n == 0 && top > 0) /* nothing recorded: the line above said so */
+        return RK_OK;
+    if (rc == RK_ENODATA)
+        rc = rk_error(RK_ENODATA, "no capture %lld in '%s'; see 'roofkit list captures'",
+                      (long long)capture, db_path(ctx->db));
+    if (rc == RK_OK)
+        rc = rk_table_new(fmt, stdout, cols, (int)(sizeof cols / sizeof *cols), &t);
+    int shown = top > 0 && n > top ? top : n;
+    for (int i = 0; rc == RK_OK && i < shown; i++) {
+        if ((rc = rk_table_row(t)) != RK_OK)
+            break;
+        rk_table_real(t, k[i].share_pct);
+        rk_table_real(t, k[i].total_ns);
+        rk_table_int(t, k[i].launches);
+        rk_table_real(t, k[i].median_ns);
+        rk_table_real(t, k[i].pct_roof);
+        rk_table_str(t, k[i].bound);
+        rk_table_str(t, k[i].kernel);
+    }
+    if (t && rc == RK_OK)
+        rc = rk_table_end(t);
+    else
+        rk_table_free(t);
+    if (rc == RK_OK && shown < n)
+        rk_info("%d more kernels: 'roofkit profile --summary --capture %lld' lists them all",
+                n - shown, (long long)capture);
+    analysis_kernel_summary_free(k, n);
+    return rc;
+}
+
+/* `profile --summary [--capture ID]`: the table of a stored profile capture (the newest one by
+ * default), read-only. */
+static int summary_only(struct rk_ctx *ctx, long capture, enum rk_format fmt)
+{
+    struct db_capture cap;
+    int64_t id = capture;
+    int rc = rk_ctx_open_db(ctx, 0);
+    if (rc != RK_OK)
+        return rc;
+    if (!id) {
+        rc = db_latest_capture(ctx->db, DB_CAPTURE_PROFILE, 0, &id);
+        if (rc == RK_ENODATA)
+            return rk_error(RK_ENODATA,
+                            "no finished profile capture in '%s'; run 'roofkit profile -- "
+                            "PROGRAM' first",
+                            db_path(ctx->db));
+        if (rc != RK_OK)
+            return rc;
+    }
+    if ((rc = db_get_capture(ctx->db, id, &cap)) == RK_ENODATA)
+        return rk_error(RK_ENODATA, "no capture %lld in '%s'; see 'roofkit list captures'",
+                        (long long)id, db_path(ctx->db));
+    if (rc != RK_OK)
+        return rc;
+    enum db_capture_kind kind = cap.kind;
+    db_capture_release(&cap);
+    if (kind != DB_CAPTURE_PROFILE)
+        return rk_error(RK_ENODATA,
+                        "capture %lld is a %s capture, not a profile one; see 'roofkit list "
+                        "captures'",
+                        (long long)id, db_capture_kind_name(kind));
+    return print_summary(ctx, id, fmt, 0);
+}
+
 int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
 {
     static const struct option opts[] = {
         {"metrics", required_argument, NULL, 'm'},
-        {"kernel", required_argument, NULL, 'k'},
+        {"kernel-name", required_argument, NULL, 'k'},
+        {"kernel-name-base", required_argument, NULL, 'B'},
+        {"kernel-id", required_argument, NULL, 'I'},
+        {"kernel", required_argument, NULL, 'K'}, /* the older name of --kernel-name */
         {"launch-skip", required_argument, NULL, 's'},
         {"launch-count", required_argument, NULL, 'c'},
         {"replay", required_argument, NULL, 'r'},
+        {"summary", no_argument, NULL, 'S'},
+        {"capture", required_argument, NULL, 'C'},
+        {"format", required_argument, NULL, 'f'},
         /* NVTX ranges and the profiler API (profile_nvtx.c) */
         {"nvtx", no_argument, NULL, PROFILE_OPT_NVTX},
         {"nvtx-include", required_argument, NULL, PROFILE_OPT_NVTX_INCLUDE},
@@ -615,30 +737,43 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         {NULL, 0, NULL, 0},
     };
     struct profile_nvtx nvtx = {0};
-    long skip = 0, count = 0;
-    const char *metrics = NULL, *kernel = NULL;
+    struct launch_filter flt = {0};
+    const char *metrics = NULL;
     char inject[PATH_MAX], *checked = NULL, **groups = NULL, *visible = NULL;
-    int c, rc, ngroups = 1, app_replay = 1;
+    int c, rc, ngroups = 1, app_replay = 1, summary = 0, run_opts = 0;
+    long capture = 0;
+    enum rk_format fmt = RK_FMT_TEXT;
     rk_getopt_reset();
     /* "+" stops at the first non-option: PROGRAM's own options are not ours. */
-    while ((c = rk_getopt(argc, argv, "+:", opts)) != -1) {
+    while ((c = rk_getopt(argc, argv, "+:k:s:c:", opts)) != -1) {
+        run_opts += c != 'S' && c != 'C' && c != 'f';
         switch (c) {
         case 'm':
-        case 'k':
             if (!*optarg)
                 return rk_error(RK_EUSAGE,
                                 "option needs a non-empty value; see 'roofkit help profile'");
-            if (c == 'm')
-                metrics = optarg;
-            else
-                kernel = optarg;
+            metrics = optarg;
+            break;
+        case 'K':
+            rk_warn("option '--kernel' is now '--kernel-name' (-k), as in Nsight Compute: an "
+                    "exact name unless written 'regex:EXPR'; taking '--kernel-name %s'",
+                    optarg);
+            /* fall through */
+        case 'k':
+            flt.name = optarg;
+            break;
+        case 'B':
+            flt.base = optarg;
+            break;
+        case 'I':
+            flt.id = optarg;
             break;
         case 's':
-            if (rk_opt_long("launch-skip", optarg, 0, 1L << 40, &skip) != RK_OK)
+            if (rk_opt_long("launch-skip", optarg, 0, 1L << 40, &flt.skip) != RK_OK)
                 return RK_EUSAGE;
             break;
         case 'c':
-            if (rk_opt_long("launch-count", optarg, 1, 1L << 40, &count) != RK_OK)
+            if (rk_opt_long("launch-count", optarg, 1, 1L << 40, &flt.count) != RK_OK)
                 return RK_EUSAGE;
             break;
         case 'r':
@@ -648,6 +783,17 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
                 return rk_error(RK_EUSAGE,
                                 "option '--replay' needs 'application' or 'kernel', not '%s'",
                                 optarg);
+            break;
+        case 'S':
+            summary = 1;
+            break;
+        case 'C':
+            if (rk_opt_long("capture", optarg, 1, LONG_MAX, &capture) != RK_OK)
+                return RK_EUSAGE;
+            break;
+        case 'f':
+            if (rk_parse_format(optarg, &fmt) != RK_OK)
+                return RK_EUSAGE;
             break;
         case PROFILE_OPT_NVTX:
         case PROFILE_OPT_NVTX_INCLUDE:
@@ -660,20 +806,35 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
             return RK_EUSAGE;
         }
     }
+    if (summary) {
+        if (optind < argc || run_opts)
+            return rk_error(RK_EUSAGE,
+                            "'--summary' prints a stored capture and runs nothing; it takes "
+                            "--capture and --format only");
+        return summary_only(ctx, capture, fmt);
+    }
+    if (capture)
+        return rk_error(RK_EUSAGE, "option '--capture' goes with '--summary'; write 'roofkit "
+                                   "profile --summary --capture ID'");
     if (optind >= argc)
         return rk_error(RK_EUSAGE,
                         "no program to profile; write 'roofkit profile -- PROGRAM [ARGS...]'");
     char **prog = argv + optind;
-    if (kernel) {
-        regex_t re;
-        char msg[256];
-        int rrc = regcomp(&re, kernel, REG_EXTENDED | REG_NOSUB);
-        if (rrc != 0) {
-            regerror(rrc, &re, msg, sizeof msg);
-            return rk_error(RK_EUSAGE, "option '--kernel' needs a regular expression: '%s': %s",
-                            kernel, msg);
-        }
-        regfree(&re);
+    /* the filters as the injection library will read them: refused here, before anything runs */
+    enum rk_kname_base base;
+    struct rk_kname_filter f;
+    struct rk_kernel_id kid;
+    if ((rc = rk_kname_base_parse(flt.base, &base)) != RK_OK)
+        return rc;
+    if (flt.name) {
+        if ((rc = rk_kname_filter_init(&f, flt.name, "--kernel-name")) != RK_OK)
+            return rc;
+        rk_kname_filter_release(&f);
+    }
+    if (flt.id) {
+        if ((rc = rk_kernel_id_init(&kid, flt.id)) != RK_OK)
+            return rc;
+        rk_kernel_id_release(&kid);
     }
     if (!find_program(prog[0]))
         return rk_error(RK_EUSAGE, "cannot find program '%s'; give its path or put it on PATH",
@@ -700,8 +861,13 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         free(checked);
         return rc;
     }
-    rc = profile_run(ctx, prog, inject, checked, kernel, skip, count, groups, ngroups);
+    int64_t stored = 0;
+    rc = profile_run(ctx, prog, inject, checked, &flt, groups, ngroups, &stored);
     rk_free_name_list(groups, groups ? ngroups : 0);
     free(checked);
+    /* The table is data (standard output); as text it is for a person, whom --quiet silences.
+     * PROGRAM's exit code stays the command's even when the table cannot be written. */
+    if (stored && (fmt != RK_FMT_TEXT || !ctx->quiet))
+        print_summary(ctx, stored, fmt, fmt == RK_FMT_TEXT ? 10 : 0);
     return rc;
 }

@@ -24,6 +24,7 @@
 #include "common.h"
 #include "db.h"
 #include "kernels.h"
+#include "kname.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -46,6 +47,7 @@ struct run_opts {
     const struct kernels_suite *suite;
     char **kernel_pats; /* --kernel patterns, or NULL */
     int n_kernel_pats;
+    struct rk_kname_filter *kernel_filters; /* each pattern by common/kname.h's rule */
     struct kernels_shape sizes[MAX_SHAPES]; /* --sizes, replaces the suite's shapes */
     int n_sizes;
     unsigned precisions; /* KERNELS_PREC_BIT mask */
@@ -82,6 +84,9 @@ struct plan {
 static void free_opts(struct run_opts *o)
 {
     rk_counters_free(o->counters);
+    for (int i = 0; o->kernel_filters && i < o->n_kernel_pats; i++)
+        rk_kname_filter_release(&o->kernel_filters[i]);
+    free(o->kernel_filters);
     rk_free_name_list(o->kernel_pats, o->n_kernel_pats);
     for (int i = 0; i < o->n_specs; i++) {
         free(o->specs[i].name);
@@ -89,12 +94,22 @@ static void free_opts(struct run_opts *o)
     }
 }
 
+/* Does --kernel pattern i select kernel `name`? kname.h's rule: "regex:EXPR" is an expression;
+ * else a registry name, which also selects the kernels it is a prefix or glob of (kernels_match:
+ * "tsm2", "*_v3"), the registry's short names being grouped so. */
+static int pattern_match(const struct run_opts *o, int i, const char *name)
+{
+    if (o->kernel_filters[i].regex)
+        return rk_kname_filter_match(&o->kernel_filters[i], name);
+    return kernels_match(o->kernel_pats[i], name);
+}
+
 static int kernel_wanted(const struct run_opts *o, const struct kernels_kernel *k)
 {
     if (!o->kernel_pats)
         return 1;
     for (int i = 0; i < o->n_kernel_pats; i++)
-        if (kernels_match(o->kernel_pats[i], k->name))
+        if (pattern_match(o, i, k->name))
             return 1;
     return 0;
 }
@@ -248,7 +263,12 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             rk_free_name_list(o->kernel_pats, o->n_kernel_pats);
             o->kernel_pats = NULL;
             o->n_kernel_pats = 0; /* a bad second --kernel must not leave a stale count */
-            if (rk_parse_name_list(optarg, &o->kernel_pats, &o->n_kernel_pats) != RK_OK)
+            if (strncmp(optarg, "regex:", 6) == 0) { /* one expression, commas and all */
+                if (!(o->kernel_pats = calloc(1, sizeof *o->kernel_pats)) ||
+                    !(o->kernel_pats[0] = strdup(optarg)))
+                    return rk_error(RK_ENOMEM, "out of host memory");
+                o->n_kernel_pats = 1;
+            } else if (rk_parse_name_list(optarg, &o->kernel_pats, &o->n_kernel_pats) != RK_OK)
                 return rk_error(RK_EUSAGE, "option '--kernel' needs kernel names; see "
                                            "'roofkit list kernels'");
             break;
@@ -298,10 +318,17 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
     } else if (!o->kernel_pats) {
         o->suite = kernels_suite_find("default");
     }
+    if (o->n_kernel_pats > 0 &&
+        !(o->kernel_filters = calloc((size_t)o->n_kernel_pats, sizeof *o->kernel_filters)))
+        return rk_error(RK_ENOMEM, "out of host memory");
+    for (int i = 0; i < o->n_kernel_pats; i++)
+        if ((rc = rk_kname_filter_init(&o->kernel_filters[i], o->kernel_pats[i], "--kernel")) !=
+            RK_OK)
+            return rc;
     for (int i = 0; i < o->n_kernel_pats; i++) {
         int hit = 0;
         for (int k = 0; k < kernels_count(); k++)
-            hit |= kernels_match(o->kernel_pats[i], kernels_get(k)->name);
+            hit |= pattern_match(o, i, kernels_get(k)->name);
         if (!hit) {
             char names[1024];
             kernel_names(names, sizeof names);

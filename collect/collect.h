@@ -200,9 +200,13 @@ struct collect_options {
     int nmetrics;
     const char
         *kernel_regex; /* POSIX extended regex on the demangled or mangled name; NULL = all */
-    long launch_skip;  /* skip the first N matching launches */
-    long launch_count; /* record at most N matching launches; 0 = no limit */
-    int max_ranges;    /* launches per counter batch; 0 = 64 */
+    /* Nsight Compute's filters, by common/kname.h's rule; NULL or "" = all. */
+    const char *kernel_name; /* an exact name or "regex:EXPR" (ncu --kernel-name) */
+    const char *kernel_base; /* "function" (NULL, ""), "demangled" or "mangled" */
+    const char *kernel_id;   /* "::[regex:]NAME:INVOCATION" (ncu --kernel-id) */
+    long launch_skip;        /* skip the first N matching launches */
+    long launch_count;       /* record at most N matching launches; 0 = no limit */
+    int max_ranges;          /* launches per counter batch; 0 = 64 */
     /* Where counter batches are dumped as raw counter data images (for golden tests), or
      * NULL. */
     const char *dump_dir;

@@ -24,6 +24,11 @@
  *   ROOFKIT_FROM_START    "off": record only between cu(da)ProfilerStart and Stop
  *   ROOFKIT_METRICS       comma-separated names, "none", or empty for the default set
  *   ROOFKIT_KERNEL        regex on kernel names
+ *   ROOFKIT_KERNEL_NAME   --kernel-name: an exact name, or "regex:EXPR" (common/kname.h)
+ *   ROOFKIT_KERNEL_BASE   --kernel-name-base: function (unset or empty), demangled or mangled
+ *   ROOFKIT_KERNEL_ID     --kernel-id: "::[regex:]NAME:INVOCATION", Nsight Compute's syntax
+ *                         (profile sets these three; ROOFKIT_KERNEL, on the mangled or the
+ *                         demangled name, is the older form, kept for scripts)
  *   ROOFKIT_LAUNCH_SKIP / ROOFKIT_LAUNCH_COUNT   launch window, per process
  *   ROOFKIT_STATUS        file to which each process appends one status line:
  *                         pid TAB mode TAB launches TAB with-counters TAB passes TAB
@@ -478,6 +483,9 @@ int InitializeInjection(void)
     opt.nmetrics = nmetric_names;
     const char *re = getenv("ROOFKIT_KERNEL");
     opt.kernel_regex = re && *re ? re : NULL;
+    opt.kernel_name = getenv("ROOFKIT_KERNEL_NAME");
+    opt.kernel_base = getenv("ROOFKIT_KERNEL_BASE");
+    opt.kernel_id = getenv("ROOFKIT_KERNEL_ID");
     opt.launch_skip = env_long("ROOFKIT_LAUNCH_SKIP");
     opt.launch_count = env_long("ROOFKIT_LAUNCH_COUNT");
     opt.max_ranges = (int)env_long("ROOFKIT_MAX_RANGES");

@@ -11,6 +11,9 @@
  *                                them, one failed verification, one with unknown
  *                                counts; a profile capture that names no device
  *   model_fixture noprobe FILE   the same device and run capture, no probe capture
+ *   model_fixture profile FILE   the full fixture, then a profile capture on the device:
+ *                                launches of four kernels with fp32 flop and DRAM counters,
+ *                                one without counters, two without a time (profile_cli.py)
  *
  * The ceiling values are those of docs/perf-notes.md (H100 measured); the times are
  * invented. tests/cli/model_cli.py holds the same numbers for its hand computation.
@@ -148,6 +151,57 @@ static int add_profiled(struct db *db, int64_t cap)
     return db_insert_measurement(db, cap, &x, NULL, 0, NULL);
 }
 
+/*
+ * The launches of a profiled program, as the injection library stores them (one measurement
+ * each, demangled name, counters as metrics): profile_cli.py holds the same numbers for its
+ * hand computation of `roofkit profile --summary`.
+ */
+static int add_profile_launches(struct db *db, int64_t cap)
+{
+    static const struct {
+        const char *kernel;
+        double ns, flops, dram; /* flops NaN: no counters */
+    } l[] = {
+        {"void gemm<float>(float const*, float*, int)", 40000, 2.4e9, 1e6},
+        {"triad(double*, double const*, double const*, double, unsigned long)", 50000, 2e6, 1.2e8},
+        {"void gemm<float>(float const*, float*, int)", 10000, 0.4e9, 1e6},
+        {"copy_kernel(float*)", 40000, NAN, NAN},
+        {"void gemm<float>(float const*, float*, int)", 20000, 0.6e9, 1e6},
+        {"triad(double*, double const*, double const*, double, unsigned long)", 50000, 2e6, 1.2e8},
+        {"noop()", NAN, NAN, NAN},
+        {"void gemm<float>(float const*, float*, int)", 30000, 1.2e9, 1e6},
+        {"triad(double*, double const*, double const*, double, unsigned long)", 60000, 2e6, 1.2e8},
+        {"noop()", NAN, NAN, NAN},
+    };
+    int rc = RK_OK;
+    for (size_t i = 0; i < sizeof l / sizeof *l && rc == RK_OK; i++) {
+        struct db_measurement x;
+        struct db_metric mv[3] = {
+            {0, 0, "flop_count_sp", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+             l[i].flops, "flop"},
+            {0, 0, "dram_read_bytes", "dram__bytes_read.sum", l[i].dram * 0.75, "byte"},
+            {0, 0, "dram_write_bytes", "dram__bytes_write.sum", l[i].dram * 0.25, "byte"},
+        };
+        memset(&x, 0, sizeof x);
+        x.kernel = l[i].kernel;
+        x.grid[0] = 132;
+        x.grid[1] = x.grid[2] = 1;
+        x.block[0] = 256;
+        x.block[1] = x.block[2] = 1;
+        x.reps = 1;
+        x.time_min_ns = x.time_median_ns = x.time_max_ns = l[i].ns;
+        x.flops = x.bytes_dram = x.bytes_l2 = x.bytes_l1 = x.bytes_shared = NAN;
+        x.verified = -1;
+        x.rel_error = NAN;
+        x.cache_state = "warm";
+        x.source = "profile";
+        x.launch_index = (int64_t)i;
+        x.correlation_id = 100 + (int64_t)i;
+        rc = db_insert_measurement(db, cap, &x, mv, isnan(l[i].flops) ? 0 : 3, NULL);
+    }
+    return rc;
+}
+
 static int add_run(struct db *db, int64_t dev)
 {
     /* params in registry order (kernels/registry.c), resolved as kernels_result has them */
@@ -206,11 +260,12 @@ int main(int argc, char **argv)
     int64_t dev_id, cap;
     int rc, full;
 
-    if (argc != 3 || (strcmp(argv[1], "full") != 0 && strcmp(argv[1], "noprobe") != 0)) {
-        fprintf(stderr, "usage: model_fixture full|noprobe FILE\n");
+    if (argc != 3 || (strcmp(argv[1], "full") != 0 && strcmp(argv[1], "noprobe") != 0 &&
+                      strcmp(argv[1], "profile") != 0)) {
+        fprintf(stderr, "usage: model_fixture full|noprobe|profile FILE\n");
         return RK_EUSAGE;
     }
-    full = strcmp(argv[1], "full") == 0;
+    full = strcmp(argv[1], "noprobe") != 0;
     memset(&dev, 0, sizeof dev);
     dev.name = "NVIDIA H100 80GB HBM3";
     dev.uuid = "GPU-00000000-model-fixture";
@@ -242,6 +297,14 @@ int main(int argc, char **argv)
         rc = db_capture_begin(db, 0, DB_CAPTURE_PROFILE, "roofkit profile -- app", "test", &cap);
         if (rc == RK_OK)
             rc = add_profiled(db, cap);
+        if (rc == RK_OK)
+            rc = db_capture_end(db, cap, DB_DONE);
+    }
+    if (rc == RK_OK && strcmp(argv[1], "profile") == 0) {
+        rc = db_capture_begin(db, dev_id, DB_CAPTURE_PROFILE, "roofkit profile -- app", "test",
+                              &cap);
+        if (rc == RK_OK)
+            rc = add_profile_launches(db, cap);
         if (rc == RK_OK)
             rc = db_capture_end(db, cap, DB_DONE);
     }

@@ -8,7 +8,8 @@
 #     replay), under ncu with the same raw metrics (default clock control, for the wall time;
 #     --clock-control none --cache-control none, for the values); launch counts, checksums,
 #     wall times; compare_ncu.py side by side; the same with --replay kernel
-#   3 --kernel/--launch-skip/--launch-count; child processes; the batch re-arm variants
+#   3 --kernel-name/--launch-skip/--launch-count; child processes; the batch re-arm variants
+#     (filter-check.sh sets each filter against ncu's)
 #   4 a golden counter data image for the CPU tests (tests/data/collect-golden-*)
 #   5 PyTorch: kernels recorded vs torch.profiler's count; checksum with and without roofkit
 set -u
@@ -93,9 +94,9 @@ t0=$(now); "$R" --db "$DB" profile --metrics none -- "$P" >/dev/null; t_none=$(s
 say "roofkit profile --metrics none: $t_none s, $(q "select count(*) from measurement where capture_id=? and time_median_ns > 0" "$(last_capture)") timed launches"
 
 echo "### 3 filters, children, re-arm"
-"$R" --db "$DB" profile --kernel '^triad' --launch-skip 5 --launch-count 10 -- "$P" >/dev/null
+"$R" --db "$DB" profile --kernel-name 'regex:^triad' --launch-skip 5 --launch-count 10 -- "$P" >/dev/null
 cap=$(last_capture)
-say "--kernel ^triad --launch-skip 5 --launch-count 10: $(q "select count(*) || ' launches, ' || sum(kernel like 'triad%') || ' triad, ' || count(distinct launch_index) || ' indexes' from measurement where capture_id=?" "$cap"), $(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null" "$cap") with counters"
+say "--kernel-name regex:^triad --launch-skip 5 --launch-count 10: $(q "select count(*) || ' launches, ' || sum(kernel like 'triad%') || ' triad, ' || count(distinct launch_index) || ' indexes' from measurement where capture_id=?" "$cap"), $(q "select count(distinct measurement_id) from metric join measurement m on m.id=measurement_id where m.capture_id=? and value is not null" "$cap") with counters"
 "$R" --db "$DB" profile --metrics none -- sh -c "'$P' 8 >/dev/null && '$P' 12 >/dev/null"
 cap=$(last_capture)
 say "child processes (8 + 12 launches, --metrics none): $(q "select count(*) || ' launches from ' || count(distinct json_extract(params, '\$.pid')) || ' processes' from measurement where capture_id=?" "$cap")"

@@ -15,6 +15,13 @@
  *   M3  decode returns a different range count: no launch of the batch gets counters
  *   F1  --kernel regex, --launch-skip, --launch-count select the right launches
  *   F2  a bad regex is a usage error
+ *   F3  --kernel-name (Nsight Compute's rule): an exact name of the function base matches every
+ *       overload and template instance of it, not a longer name; "regex:" matches anywhere;
+ *       --kernel-name-base demangled and mangled compare those names whole
+ *   F4  --kernel-id "::NAME:N" records the N-th launch of NAME only, counted per kernel name
+ *       (each name its own count with a regex name or an empty one); an invocation expression;
+ *       with --kernel-name and the launch window, the window counts what both let through
+ *   F5  a bad --kernel-name, --kernel-name-base or --kernel-id is a usage error
  *   D1  each range-profiler enable failure (33, 35, 40..45, 27) -> timing mode, launches kept,
  *       reason names the CUPTI code; 35 and 40 carry the how-to-enable advice
  *   D2  tracing fails (39: another profiler) -> mode off, nothing recorded
@@ -387,6 +394,103 @@ static void test_bad_regex(void **state)
     assert_int_equal(fake.trace_starts, 0);
 }
 
+/* The correlation ids a session recorded, in order, as "1,3,4". */
+static void recorded(const struct collect_result *r, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < r->nlaunch && used < size; i++)
+        used += (size_t)snprintf(out + used, size - used, "%s%u", i ? "," : "",
+                                 r->launch[i].correlation);
+}
+
+/* Launches names[0..n) (correlation ids 1..n) under opt; the recorded ids as recorded() writes. */
+static void select_run(const struct collect_options *opt, const char *const *names, int n,
+                       char *out, size_t size)
+{
+    fake_reset();
+    struct collect_session *s = begin(opt);
+    for (int c = 0; c < n; c++) {
+        fake_launch(CTX_A, (uint32_t)c + 1, names[c]);
+        fake_record((uint32_t)c + 1, names[c], 0, 0, 0);
+    }
+    struct collect_result *r = end(s);
+    recorded(r, out, size);
+    collect_result_free(r);
+}
+
+/* copy() copy<float>(float*) scale() copy() copy<float>(float*) copy_all() scale() */
+static const char *const prog7[] = {"_Z4copyv",       "_Z4copyIfEvPT_", "_Z5scalev", "_Z4copyv",
+                                    "_Z4copyIfEvPT_", "_Z8copy_allv",   "_Z5scalev"};
+
+/* F3, F4: the filters of each case over prog7, and the correlation ids recorded. */
+static const struct {
+    const char *name, *base, *id, *want, *why;
+} filter_cases[] = {
+    /* F3 */
+    {"copy", NULL, NULL, "1,2,4,5", "both copy functions, not copy_all"},
+    {"regex:copy", NULL, NULL, "1,2,4,5,6", "anywhere in the name"},
+    {"regex:^sc", NULL, NULL, "3,7", "an anchored expression"},
+    {"copy()", "demangled", NULL, "1,4", "a whole signature"},
+    {"void copy<float>(float*)", "demangled", NULL, "2,5", "a template instance"},
+    {"copy", "demangled", NULL, "", "the function name is not the demangled one"},
+    {"_Z5scalev", "mangled", NULL, "3,7", "a mangled name"},
+    {"regex:^_Z4copy", "mangled", NULL, "1,2,4,5", "an expression on mangled names"},
+    /* F4 */
+    {NULL, NULL, "::copy:2", "2", "copy's launches are 1, 2, 4, 5"},
+    {NULL, NULL, "::scale:2", "7", "scale's second"},
+    {NULL, NULL, "::copy:5", "", "there is no fifth"},
+    {NULL, NULL, "::regex:^(copy|scale)$:2", "2,7", "each name counts its own launches"},
+    {NULL, NULL, ":::1", "1,3,6", "the first launch of every kernel"},
+    {NULL, NULL, "::copy:2|4", "2,5", "an invocation expression"},
+    {NULL, NULL, "::copy:", "1,2,4,5", "every invocation"},
+    {NULL, "demangled", "::copy():2", "4", "a demangled name counts alone"},
+    {"regex:copy_", NULL, "::copy:1", "", "both filters must pass"},
+};
+
+/* F3, F4 */
+static void test_kernel_filters(void **state)
+{
+    (void)state;
+    char got[128];
+    for (size_t i = 0; i < sizeof filter_cases / sizeof *filter_cases; i++) {
+        struct collect_options opt = {.kernel_name = filter_cases[i].name,
+                                      .kernel_base = filter_cases[i].base,
+                                      .kernel_id = filter_cases[i].id};
+        select_run(&opt, prog7, 7, got, sizeof got);
+        if (strcmp(got, filter_cases[i].want) != 0)
+            fail_msg("case %zu (%s): recorded '%s', expected '%s'", i, filter_cases[i].why, got,
+                     filter_cases[i].want);
+    }
+    /* both filters, then the window over what they let through */
+    struct collect_options both = {
+        .kernel_id = ":::2|3|4", .kernel_name = "regex:copy", .launch_skip = 1, .launch_count = 1};
+    const char *const many[] = {"_Z4copyv",  "_Z4copyv", "_Z5scalev", "_Z4copyv",
+                                "_Z5scalev", "_Z4copyv", "_Z5scalev", "_Z4copyv"};
+    select_run(&both, many, 8, got, sizeof got);
+    assert_string_equal(got, "4"); /* copy's 2nd (2) is skipped, its 3rd (4) recorded */
+}
+
+/* F5 */
+static void test_bad_kernel_filters(void **state)
+{
+    (void)state;
+    struct collect_session *s = NULL;
+    struct collect_options opt = {.kernel_name = "regex:("};
+    assert_int_equal(collect_session_begin(&opt, &s), RK_EUSAGE);
+    assert_null(s);
+    struct collect_options b = {.kernel_base = "signature"};
+    assert_int_equal(collect_session_begin(&b, &s), RK_EUSAGE);
+    struct collect_options id = {.kernel_id = "1:7:copy:2"};
+    assert_int_equal(collect_session_begin(&id, &s), RK_EUSAGE);
+    id.kernel_id = "copy";
+    assert_int_equal(collect_session_begin(&id, &s), RK_EUSAGE);
+    struct collect_options empty = {.kernel_name = "", .kernel_id = "", .kernel_base = ""};
+    s = begin(&empty); /* empty strings: no filter */
+    collect_result_free(end(s));
+    assert_int_equal(fake.trace_starts, 1);
+}
+
 /* D1 */
 static void test_enable_failures(void **state)
 {
@@ -634,6 +738,8 @@ int main(void)
         cmocka_unit_test_setup(test_range_count_mismatch, setup),
         cmocka_unit_test_setup(test_filter_window, setup),
         cmocka_unit_test_setup(test_bad_regex, setup),
+        cmocka_unit_test_setup(test_kernel_filters, setup),
+        cmocka_unit_test_setup(test_bad_kernel_filters, setup),
         cmocka_unit_test_setup(test_enable_failures, setup),
         cmocka_unit_test_setup(test_trace_fails, setup),
         cmocka_unit_test_setup(test_start_stop_decode_fail, setup),
