@@ -20,6 +20,9 @@
  *                             roof, bound
  *   analysis_kernel_summary() a capture's kernels summed up per name (launches, times,
  *                             share, % of roof and bound of the launches the model judged)
+ *   analysis_compare()        two captures kernel by kernel (the ratio of their times with
+ *                             its interval, faster / slower / within noise) and their
+ *                             devices' ceilings side by side
  *
  * Invariants:
  *   - Reads through db/ only; writes nothing. Which ceilings and counts each model
@@ -32,6 +35,7 @@
 #ifndef RK_ANALYSIS_H
 #define RK_ANALYSIS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "db.h"
@@ -283,5 +287,92 @@ struct analysis_kernel_sum {
 int analysis_kernel_summary(struct db *db, int64_t capture_id,
                             struct analysis_kernel_sum **out /* OUT */, int *n /* OUT */);
 void analysis_kernel_summary_free(struct analysis_kernel_sum *s, int n);
+
+/* ----------------------------------------------------- comparing two captures */
+
+/* What analysis_compare() is asked. */
+struct analysis_cmp_opts {
+    double threshold; /* a slowdown counts as a regression above 1 + threshold (0.05) */
+    double conf;      /* the intervals' confidence (0.95) */
+};
+
+/* One kernel configuration of either capture. */
+struct analysis_cmp_row {
+    const char *kernel;      /* strings point into the loaded rows (valid until release) */
+    const char *precision;   /* NULL: none (a profiled kernel) */
+    int64_t m, n, k;         /* the shape; 0 for a profiled kernel */
+    const char *params;      /* the parameters' JSON (A's); NULL for a profiled kernel */
+    const char *params_b;    /* B's, when they differ: a shape each capture ran in one
+                                configuration only, compared across parameters; NULL: same */
+    const char *cache_state; /* "cold" or "warm"; NULL for a profiled kernel */
+    int profiled;  /* profiled launches grouped by kernel name: they are the repetitions */
+    int in;        /* 1: in A only, 2: in B only, 3: in both */
+    long n_a, n_b; /* repetitions (launches) on each side */
+    double median_a_ns, median_b_ns; /* their medians; NaN on a side that lacks it */
+    struct model_ratio r;            /* B / A (in both only; else method NONE) */
+    enum model_change change;        /* model_ratio_change(&r) */
+    int regression;                  /* slower, and r.ratio > 1 + threshold */
+};
+
+/* One ceiling of either side's device. */
+struct analysis_cmp_ceiling {
+    const char *name, *unit; /* A's unit, else B's */
+    const char *unit_b;      /* B's unit (may differ: the ratio is then taken in SI units) */
+    double a, b;             /* values; NaN on a side that lacks it */
+    double ratio;            /* b / a; NaN when either is missing or the units do not convert */
+};
+
+struct analysis_cmp {
+    struct db_capture cap[2]; /* A and B */
+    struct db_device dev[2];  /* their devices (id 0: none) */
+    /* The probe capture whose ceilings each side shows: the capture itself for a probe, else
+     * the newest probe of its device stored before it (per ceiling name: the newest that measured
+     * it); 0: none. ceil_after: no probe came before it, the device's current ceilings were
+     * taken. */
+    int64_t probe[2];
+    int ceil_after[2];
+    struct analysis_cmp_row *rows; /* in key order: kernel, precision, shape, params, cache */
+    int nrows;
+    struct analysis_cmp_ceiling *ceil;
+    int nceil;
+    long compared, slower, faster, noise; /* rows in both, and their classes */
+    long only_a, only_b, regressions;
+    long params_differ; /* rows compared across parameters (params_b set) */
+    long approx;        /* rows compared from min/median/max (no stored repetitions) */
+    long unverified;    /* measurements left out: failed verification */
+    struct analysis_cmp_opts opts;
+    /* what the strings point into */
+    struct db_measurement_row *mrows[2];
+    int nm[2];
+    struct db_ceiling *crows[2];
+    int nc[2];
+};
+
+/*
+ * analysis_compare: capture b of db_b against capture a of db_a (the same connection, or two
+ * database files), as `roofkit diff A B` and the report's comparison with a baseline show it
+ * (compare.c, docs/compare.md):
+ *   - run and tune captures: each (kernel, precision, m, n, k, params, cache state) matched,
+ *     the repetitions of that configuration (every repetition's time where stored, else the
+ *     row's min/median/max) compared with model_ratio_interval (or _summary) at opts->conf;
+ *     profile captures: launches grouped by kernel name; measurements that failed
+ *     verification are left out; a configuration stored twice in a capture pools its times;
+ *     a shape each capture ran in one configuration only is compared even when the parameters
+ *     differ (params_b);
+ *   - either kind's devices' ceilings side by side, by name, with their ratio; two probe
+ *     captures: their own ceilings and no kernels.
+ * Both captures must be of kind run, tune or profile, or both probe. RK_OK (*out filled;
+ * release with analysis_compare_release), RK_ENODATA (not printed) when a capture is missing,
+ * RK_EUSAGE (not printed) for kinds that cannot be compared, or the database's error or
+ * RK_ENOMEM (printed).
+ */
+int analysis_compare(struct db *db_a, int64_t a, struct db *db_b, int64_t b,
+                     const struct analysis_cmp_opts *opts, struct analysis_cmp *out /* OUT */);
+void analysis_compare_release(struct analysis_cmp *c);
+/* A row's change in words: "only in A", "only in B", "slower: regression", or
+ * model_change_name's "faster", "slower", "within noise". */
+const char *analysis_cmp_change(const struct analysis_cmp_row *r);
+/* A row's shape as "MxNxK" into buf ("-" for a profiled kernel); returns buf. */
+const char *analysis_cmp_shape(const struct analysis_cmp_row *r, char *buf, size_t len);
 
 #endif /* RK_ANALYSIS_H */

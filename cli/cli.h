@@ -101,6 +101,8 @@ void rk_getopt_reset(void);
 /* Parses a number option: prints "option '--name' needs ..." and returns RK_EUSAGE on error. */
 int rk_opt_double(const char *name, const char *val, double *out /* OUT */);
 int rk_opt_long(const char *name, const char *val, long min, long max, long *out /* OUT */);
+/* A percentage from 0 to 1000, "5%" or "5", as a fraction (0.05) into *out; RK_EUSAGE printed. */
+int rk_opt_percent(const char *name, const char *val, double *out /* OUT */);
 
 /*
  * Hardware counters of `roofkit run` (cli/run_counters.c): a CUPTI collection session around
@@ -267,5 +269,6 @@ int cmd_list(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_export(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_all(int argc, char **argv, struct rk_ctx *ctx);
 int cmd_merge(int argc, char **argv, struct rk_ctx *ctx);
+int cmd_diff(int argc, char **argv, struct rk_ctx *ctx);
 
 #endif /* RK_CLI_H */

@@ -67,6 +67,7 @@ static const char exit_codes[] =
     "   10  not enough GPU or host memory for the request\n"
     "   11  an external program (gnuplot) is missing\n"
     "   12  the database holds nothing to work on\n"
+    "   13  'diff': a kernel is slower than the baseline beyond noise and the threshold\n"
     "  130  interrupted (rows already stored are complete)\n";
 
 void rk_print_main_help(FILE *to)

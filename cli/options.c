@@ -93,6 +93,24 @@ int rk_opt_double(const char *name, const char *val, double *out)
     return RK_OK;
 }
 
+int rk_opt_percent(const char *name, const char *val, double *out)
+{
+    char buf[64];
+    size_t n = val ? strlen(val) : 0;
+    double v;
+    if (n == 0 || n >= sizeof buf)
+        return rk_error(RK_EUSAGE, "option '--%s' needs a percentage such as 5%%", name);
+    memcpy(buf, val, n + 1);
+    if (buf[n - 1] == '%')
+        buf[n - 1] = '\0';
+    if (rk_parse_double(buf, &v) != RK_OK || v < 0 || v > 1000)
+        return rk_error(RK_EUSAGE,
+                        "option '--%s' needs a percentage from 0 to 1000 such as 5%%, not '%s'",
+                        name, val);
+    *out = v / 100.0;
+    return RK_OK;
+}
+
 int rk_opt_long(const char *name, const char *val, long min, long max, long *out)
 {
     long v;

@@ -3,7 +3,8 @@
  * read-only and writes the report directory through report/ (report_write).
  * Bad input is refused before the database is opened: nothing is read or written.
  * The selection (--capture, --device, --kernel, --family) is parsed here and checked
- * against the database by report/ before it writes anything.
+ * against the database by report/ before it writes anything; so is --baseline's comparison
+ * (report/compare.c, as `roofkit diff` compares).
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -64,13 +65,35 @@ static int parse_names(const char *arg, const char *option, const char *example,
     return RK_OK;
 }
 
+/* --baseline A or A:B (capture ids) into base. */
+static int parse_baseline(const char *arg, struct report_baseline *base)
+{
+    char a[32] = "";
+    const char *colon = strchr(arg, ':');
+    long va = 0, vb = 0;
+    size_t la = colon ? (size_t)(colon - arg) : strlen(arg);
+    if (la < sizeof a)
+        memcpy(a, arg, la), a[la] = '\0';
+    if (la >= sizeof a || rk_parse_long(a, &va) != RK_OK || va < 1 ||
+        (colon && (rk_parse_long(colon + 1, &vb) != RK_OK || vb < 1)))
+        return rk_error(RK_EUSAGE,
+                        "option '--baseline' needs a capture id A or A:B such as 2 or 2:5, not "
+                        "'%s'",
+                        arg);
+    base->capture = va;
+    base->current = vb;
+    return RK_OK;
+}
+
 int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
 {
     static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},     {"format", required_argument, NULL, 'f'},
-        {"capture", required_argument, NULL, 'c'}, {"kernel", required_argument, NULL, 'k'},
-        {"family", required_argument, NULL, 'F'},  {NULL, 0, NULL, 0},
+        {"out", required_argument, NULL, 'o'},       {"format", required_argument, NULL, 'f'},
+        {"capture", required_argument, NULL, 'c'},   {"kernel", required_argument, NULL, 'k'},
+        {"family", required_argument, NULL, 'F'},    {"baseline", required_argument, NULL, 'B'},
+        {"threshold", required_argument, NULL, 't'}, {NULL, 0, NULL, 0},
     };
+    struct report_baseline base = {0, 0, 0.05};
     struct report_opts ro = {.out_dir = "roofkit-report", .formats = REPORT_ALL};
     struct sel_lists l = {NULL, NULL, NULL, 0, 0};
     char *out_dir = NULL;
@@ -99,6 +122,12 @@ int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
             ro.select.families = (const char *const *)l.fams;
             ro.select.nfamilies = l.nfams;
             break;
+        case 'B':
+            rc = parse_baseline(optarg, &base);
+            break;
+        case 't':
+            rc = rk_opt_percent("threshold", optarg, &base.threshold);
+            break;
         default:
             rc = RK_EUSAGE;
         }
@@ -119,7 +148,7 @@ int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
     if (rc == RK_OK) {
         ro.out_dir = out_dir;
         if ((rc = rk_ctx_open_db(ctx, 0)) == RK_OK)
-            rc = report_write(ctx->db, &ro);
+            rc = report_write_compare(ctx->db, &ro, base.capture ? &base : NULL);
     }
     free(out_dir);
     sel_lists_free(&l);

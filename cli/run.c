@@ -84,6 +84,7 @@ struct plan {
 static void free_opts(struct run_opts *o)
 {
     rk_counters_free(o->counters);
+    free(o->kopt.times_ns);
     for (int i = 0; o->kernel_filters && i < o->n_kernel_pats; i++)
         rk_kname_filter_release(&o->kernel_filters[i]);
     free(o->kernel_filters);
@@ -304,6 +305,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         return rk_error(RK_EUSAGE, "unexpected argument '%s'; see 'roofkit help run'",
                         argv[optind]);
     o->kopt.reps = (int)reps;
+    /* every repetition's time is stored with the measurement (what `roofkit diff` compares) */
+    if (!(o->kopt.times_ns = calloc((size_t)reps, sizeof *o->kopt.times_ns)))
+        return rk_error(RK_ENOMEM, "out of host memory");
 
     if (suite) {
         o->suite = kernels_suite_find(suite);

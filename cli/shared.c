@@ -67,6 +67,8 @@ void rk_measurement_row(const struct kernels_kernel *k, int prec, const struct k
     m->time_min_ns = r->time_min_ns;
     m->time_median_ns = r->time_median_ns;
     m->time_max_ns = r->time_max_ns;
+    m->times_ns = r->times_ns;
+    m->n_times = r->times_ns ? r->reps : 0;
     m->flops = cost ? cost->flops : NAN;
     m->bytes_dram = cost ? cost->bytes_dram : NAN;
     m->bytes_l2 = cost ? cost->bytes_l2 : NAN;

@@ -45,6 +45,8 @@ const char *rk_strerror(int err)
         return "external program missing";
     case RK_ENODATA:
         return "nothing to work on in the database";
+    case RK_EREGRESSION:
+        return "a kernel is slower than the baseline";
     case RK_EINTR:
         return "interrupted";
     default:

@@ -28,16 +28,17 @@ enum rk_err {
     RK_EFAIL = 1,  /* internal error (a bug): please report it */
     RK_EUSAGE = 2, /* bad command line: unknown option, malformed number, ... */
     /* 3 is retired and unused (it meant "not available in this version yet"); never reuse it */
-    RK_ENOGPU = 4,   /* no usable CUDA GPU */
-    RK_ECUDA = 5,    /* a CUDA, cuBLAS or NVML call failed */
-    RK_ECUPTI = 6,   /* a CUPTI call failed */
-    RK_EDB = 7,      /* database: cannot open, not roofkit's, corrupt, newer schema, busy */
-    RK_EIO = 8,      /* a file or directory could not be read or written */
-    RK_EVERIFY = 9,  /* a kernel's result failed verification */
-    RK_ENOMEM = 10,  /* not enough GPU or host memory for the request */
-    RK_ENOTOOL = 11, /* an external program (gnuplot) is missing */
-    RK_ENODATA = 12, /* the database holds nothing to work on */
-    RK_EINTR = 130,  /* interrupted by SIGINT/SIGTERM; stored rows are complete */
+    RK_ENOGPU = 4,       /* no usable CUDA GPU */
+    RK_ECUDA = 5,        /* a CUDA, cuBLAS or NVML call failed */
+    RK_ECUPTI = 6,       /* a CUPTI call failed */
+    RK_EDB = 7,          /* database: cannot open, not roofkit's, corrupt, newer schema, busy */
+    RK_EIO = 8,          /* a file or directory could not be read or written */
+    RK_EVERIFY = 9,      /* a kernel's result failed verification */
+    RK_ENOMEM = 10,      /* not enough GPU or host memory for the request */
+    RK_ENOTOOL = 11,     /* an external program (gnuplot) is missing */
+    RK_ENODATA = 12,     /* the database holds nothing to work on */
+    RK_EREGRESSION = 13, /* roofkit diff: a kernel is slower beyond noise and the threshold */
+    RK_EINTR = 130,      /* interrupted by SIGINT/SIGTERM; stored rows are complete */
 };
 
 /* Short description of an error code, e.g. "bad command line". Never NULL. */

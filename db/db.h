@@ -343,6 +343,11 @@ struct db_measurement {
     int64_t launch_index;    /* profile: n-th launch of the program; -1 = none */
     int64_t correlation_id;  /* profile: CUPTI correlation id; -1 = none */
     int64_t device_id;       /* the GPU it ran on when not the capture's; 0 = the capture's */
+    /* Every timed repetition [ns] in the order timed (column times_ns, a JSON array; schema
+     * 3): n_times values, or NULL and 0 when not stored (rows written before schema 3, profiled
+     * launches). Borrowed by the insert; a query's rows own theirs (db_free_measurements). */
+    const double *times_ns;
+    int n_times;
 };
 
 /* One counter value of a measurement. */

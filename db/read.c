@@ -68,6 +68,53 @@ static void free_str(const char *s)
 }
 
 /*
+ * A JSON array of numbers (measurement.times_ns, written by write.c) into a malloc'd array:
+ * *n its length; NULL and 0 for SQL NULL, an empty array or an element that is not a finite
+ * number (the schema's CHECK keeps it an array; roofkit writes only numbers in it).
+ */
+static const double *c_times(struct col *c, int *n)
+{
+    int i = c->i++;
+    const char *t, *p;
+    double *v = NULL;
+    int count = 0, cap = 0;
+
+    *n = 0;
+    if (sqlite3_column_type(c->st, i) == SQLITE_NULL)
+        return NULL;
+    if (!(t = (const char *)sqlite3_column_text(c->st, i))) {
+        c->oom = 1;
+        return NULL;
+    }
+    for (p = t; *p == ' ' || *p == '[';)
+        p++;
+    while (*p && *p != ']') {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || !isfinite(x)) {
+            free(v);
+            return NULL;
+        }
+        if (count == cap) {
+            int ncap = cap ? 2 * cap : 16;
+            double *grown = realloc(v, (size_t)ncap * sizeof *v);
+            if (!grown) {
+                free(v);
+                c->oom = 1;
+                return NULL;
+            }
+            v = grown;
+            cap = ncap;
+        }
+        v[count++] = x;
+        for (p = end; *p == ' ' || *p == ',';)
+            p++;
+    }
+    *n = count;
+    return v;
+}
+
+/*
  * Runs sql with int64 parameters args[0..nargs) and reads every row into a
  * growing array of elements of `size` bytes with read_row. On failure the partial
  * array is released with free_rows and *out is NULL.
@@ -596,6 +643,7 @@ static void read_measurement(struct col *c, void *elem)
     m->launch_index = c_opt(c);
     m->correlation_id = c_opt(c);
     m->device_id = c_int(c);
+    m->times_ns = c_times(c, &m->n_times);
 }
 
 static void read_metric(struct col *c, void *elem)
@@ -636,6 +684,7 @@ void db_free_measurements(struct db_measurement_row *rows, int n)
         free_str(m->params);
         free_str(m->cache_state);
         free_str(m->source);
+        free((void *)m->times_ns);
         free_metrics(rows[i].metrics, rows[i].n_metrics);
         db_free_predictions(rows[i].predictions, rows[i].n_predictions);
     }
@@ -704,7 +753,7 @@ int db_query_measurements(struct db *db, int64_t capture_id, struct db_measureme
         " grid_z, block_x, block_y, block_z, registers, smem_static, smem_dynamic, reps,"
         " time_min_ns, time_median_ns, time_max_ns, flops, bytes_dram, bytes_l2, bytes_l1,"
         " bytes_shared, verified, rel_error, cache_state, source, launch_index, correlation_id,"
-        " device_id FROM measurement WHERE ?1 = 0 OR capture_id = ?1 ORDER BY id";
+        " device_id, times_ns FROM measurement WHERE ?1 = 0 OR capture_id = ?1 ORDER BY id";
     static const char metrics_sql[] =
         "SELECT mt.id, mt.measurement_id, mt.name, mt.raw_name, mt.value, mt.unit"
         " FROM metric mt JOIN measurement m ON m.id = mt.measurement_id"

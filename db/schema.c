@@ -163,9 +163,20 @@ static const char schema_v2[] =
     "ALTER TABLE measurement ADD COLUMN device_id INTEGER REFERENCES device(id);\n"
     "CREATE INDEX measurement_device ON measurement(device_id);\n";
 
+/*
+ * Every timed repetition of a suite measurement, so that two captures can be compared with a
+ * confidence interval (`roofkit diff`, analysis/compare.c) rather than from min/median/max: a
+ * JSON array of the times in ns in the order they were timed. NULL for rows written before
+ * this step and for a profiled launch (one launch: its time is the row's).
+ */
+static const char schema_v3[] =
+    "ALTER TABLE measurement ADD COLUMN times_ns TEXT\n"
+    "  CHECK (times_ns IS NULL OR (json_valid(times_ns) AND json_type(times_ns) = 'array'));\n";
+
 const char *const dbi_migrations[] = {
     schema_v1, /* 0 -> 1: the first schema */
     schema_v2, /* 1 -> 2: captures' origin and uid, pair ceilings, a profiled launch's GPU */
+    schema_v3, /* 2 -> 3: every repetition's time of a measurement */
 };
 const int dbi_nmigrations = (int)(sizeof dbi_migrations / sizeof dbi_migrations[0]);
 

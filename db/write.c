@@ -430,6 +430,22 @@ static void fill_measurement(struct bind *b, int64_t capture_id, const struct db
     b_id(b, m->device_id);
 }
 
+/* The times as a JSON array ("[1200.5,1187]"), or NULL (SQL NULL) when there are none; the
+ * buffer's oom says when memory ran out. */
+static const char *times_json(const struct db_measurement *m, struct rk_buf *json)
+{
+    if (!m->times_ns || m->n_times <= 0)
+        return NULL;
+    rk_buf_puts(json, "[");
+    for (int i = 0; i < m->n_times; i++) {
+        if (i)
+            rk_buf_puts(json, ",");
+        rk_json_num(json, m->times_ns[i]);
+    }
+    rk_buf_puts(json, "]");
+    return json->s;
+}
+
 int db_insert_measurement(struct db *db, int64_t capture_id, const struct db_measurement *m,
                           const struct db_metric *metrics, int nmetrics, int64_t *id)
 {
@@ -437,24 +453,33 @@ int db_insert_measurement(struct db *db, int64_t capture_id, const struct db_mea
     sqlite3_stmt *st = NULL;
     sqlite3_stmt *mst = NULL;
     struct bind b = {NULL, 0, SQLITE_OK};
+    struct rk_buf json = RK_BUF_INIT;
+    const char *times = times_json(m, &json);
     int64_t mid = 0;
     int nested = 0;
-    int rc = dbi_tx_begin(db, &nested, what);
+    int rc;
     int i;
 
-    if (rc != RK_OK)
+    if (json.oom) {
+        rk_buf_release(&json);
+        return rk_error(RK_ENOMEM, "out of memory: cannot %s in database '%s'", what, db->path);
+    }
+    if ((rc = dbi_tx_begin(db, &nested, what)) != RK_OK) {
+        rk_buf_release(&json);
         return rc;
+    }
     rc = dbi_prepare(db,
                      "INSERT INTO measurement (capture_id, kernel, family, precision, m, n, k,"
                      " params, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
                      " smem_static, smem_dynamic, reps, time_min_ns, time_median_ns, time_max_ns,"
                      " flops, bytes_dram, bytes_l2, bytes_l1, bytes_shared, verified, rel_error,"
-                     " cache_state, source, launch_index, correlation_id, device_id)"
-                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                     " cache_state, source, launch_index, correlation_id, device_id, times_ns)"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                      &st, what);
     if (rc == RK_OK) {
         b.st = st;
         fill_measurement(&b, capture_id, m);
+        b_text(&b, times);
         rc = run(db, &b, what);
     }
     if (rc == RK_OK)
@@ -475,6 +500,7 @@ int db_insert_measurement(struct db *db, int64_t capture_id, const struct db_mea
     }
     sqlite3_finalize(st);
     sqlite3_finalize(mst);
+    rk_buf_release(&json);
     rc = dbi_tx_end(db, nested, rc, what);
     if (rc == RK_OK && id)
         *id = mid;

@@ -232,9 +232,11 @@ size_t kernels_bytes_needed(int prec, const struct kernels_shape *shape);
 int kernels_session_prepare(struct kernels_session *s, int prec, const struct kernels_shape *shape);
 
 struct kernels_options {
-    int reps;   /* timed repetitions, >= 1 (the CLI asks for >= 3, default 10) */
-    int warm;   /* 1: do not flush the L2 between repetitions */
-    int warmup; /* untimed launches after the verified one (default 2 when 0) */
+    int reps;         /* timed repetitions, >= 1 (the CLI asks for >= 3, default 10) */
+    int warm;         /* 1: do not flush the L2 between repetitions */
+    int warmup;       /* untimed launches after the verified one (default 2 when 0) */
+    double *times_ns; /* NULL, or room for `reps` values: each repetition's time [ns] in the
+                         order timed (what `roofkit diff` compares; kernels_result.times_ns) */
 };
 
 struct kernels_result {
@@ -247,6 +249,7 @@ struct kernels_result {
     int reps;
     int warm; /* cache state: 1 warm, 0 cold (flushed) */
     double time_min_ns, time_median_ns, time_max_ns;
+    const double *times_ns;         /* options' times_ns, filled (reps values), or NULL */
     unsigned grid[3], block[3];     /* 0 when unknown (cuBLAS) */
     int registers;                  /* per thread; 0 when unknown */
     long smem_static, smem_dynamic; /* shared memory per block; 0 when unknown */

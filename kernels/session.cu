@@ -618,6 +618,10 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     if ((rc = check_output(s, layout, &rel2, &bad2)) != RK_OK)
         goto out;
 
+    if (opts && opts->times_ns) { /* in the order timed, before the median sorts them */
+        memcpy(opts->times_ns, times, (size_t)reps * sizeof *times);
+        r->times_ns = opts->times_ns;
+    }
     r->time_median_ns = model_median(times, (size_t)reps); /* sorts times */
     r->time_min_ns = times[0];
     r->time_max_ns = times[reps - 1];

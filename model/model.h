@@ -790,6 +790,88 @@ double model_median(double *v, size_t n);
 int model_geomean(const double *x, size_t n, double *out /* OUT */);
 
 /* ------------------------------------------------------------------------------
+ * Comparing two samples of times (`roofkit diff`; model/ratio.c, docs/compare.md)
+ * ------------------------------------------------------------------------------ */
+
+/*
+ * The ratio B/A of two samples of times (the repetitions of one kernel configuration in two
+ * captures, or a profiled kernel's launches) with a confidence interval.
+ *
+ * With every repetition known (model_ratio_interval): the Hodges-Lehmann estimate on log
+ * times, exp(median of all log b_j - log a_i), and the distribution-free interval of the
+ * Mann-Whitney test inverted (Bauer 1972; R's wilcox.test(conf.int = TRUE)): the k-th smallest
+ * and k-th largest of those na x nb differences, k from the exact distribution of the
+ * Mann-Whitney U when na x nb <= MODEL_RATIO_EXACT_MAX, else from its normal approximation
+ * with continuity correction. Its coverage holds, whatever the distribution of the times, when
+ * B's times are A's scaled by a factor (a shift of log times); no seed, no resampling. Small
+ * samples cannot reach every confidence: conf then says what was reached (3 repetitions a
+ * side: 90 %); below MODEL_RATIO_MIN_CONF (or the asked one, if lower) there is no interval.
+ *
+ * From min, median and max alone (model_ratio_interval_summary; rows stored before every
+ * repetition was): approximate. Each side's log-time spread is estimated from its range,
+ * sigma = ln(max / min) / d2(n) (d2: model_expected_range), the median's standard error taken
+ * as sqrt(pi / 2) sigma / sqrt(n) (normal times), and the interval is exp(ln(med_b / med_a)
+ * -/+ z sqrt(se_a^2 + se_b^2)). An outlier widens it: it errs towards "within noise".
+ */
+enum model_ratio_method {
+    MODEL_RATIO_NONE = 0, /* too few values for an interval: lo 0, hi +inf, conf NaN */
+    MODEL_RATIO_EXACT,    /* Hodges-Lehmann, exact Mann-Whitney quantiles */
+    MODEL_RATIO_NORMAL,   /* Hodges-Lehmann, normal approximation of the Mann-Whitney U */
+    MODEL_RATIO_SUMMARY,  /* approximate, from min / median / max */
+};
+#define MODEL_RATIO_EXACT_MAX 400 /* na x nb up to which the U distribution is exact */
+#define MODEL_RATIO_MIN_CONF  0.9 /* the least confidence an interval is given with */
+
+struct model_ratio {
+    double ratio;  /* the estimate of B / A */
+    double lo, hi; /* the interval */
+    double conf;   /* its confidence: the asked one, or less for small samples; NaN: none */
+    enum model_ratio_method method;
+};
+
+/* "hodges-lehmann", "hodges-lehmann (normal)", "min/median/max", "none". */
+const char *model_ratio_method_name(enum model_ratio_method m);
+
+/*
+ * a[0..na) and b[0..nb): times (any unit, the same for both), each finite and > 0; conf in
+ * (0, 1), e.g. 0.95. Inputs untouched (sorted copies are made). RK_OK, RK_EUSAGE (na or nb
+ * 0, a bad value, conf out of range) or RK_ENOMEM.
+ */
+int model_ratio_interval(const double *a, size_t na, const double *b, size_t nb, double conf,
+                         struct model_ratio *out /* OUT */);
+
+/* A sample described by its order statistics only. */
+struct model_time_summary {
+    double min, median, max; /* finite, 0 < min <= median <= max */
+    long n;                  /* the number of values */
+};
+/* As model_ratio_interval from summaries; n < 2 on a side gives MODEL_RATIO_NONE (with the
+ * ratio of the medians). RK_OK or RK_EUSAGE. */
+int model_ratio_interval_summary(const struct model_time_summary *a,
+                                 const struct model_time_summary *b, double conf,
+                                 struct model_ratio *out /* OUT */);
+
+/* What an interval says about B against A. */
+enum model_change {
+    MODEL_CHANGE_NOISE = 0, /* the interval holds 1 (or there is none): within noise */
+    MODEL_CHANGE_FASTER,    /* hi < 1 */
+    MODEL_CHANGE_SLOWER,    /* lo > 1 */
+};
+enum model_change model_ratio_change(const struct model_ratio *r);
+/* "within noise", "faster", "slower". */
+const char *model_change_name(enum model_change c);
+
+/* d2(n): the expected range of n independent standard normal values (d2(2) = 1.128,
+ * d2(10) = 3.078), by numerical integration; NaN for n < 2. */
+double model_expected_range(long n);
+/* The standard normal quantile: x with P(Z <= x) = p, p in (0, 1); NaN outside. */
+double model_normal_quantile(double p);
+/* P(U <= u) for the Mann-Whitney U of samples of sizes m and n with no ties (U counts the
+ * pairs where the first sample's value is the larger); for m * n <= MODEL_RATIO_EXACT_MAX
+ * only, NaN above (and for m or n < 1). */
+double model_mann_whitney_cdf(long u, long m, long n);
+
+/* ------------------------------------------------------------------------------
  * Tuning (`roofkit tune`; model/tune.c, docs/model.md "tune")
  * ------------------------------------------------------------------------------ */
 

@@ -161,6 +161,7 @@ struct rp_data {
     int npeer_devs;
     struct rp_rank_group *groups; /* programs profiled as 2 or more ranks */
     int ngroups;
+    struct analysis_cmp *cmp; /* --baseline: the comparison (compare.c); NULL without */
 };
 
 int rp_load(struct db *db, const struct report_select *sel, struct rp_data *out /* OUT */);
@@ -238,6 +239,7 @@ enum rp_section {
     RP_SEC_KERNELS,      /* measurements per family, GFLOP/s and speedup charts */
     RP_SEC_MODEL,        /* model accuracy, predicted against measured */
     RP_SEC_TSM2,         /* TSM2 threshold and parameters, bandwidth utilisation */
+    RP_SEC_COMPARE,      /* --baseline: capture B against A (compare.c); only with it */
     RP_SEC_COUNT
 };
 
@@ -344,6 +346,15 @@ const struct db_ceiling *rp_peer_ceiling(const struct rp_dev *v, const char *nam
 /* The ceiling `name` from GPU a to GPU b of the pairs (indices into rp_data.peer_devs), or
  * NULL (always for a == b). */
 const struct db_ceiling *rp_pair_ceiling(const struct rp_data *d, const char *name, int a, int b);
+
+/* compare.c: the section of --baseline (RP_SEC_COMPARE). rp_compare_load resolves B (the
+ * newest done capture of A's kind other than A when base->current is 0) and compares into
+ * d->cmp: RK_OK, RK_EUSAGE (a capture missing or of a kind that cannot be compared) or the
+ * database's error, printed. rp_compare_release frees it (d->cmp NULL is fine). The table of
+ * configurations and of ceilings, and the chart of the ratios, only when d->cmp is set. */
+int rp_compare_load(struct db *db, const struct report_baseline *base, struct rp_data *d);
+void rp_compare_release(struct rp_data *d);
+void rp_compare_tables(const struct rp_data *d, struct rp_tabs *ts);
 
 /* ------------------------------------------------------------ output (out.c) */
 
@@ -474,6 +485,9 @@ void rp_roofline_charts(const struct rp_data *d, int dev, struct rp_charts *cs, 
 /* gpucharts.c: the charts of several GPUs and ranks, each only when its data is there: every
  * GPU's ceilings on one roofline, a heat map per ceiling of GPU pairs, kernel time per rank. */
 void rp_gpu_charts(const struct rp_data *d, struct rp_charts *cs, struct rp_out *o);
+
+/* compare.c: the chart of --baseline's ratios (nothing without d->cmp). */
+void rp_compare_charts(const struct rp_data *d, struct rp_charts *cs, struct rp_out *o);
 
 /* Writes plots/<name>.gp and .dat for every chart and plots/all.gp. */
 int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart **out /* OUT */,

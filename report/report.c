@@ -178,6 +178,12 @@ static void remove_stale(const struct rp_out *o, const struct rp_out *old)
 
 int report_write(struct db *db, const struct report_opts *opts)
 {
+    return report_write_compare(db, opts, NULL);
+}
+
+int report_write_compare(struct db *db, const struct report_opts *opts,
+                         const struct report_baseline *base)
+{
     struct rp_out o = {NULL, NULL, 0, 0}, old = {NULL, NULL, 0, 0};
     struct rp_data d;
     struct rp_table *tables = NULL;
@@ -204,6 +210,8 @@ int report_write(struct db *db, const struct report_opts *opts)
     if ((rc = rp_load(db, opts ? &opts->select : NULL, &d)) != RK_OK)
         goto out;
     loaded = 1;
+    if (base && (rc = rp_compare_load(db, base, &d)) != RK_OK)
+        goto out;
     if ((rc = prepare_dir(&o, &old)) != RK_OK)
         goto out;
     if (opts && opts->source)
@@ -273,6 +281,7 @@ int report_write(struct db *db, const struct report_opts *opts)
                 d.nrows, d.nrows == 1 ? "" : "s", ncharts, ncharts == 1 ? "" : "s",
                 pg.charts_drawn || !ncharts ? "" : ", not drawn");
 out:
+    rp_compare_release(&d);
     if (loaded)
         rp_data_release(&d);
     rp_free_tables(tables, ntables);

@@ -111,6 +111,18 @@ int report_parse_formats(const char *list, unsigned *out /* OUT */);
  */
 int report_write(struct db *db, const struct report_opts *opts);
 
+/* `roofkit report --baseline A[:B]`: capture B of the report's database against capture A, as
+ * `roofkit diff A B` compares them (docs/compare.md), shown as a section of its own. */
+struct report_baseline {
+    long long capture; /* A */
+    long long current; /* B; 0: the newest done or interrupted capture of A's kind but A */
+    double threshold;  /* a slower configuration is a regression above 1 + threshold (0.05) */
+};
+/* report_write with that section (base NULL: none). Also RK_EUSAGE (printed, nothing written)
+ * when A or B is not in the database, there is no B, or they cannot be compared. */
+int report_write_compare(struct db *db, const struct report_opts *opts,
+                         const struct report_baseline *base);
+
 #ifdef __cplusplus
 }
 #endif

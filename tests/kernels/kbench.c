@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     const char *suite = NULL, *kern = NULL, *sizes = NULL, *precs = "fp32,fp64";
     struct pspec specs[MAX_SPECS];
     int nspecs = 0, failures = 0, rc, do_copy = 0;
-    struct kernels_options opt = {10, 0, 0};
+    struct kernels_options opt = {10, 0, 0, NULL};
     struct kernels_session *s = NULL;
 
     for (int i = 1; i < argc; i++) {

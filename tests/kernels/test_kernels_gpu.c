@@ -37,7 +37,7 @@ static const struct kernels_shape odd_shapes[] = {
     {257, 263, 269}, {1000, 3, 1001}, {129, 17, 515},
 };
 
-static const struct kernels_options quick = {2, 1, 1};
+static const struct kernels_options quick = {2, 1, 1, NULL};
 
 static int setup(void **state)
 {
