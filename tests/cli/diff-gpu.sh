@@ -8,11 +8,13 @@
 #   V2 diff of the two runs: exit 0, no regression, at least 3 in 4 configurations within
 #      noise (a shift common to a whole run, clocks or temperature, is not repetition noise:
 #      the 5 % threshold is what keeps it from failing; the count is printed)
-#   V3 the third run with --param t3=1: tsm2_v3 loads one element of A per cp.async stage
-#      instead of 8 or 16, still verified but slower; cuBLAS has no t3 and runs as before.
-#      diff of the first and the third: exit 13, every regression a tsm2_v3 configuration
-#      compared across its parameters (t3 -> 1), at least 3 of its 4 flagged, no cuBLAS
-#      configuration slower beyond the threshold; the error line names tsm2_v3
+#   V3 the third run with --param ksplit=640: tsm2_v3 splits k over 640 blocks (kchunk 32)
+#      instead of the 1 to 6 that fill one wave, so 640 partial sums of C go through the
+#      workspace and the reduction: 1.25x (n = 4) to 2x (n = 16) the DRAM traffic, still
+#      verified. cuBLAS has no ksplit and runs as before. diff of the first and the third:
+#      exit 13, every regression a tsm2_v3 configuration compared across its parameters
+#      (ksplit -> 640), at least 3 of its 4 flagged, no cuBLAS configuration slower beyond the
+#      threshold; the error line names tsm2_v3
 #   V4 report --baseline FIRST:THIRD: csv/compare.csv holds one row per configuration and
 #      tsm2_v3's regressions
 set -u
@@ -47,10 +49,10 @@ check $? "V1 probe --quick"
 check $? "V1 first run"
 "$R" --db $DB "${RUN[@]}" | tee run2.log
 check $? "V1 second run (the repeat)"
-"$R" --db $DB "${RUN[@]}" --param t3=1 | tee run3.log
-check $? "V1 third run, tsm2_v3 with --param t3=1"
+"$R" --db $DB "${RUN[@]}" --param ksplit=640 | tee run3.log
+check $? "V1 third run, tsm2_v3 with --param ksplit=640"
 read -r A B S <<<"$(q $DB "SELECT id FROM capture WHERE kind = 'run' ORDER BY id" | tr '\n' ' ')"
-echo "runs: A=$A (first) B=$B (repeat) S=$S (t3=1)"
+echo "runs: A=$A (first) B=$B (repeat) S=$S (ksplit=640)"
 n=$(q $DB "SELECT count(*) FROM measurement WHERE capture_id = $A")
 [ "$n" -ge 8 ] && [ "$(q $DB "SELECT count(*) FROM measurement WHERE capture_id IN ($A, $B, $S)
     AND verified = 1 AND json_array_length(times_ns) = 20")" = $((3 * n)) ]
@@ -70,12 +72,12 @@ check $? "V2 no regression, at least 3 in 4 within noise"
 "$R" --db $DB diff $A $S 2>slow.err
 rc=$?
 cat slow.err
-check $((rc != 13)) "V3 diff $A $S (t3=1) exits 13 (got $rc)"
+check $((rc != 13)) "V3 diff $A $S (ksplit=640) exits 13 (got $rc)"
 "$R" --db $DB diff $A $S --format json >slow.json 2>/dev/null
 reg=$(count slow.json "r['regression']")
-reg_v3=$(count slow.json "r['regression'] and r['name'] == 'tsm2_v3' and r['params_b'] and json.loads(r['params_b'])['t3'] == 1")
+reg_v3=$(count slow.json "r['regression'] and r['name'] == 'tsm2_v3' and r['params_b'] and json.loads(r['params_b'])['ksplit'] == 640")
 other=$(count slow.json "r['name'] != 'tsm2_v3' and r['regression']")
-echo "V3 $reg regressions, $reg_v3 of them tsm2_v3 across t3 -> 1, $other others"
+echo "V3 $reg regressions, $reg_v3 of them tsm2_v3 across ksplit -> 640, $other others"
 [ "$reg" = "$reg_v3" ] && [ "$reg_v3" -ge 3 ] && [ "$other" = 0 ]
 check $? "V3 exactly tsm2_v3 flagged (at least 3 of its 4 configurations), nothing else"
 grep -q "slower than capture $A beyond noise and 5%: tsm2_v3" slow.err
