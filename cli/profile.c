@@ -832,9 +832,18 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         rk_kname_filter_release(&f);
     }
     if (flt.id) {
+        int invocation;
         if ((rc = rk_kernel_id_init(&kid, flt.id)) != RK_OK)
             return rc;
+        invocation = kid.invocation > 0 || kid.inv_regex;
         rk_kernel_id_release(&kid);
+        /* as Nsight Compute: which invocation is counted before or after the skipped launches
+         * would be ambiguous (ncu 2025.3: "--launch-skip is not compatible with --kernel-id
+         * specified with context, stream, invocation filter") */
+        if (invocation && flt.skip > 0)
+            return rk_error(RK_EUSAGE, "option '--launch-skip' cannot be combined with a "
+                                       "'--kernel-id' that names invocations, as in Nsight "
+                                       "Compute; drop one of them");
     }
     if (!find_program(prog[0]))
         return rk_error(RK_EUSAGE, "cannot find program '%s'; give its path or put it on PATH",
