@@ -197,6 +197,7 @@ static int journal_launch(const struct collect_launch *l, const char *mode)
     m.source = "profile";
     m.launch_index = (int64_t)l->seq;
     m.correlation_id = l->correlation;
+    m.nvtx = l->nvtx;
 
     struct db_metric *mv = NULL;
     int nm = 0;

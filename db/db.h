@@ -348,6 +348,10 @@ struct db_measurement {
      * launches). Borrowed by the insert; a query's rows own theirs (db_free_measurements). */
     const double *times_ns;
     int n_times;
+    /* profile --nvtx: the NVTX ranges the launch ran in (column nvtx, schema 4), as
+     * collect/nvtx.c writes them ("outer/inner/;Solver@assemble/": push/pop stacks, start/end
+     * ranges, per domain; docs/metrics.md); NULL when none or not asked. */
+    const char *nvtx;
 };
 
 /* One counter value of a measurement. */

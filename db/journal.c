@@ -26,7 +26,7 @@
  *   c<CAPTURE>-<PID>-<N>.jrn   one per profiled process (N makes an exec'd process's new
  *                              session a file of its own)
  *   c<CAPTURE>.lock            the parent's lock
- * Format (text): the header "roofkit-journal 1 PID", then lines of tab-separated fields:
+ * Format (text): the header "roofkit-journal 2 PID", then lines of tab-separated fields:
  *   M <measurement fields, in the order of `fields` below> NMETRICS {NAME RAW VALUE UNIT}...
  *   N KEY TEXT        a note: "mode" (the writer's collection mode, "MODE: REASON") and "end"
  *                     (the writer finished and closed the journal)
@@ -50,7 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "roofkit-journal 1"
+#define MAGIC "roofkit-journal 2" /* 2: with nvtx */
 
 /* The stored fields of a measurement, in line order (all of struct db_measurement but the ids,
  * which the fold gives). */
@@ -91,6 +91,7 @@ static const struct field {
     {F_TEXT, OFF(source)},
     {F_I64, OFF(launch_index)},
     {F_I64, OFF(correlation_id)},
+    {F_TEXT, OFF(nvtx)},
 #undef OFF
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))

@@ -170,12 +170,12 @@ static const char sql_measurements_add[] =
     " grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, smem_static, smem_dynamic,"
     " reps, time_min_ns, time_median_ns, time_max_ns, flops, bytes_dram, bytes_l2, bytes_l1,"
     " bytes_shared, verified, rel_error, cache_state, source, launch_index, correlation_id,"
-    " device_id, times_ns)"
+    " device_id, times_ns, nvtx)"
     " SELECT s.id + ?1, c.new, s.kernel, s.family, s.precision, s.m, s.n, s.k, s.params,"
     " s.grid_x, s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z, s.registers, s.smem_static,"
     " s.smem_dynamic, s.reps, s.time_min_ns, s.time_median_ns, s.time_max_ns, s.flops,"
     " s.bytes_dram, s.bytes_l2, s.bytes_l1, s.bytes_shared, s.verified, s.rel_error,"
-    " s.cache_state, s.source, s.launch_index, s.correlation_id, d.new, s.times_ns"
+    " s.cache_state, s.source, s.launch_index, s.correlation_id, d.new, s.times_ns, s.nvtx"
     " FROM rk_in.measurement s JOIN temp.rk_merge_cap c ON c.old = s.capture_id AND NOT c.dup"
     " LEFT JOIN temp.rk_merge_dev d ON d.old = s.device_id ORDER BY s.id";
 

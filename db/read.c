@@ -644,6 +644,7 @@ static void read_measurement(struct col *c, void *elem)
     m->correlation_id = c_opt(c);
     m->device_id = c_int(c);
     m->times_ns = c_times(c, &m->n_times);
+    m->nvtx = c_text(c);
 }
 
 static void read_metric(struct col *c, void *elem)
@@ -685,6 +686,7 @@ void db_free_measurements(struct db_measurement_row *rows, int n)
         free_str(m->cache_state);
         free_str(m->source);
         free((void *)m->times_ns);
+        free_str(m->nvtx);
         free_metrics(rows[i].metrics, rows[i].n_metrics);
         db_free_predictions(rows[i].predictions, rows[i].n_predictions);
     }
@@ -753,7 +755,7 @@ int db_query_measurements(struct db *db, int64_t capture_id, struct db_measureme
         " grid_z, block_x, block_y, block_z, registers, smem_static, smem_dynamic, reps,"
         " time_min_ns, time_median_ns, time_max_ns, flops, bytes_dram, bytes_l2, bytes_l1,"
         " bytes_shared, verified, rel_error, cache_state, source, launch_index, correlation_id,"
-        " device_id, times_ns FROM measurement WHERE ?1 = 0 OR capture_id = ?1 ORDER BY id";
+        " device_id, times_ns, nvtx FROM measurement WHERE ?1 = 0 OR capture_id = ?1 ORDER BY id";
     static const char metrics_sql[] =
         "SELECT mt.id, mt.measurement_id, mt.name, mt.raw_name, mt.value, mt.unit"
         " FROM metric mt JOIN measurement m ON m.id = mt.measurement_id"

@@ -173,10 +173,19 @@ static const char schema_v3[] =
     "ALTER TABLE measurement ADD COLUMN times_ns TEXT\n"
     "  CHECK (times_ns IS NULL OR (json_valid(times_ns) AND json_type(times_ns) = 'array'));\n";
 
+/*
+ * The NVTX ranges a profiled launch ran in (`roofkit profile --nvtx`): text in the format of
+ * collect/nvtx.c (one part per domain, ';' between: "A/B/" the launching thread's push/pop
+ * stack, bottom first, "X,Y" the open start/end ranges, "DOMAIN@" before a named domain's),
+ * so that a report can group a program's kernels by range. NULL for every other row.
+ */
+static const char schema_v4[] = "ALTER TABLE measurement ADD COLUMN nvtx TEXT;\n";
+
 const char *const dbi_migrations[] = {
     schema_v1, /* 0 -> 1: the first schema */
     schema_v2, /* 1 -> 2: captures' origin and uid, pair ceilings, a profiled launch's GPU */
     schema_v3, /* 2 -> 3: every repetition's time of a measurement */
+    schema_v4, /* 3 -> 4: a profiled launch's NVTX ranges */
 };
 const int dbi_nmigrations = (int)(sizeof dbi_migrations / sizeof dbi_migrations[0]);
 

@@ -468,18 +468,21 @@ int db_insert_measurement(struct db *db, int64_t capture_id, const struct db_mea
         rk_buf_release(&json);
         return rc;
     }
-    rc = dbi_prepare(db,
-                     "INSERT INTO measurement (capture_id, kernel, family, precision, m, n, k,"
-                     " params, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
-                     " smem_static, smem_dynamic, reps, time_min_ns, time_median_ns, time_max_ns,"
-                     " flops, bytes_dram, bytes_l2, bytes_l1, bytes_shared, verified, rel_error,"
-                     " cache_state, source, launch_index, correlation_id, device_id, times_ns)"
-                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                     &st, what);
+    rc = dbi_prepare(
+        db,
+        "INSERT INTO measurement (capture_id, kernel, family, precision, m, n, k,"
+        " params, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
+        " smem_static, smem_dynamic, reps, time_min_ns, time_median_ns, time_max_ns,"
+        " flops, bytes_dram, bytes_l2, bytes_l1, bytes_shared, verified, rel_error,"
+        " cache_state, source, launch_index, correlation_id, device_id, times_ns,"
+        " nvtx)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        &st, what);
     if (rc == RK_OK) {
         b.st = st;
         fill_measurement(&b, capture_id, m);
         b_text(&b, times);
+        b_text(&b, m->nvtx);
         rc = run(db, &b, what);
     }
     if (rc == RK_OK)

@@ -247,10 +247,12 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
     for (char *p = id; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
             *p = '_';
-    int profiled = 0;
+    int profiled = 0, nvtx = 0; /* nvtx: a profiled launch stored its NVTX ranges (--nvtx) */
     for (int i = 0; i < d->nrows && !*family && !profiled; i++)
         profiled = !d->meas[i].row->m.family && d->meas[i].row->m.source &&
                    strcmp(d->meas[i].row->m.source, "profile") == 0;
+    for (int i = 0; i < d->nrows && !*family && !nvtx; i++)
+        nvtx = d->meas[i].row->m.nvtx != NULL;
     snprintf(title, sizeof title, "Measurements: %s",
              *family    ? family
              : profiled ? "kernels of no family (profiled kernels)"
@@ -279,6 +281,8 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
         snprintf(name, sizeof name, "%s bound", d->models[j]);
         rp_table_col(t, name);
     }
+    if (nvtx) /* the launches of one range together: sort or filter on this column */
+        rp_table_col(t, "NVTX range");
     snprintf(t->note, sizeof t->note,
              "Times are medians. GFLOP/s: useful work (analytic, 2mnk for a GEMM; empty for "
              "profiled kernels). Executed GFLOP/s: the counters' operations of the busiest pipe "
@@ -331,6 +335,8 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
             rp_cell_num(t, 100.0 * model_rel_error(p->predicted_time_ns, m->time_median_ns));
             rp_cell_str(t, p->bound);
         }
+        if (nvtx)
+            rp_cell_str(t, m->nvtx ? m->nvtx : "");
     }
     free(models);
 }

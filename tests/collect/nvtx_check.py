@@ -10,6 +10,7 @@ Case map:
           ']', domains, DOMAIN@*, start/end ranges, several includes, include with exclude, a
           second thread's own stack): roofkit's set == the expected set == ncu's
   N13     --profile-from-start off: the launches between cudaProfilerStart and Stop
+  N14     --nvtx alone: every launch, each with the ranges it ran in (the stored path)
   N15     the default metric set (application replay, two runs) with an include: the same
           launches, every one with counters
 """
@@ -47,6 +48,16 @@ CASES = [
     ("N12 two includes: either", ["phase", "IO@load"], [], ["k_phase", "k_phase_outer", "k_load"]),
 ]
 
+PATHS = {  # N14: the stored ranges of some launches
+    "k_outside": None,
+    "k_leaf": "outer/inner/leaf/",
+    "k_assemble": "outer/inner/;Solver@assemble/",
+    "k_phase_outer": "outer/;phase",
+    "k_load": "IO@load",
+    "k_worker": "worker/",
+}
+
+
 def check(cond, what):
     print(("  ok    " if cond else "  FAIL  ") + what)
     if not cond:
@@ -70,7 +81,7 @@ def roofkit(tag, opts):
         print("  roofkit exited %d: %s" % (p.returncode, p.stderr.strip()[-600:]))
     c = sqlite3.connect(db)
     try:
-        rows = c.execute("select m.kernel, null, (select count(*) from metric where "
+        rows = c.execute("select m.kernel, m.nvtx, (select count(*) from metric where "
                          "measurement_id = m.id and value is not null) from measurement m "
                          "order by m.id").fetchall()
     finally:
@@ -148,6 +159,14 @@ def main():
         names, err = ncu(tool, ["--profile-from-start", "off"])
         print("  " + (show("ncu", names) if names is not None else "ncu failed: " + err))
         check(names is not None and sorted(names) == sorted(got), "N13 the same set as ncu")
+
+    print("N14 --nvtx alone: the stored ranges")
+    rc, rows = roofkit("paths", ["--metrics", "none", "--nvtx"])
+    stored = {k: nvtx for k, nvtx, _ in rows}
+    check(sorted(stored) == sorted(ALL), "N14 every launch stored")
+    for k, want_path in PATHS.items():
+        print("  %-14s %s" % (k, stored.get(k)))
+        check(stored.get(k) == want_path, "N14 %s ran in %s" % (k, want_path))
 
     print("N15 the default metric set (application replay) with --nvtx-include outer/inner/")
     rc, rows = roofkit("counters", ["--nvtx-include", "outer/inner/"])

@@ -847,7 +847,7 @@ static void d19_dump(void **state)
     memset(&s, 0, sizeof s);
     assert_int_equal(db_dump_table(db, "measurement", dump_cb, &s), RK_OK);
     assert_int_equal(s.rows, 60);
-    assert_int_equal(s.ncols, 35); /* times_ns: schema 3 */
+    assert_int_equal(s.ncols, 36); /* times_ns: schema 3, nvtx: schema 4 */
     assert_string_equal(s.first_col, "id");
     assert_string_equal(s.kernel, "filler");
     assert_true(s.saw_real > 0 && s.saw_null > 0 && s.saw_int > 0 && s.saw_text > 0);

@@ -4,8 +4,8 @@
  *
  * Case map:
  *   J1 round trip: every field of a measurement (NULL text, NaN, tabs, newlines and backslashes in
- *      text) and its metrics come back from the database as written; notes give the mode and
- *      the end; lines are stored in the order written
+ *      text, the NVTX ranges) and its metrics come back from the database as written; notes
+ *      give the mode and the end; lines are stored in the order written
  *   J2 a last line torn by the writer's death is skipped and counted; the rest is stored
  *   J3 a writer killed with SIGKILL: its journal is busy while it lives, free afterwards, and
  *      every line written before the kill is stored; no end note
@@ -108,6 +108,9 @@ static void expect_same(const struct db_measurement *a, const struct db_measurem
     assert_string_equal(a->source, b->source);
     assert_int_equal(a->launch_index, b->launch_index);
     assert_int_equal(a->correlation_id, b->correlation_id);
+    assert_true((a->nvtx == NULL) == (b->nvtx == NULL));
+    if (a->nvtx)
+        assert_string_equal(a->nvtx, b->nvtx);
 }
 
 /* ------------------------------------------------------------------- J1 */
@@ -122,7 +125,8 @@ static void j1_round_trip(void **state)
     struct db_measurement w[3] = {launch("k\tab\\le\nnew", 0), launch("plain(float*)", 1),
                                   launch("third", 2)};
     w[1].params = "{\"a\":\"x\\ty\"}";
-    w[1].time_median_ns = 0.1 + 0.2; /* exactly, through %.17g */
+    w[1].time_median_ns = 0.1 + 0.2;               /* exactly, through %.17g */
+    w[1].nvtx = "outer/in\\/ner/;phase;Solver@x/"; /* NVTX ranges, escapes and all */
     w[2].verified = -1;
     w[2].rel_error = NAN;
     assert_int_equal(db_journal_note(fd, "mode", "counters"), RK_OK);
