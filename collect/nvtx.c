@@ -414,6 +414,7 @@ struct nvtx_domain {
 };
 struct nvtx_string {
     char *text;
+    struct nvtx_string *next; /* every registered string, for the life of the process */
 };
 struct frame {
     const struct nvtx_domain *domain; /* NULL: the default domain */
@@ -686,6 +687,9 @@ static void h_domain_destroy(nvtxDomainHandle_t d)
 {
     (void)d; /* kept: launches may still name it */
 }
+/* A registered string's handle stays valid until the process ends (NVTX's contract), so the
+ * strings are kept, like the domains, in a list that lives as long. */
+static struct nvtx_string *strings;
 static nvtxStringHandle_t string_register(char *text)
 {
     struct nvtx_string *s = text ? malloc(sizeof *s) : NULL;
@@ -694,6 +698,10 @@ static nvtxStringHandle_t string_register(char *text)
         return NULL;
     }
     s->text = text;
+    pthread_mutex_lock(&mu);
+    s->next = strings;
+    strings = s;
+    pthread_mutex_unlock(&mu);
     return (nvtxStringHandle_t)s;
 }
 static nvtxStringHandle_t h_register_a(nvtxDomainHandle_t d, const char *text)
