@@ -713,7 +713,7 @@ static void test_p15_overlap(void **state)
     struct model_prediction a, b;
     enum model_kind k;
     pipe_fixture(&g, &l, &o);
-    /* P14's counts: issue 3e5 x 0.6 / 4 = 45000 cycles = 45 us at 1 GHz; DRAM 1.35e8 B /
+    /* P14's counts: instruction issue 3e5 x 0.6 / 4 = 45000 cycles = 45 us at 1 GHz; DRAM 1.35e8 B /
      * 3e12 B/s = 45 us too; the FMA term (1000 warp FMAs) is nanoseconds */
     struct model_issue_counts c = {1000, 3e5, 0, 0, 0, NAN, NAN, NAN, 0, 0, 0, 0};
     struct model_predict_in in = issue_in(&g, &l, &c);
