@@ -294,7 +294,13 @@ void analysis_kernel_summary_free(struct analysis_kernel_sum *s, int n);
 struct analysis_cmp_opts {
     double threshold; /* a slowdown counts as a regression above 1 + threshold (0.05) */
     double conf;      /* the intervals' confidence (0.95) */
+    double noise;     /* the run-to-run noise floor (ANALYSIS_CMP_NOISE; 0: none): a change
+                         within it is "within noise" (model_ratio_change_floor) */
 };
+/* The default run-to-run noise floor: two recordings of the same kernels on one H100 moved by
+ * up to 1.4 % as a whole run (clocks, temperature) while each run's repetitions agreed far
+ * closer; docs/compare.md gives the measurements. */
+#define ANALYSIS_CMP_NOISE 0.02
 
 /* One kernel configuration of either capture. */
 struct analysis_cmp_row {
@@ -310,7 +316,7 @@ struct analysis_cmp_row {
     long n_a, n_b; /* repetitions (launches) on each side */
     double median_a_ns, median_b_ns; /* their medians; NaN on a side that lacks it */
     struct model_ratio r;            /* B / A (in both only; else method NONE) */
-    enum model_change change;        /* model_ratio_change(&r) */
+    enum model_change change;        /* model_ratio_change_floor(&r, opts.noise) */
     int regression;                  /* slower, and r.ratio > 1 + threshold */
 };
 
@@ -336,6 +342,8 @@ struct analysis_cmp {
     struct analysis_cmp_ceiling *ceil;
     int nceil;
     long compared, slower, faster, noise; /* rows in both, and their classes */
+    double shift; /* the run-wide shift: the median B/A of the rows in both (NaN: none), which
+                     the noise floor is there to absorb; shown so that a reader sees it */
     long only_a, only_b, regressions;
     long params_differ; /* rows compared across parameters (params_b set) */
     long approx;        /* rows compared from min/median/max (no stored repetitions) */

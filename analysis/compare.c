@@ -255,12 +255,27 @@ static int compare_key(struct analysis_cmp *c, struct analysis_cmp_row *r,
         else if (rc != RK_OK) /* a time that no sample should hold: no interval */
             rc = RK_OK;
     }
-    r->change = model_ratio_change(&r->r);
+    r->change = model_ratio_change_floor(&r->r, c->opts.noise);
     r->regression = r->change == MODEL_CHANGE_SLOWER && r->r.ratio > 1.0 + c->opts.threshold;
 out:
     side_release(&s[0]);
     side_release(&s[1]);
     return rc;
+}
+
+/* c->shift: the median ratio of the rows compared (NaN when none has one). */
+static int run_shift(struct analysis_cmp *c)
+{
+    double *v = malloc((size_t)(c->nrows ? c->nrows : 1) * sizeof *v);
+    size_t n = 0;
+    if (!v)
+        return rk_error(RK_ENOMEM, "out of memory comparing captures");
+    for (int i = 0; i < c->nrows; i++)
+        if (c->rows[i].in == 3 && isfinite(c->rows[i].r.ratio))
+            v[n++] = c->rows[i].r.ratio;
+    c->shift = n ? model_median(v, n) : NAN;
+    free(v);
+    return RK_OK;
 }
 
 /* Sorted pointers to the verified rows of a side; *unverified counts the others. */
@@ -406,6 +421,8 @@ static int compare_measurements(struct analysis_cmp *c)
     free(sp);
     c->rows = rs.r;
     c->nrows = rs.n;
+    if (rc == RK_OK)
+        rc = run_shift(c);
     return rc;
 }
 

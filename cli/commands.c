@@ -132,7 +132,7 @@ const struct rk_cmd rk_commands[] = {
     {"report", cmd_report, 0, "write the roofline report: HTML, Markdown, CSV, gnuplot scripts",
      "usage: roofkit report [--out DIR] [--format html,md,csv] [--capture LIST] [--device LIST]\n"
      "                      [--kernel NAME|regex:RE] [--family LIST] [--baseline A[:B]]\n"
-     "                      [--threshold PCT]\n\n"
+     "                      [--threshold PCT] [--noise PCT]\n\n"
      "Reads the database and writes a report directory (default ./roofkit-report): index.html\n"
      "opens with each device's roofline holding every selected kernel (hover a point for what\n"
      "it is, click it for its row) and the kernels that take the most time; every table\n"
@@ -148,7 +148,8 @@ const struct rk_cmd rk_commands[] = {
      "  --baseline A[:B]  a section comparing capture B (default: the newest capture of A's\n"
      "                    kind) with capture A, as 'roofkit diff A B' does: its table and a\n"
      "                    chart of each configuration's time ratio with its interval\n"
-     "  --threshold P     that section's regression threshold (default 5%)\n" COMMON_OPTS},
+     "  --threshold P     that section's regression threshold (default 5%)\n"
+     "  --noise P         that section's run-to-run noise floor (default 2%)\n" COMMON_OPTS},
     {"tune", cmd_tune, RK_PER_GPU, "compare the model's TSM2/ISM2 parameter choice with a sweep",
      "usage: roofkit tune tsm2|ism2 --m M --n N --k K [--precision fp32|fp64] [--kernel NAME]\n"
      "                   [--reps N] [--t1 LIST | --tcf LIST] [--top N] [--json]\n\n"
@@ -204,20 +205,26 @@ const struct rk_cmd rk_commands[] = {
      "example data on every page; the database named by --db is not touched.\n\n"
      "  --out DIR   the report's folder (default roofkit-report)\n" COMMON_OPTS},
     {"diff", cmd_diff, 0, "compare two captures kernel by kernel; exit 13 on a regression",
-     "usage: roofkit diff A B [--threshold PCT] [--db-b FILE] [--format text|csv|json]\n\n"
+     "usage: roofkit diff A B [--threshold PCT] [--noise PCT] [--db-b FILE]\n"
+     "                    [--format text|csv|json]\n\n"
      "Compares capture B with capture A, the baseline, as a CI job does. Each kernel\n"
      "configuration (kernel, precision, shape, parameters, cache state; a profiled kernel by\n"
      "its name, its launches being the repetitions) present in both gets the ratio B/A of its\n"
      "times with a 95% interval from the repetitions (Hodges-Lehmann and Mann-Whitney on every\n"
      "repetition's time; from min/median/max, approximately, for rows stored before roofkit\n"
-     "kept each repetition, marked ~), and is classed faster (the interval below 1), slower\n"
-     "(above 1) or within noise. Configurations in one capture only are listed. The devices'\n"
+     "kept each repetition, marked ~), and is classed faster (the interval, widened by the\n"
+     "run-to-run noise floor, below 1), slower (above 1) or within noise. The median B/A of\n"
+     "all configurations is printed: a shift of the whole run. Configurations in one capture\n"
+     "only are listed. The devices'\n"
      "ceilings follow side by side with their ratio: each capture's newest probe before it,\n"
      "or two probe captures' own. Nothing is written. docs/compare.md gives the method.\n\n"
      "  A, B            capture ids ('roofkit list captures'), or 'last': the newest done run\n"
      "                  or profile capture; both of run, tune or profile, or both probe\n"
      "  --threshold P   a slower configuration is a regression when B/A > 1 + P/100: exit 13\n"
      "                  (default 5%; '5%' or '5')\n"
+     "  --noise P       the run-to-run noise floor: a change within P% either way is within\n"
+     "                  noise whatever the repetitions say (default 2%; 0 trusts the\n"
+     "                  repetitions alone)\n"
      "  --db-b FILE     read B from another database (A from --db)\n"
      "  --format F      text (default), or csv / json: one row per configuration and per\n"
      "                  ceiling (item, name, ..., ratio, low, high, change, regression)\n\n"

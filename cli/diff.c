@@ -26,6 +26,7 @@ struct diff_opts {
     const char *ref[2]; /* A and B as given */
     const char *db_b;   /* --db-b, or NULL: B from --db */
     double threshold;   /* fraction */
+    double noise;       /* the run-to-run noise floor, a fraction */
     enum rk_format fmt;
 };
 
@@ -33,6 +34,7 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 {
     static const struct option longopts[] = {
         {"threshold", required_argument, NULL, 't'},
+        {"noise", required_argument, NULL, 'n'},
         {"db-b", required_argument, NULL, 'b'},
         {"format", required_argument, NULL, 'f'},
         {NULL, 0, NULL, 0},
@@ -43,6 +45,10 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
         switch (c) {
         case 't':
             if ((rc = rk_opt_percent("threshold", optarg, &o->threshold)) != RK_OK)
+                return rc;
+            break;
+        case 'n':
+            if ((rc = rk_opt_percent("noise", optarg, &o->noise)) != RK_OK)
                 return rc;
             break;
         case 'b':
@@ -158,8 +164,9 @@ static int print_text(const struct analysis_cmp *c, const char *path_a, const ch
     side_line(c, 0, path_a);
     side_line(c, 1, path_b);
     printf("method: the ratio B/A of each configuration's times (Hodges-Lehmann) with its %g%% "
-           "interval (Mann-Whitney), docs/compare.md; a regression is slower with B/A > %g\n\n",
-           100 * c->opts.conf, 1 + c->opts.threshold);
+           "interval (Mann-Whitney), docs/compare.md; slower or faster: the interval widened by "
+           "the run-to-run noise floor (%g%%) excludes 1; a regression is slower with B/A > %g\n\n",
+           100 * c->opts.conf, 100 * c->opts.noise, 1 + c->opts.threshold);
     if (c->nrows) {
         if ((rc = rk_table_new(RK_FMT_TEXT, stdout, kernel_cols, 12, &t)) != RK_OK)
             return rc;
@@ -333,14 +340,17 @@ static int print_machine(const struct analysis_cmp *c, enum rk_format fmt)
 /* The summary: one line, and the regressions named. */
 static int verdict(const struct analysis_cmp *c, int text)
 {
-    char line[400], pd[96] = "";
+    char line[480], pd[96] = "", shift[96] = "";
     if (c->params_differ)
         snprintf(pd, sizeof pd, " (%ld across other parameters: A -> B)", c->params_differ);
+    if (isfinite(c->shift))
+        snprintf(shift, sizeof shift, "; the whole run: median B/A %.3f (noise floor %g%%)",
+                 c->shift, 100 * c->opts.noise);
     snprintf(line, sizeof line,
              "%ld configuration%s compared%s: %ld slower (%ld beyond %g%%), %ld faster, %ld "
-             "within noise; %ld only in A, %ld only in B%s",
+             "within noise; %ld only in A, %ld only in B%s%s",
              c->compared, c->compared == 1 ? "" : "s", pd, c->slower, c->regressions,
-             100 * c->opts.threshold, c->faster, c->noise, c->only_a, c->only_b,
+             100 * c->opts.threshold, c->faster, c->noise, c->only_a, c->only_b, shift,
              c->unverified ? "; measurements that failed verification left out" : "");
     if (text)
         printf("%s\n", line);
@@ -379,7 +389,7 @@ static int verdict(const struct analysis_cmp *c, int text)
 
 int cmd_diff(int argc, char **argv, struct rk_ctx *ctx)
 {
-    struct diff_opts o = {{NULL, NULL}, NULL, 0.05, RK_FMT_TEXT};
+    struct diff_opts o = {{NULL, NULL}, NULL, 0.05, ANALYSIS_CMP_NOISE, RK_FMT_TEXT};
     struct analysis_cmp_opts co;
     struct analysis_cmp c;
     struct db *db_b = NULL;
@@ -400,6 +410,7 @@ int cmd_diff(int argc, char **argv, struct rk_ctx *ctx)
         goto out;
     co.threshold = o.threshold;
     co.conf = 0.95;
+    co.noise = o.noise;
     rc = analysis_compare(ctx->db, id[0], db_b ? db_b : ctx->db, id[1], &co, &c);
     if (rc == RK_EUSAGE) {
         rc = rk_error(RK_EUSAGE,

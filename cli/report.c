@@ -7,6 +7,7 @@
  * (report/compare.c, as `roofkit diff` compares).
  */
 #define _GNU_SOURCE
+#include "analysis.h" /* ANALYSIS_CMP_NOISE */
 #include "cli.h"
 #include "common.h"
 #include "report.h"
@@ -88,12 +89,17 @@ static int parse_baseline(const char *arg, struct report_baseline *base)
 int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
 {
     static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},       {"format", required_argument, NULL, 'f'},
-        {"capture", required_argument, NULL, 'c'},   {"kernel", required_argument, NULL, 'k'},
-        {"family", required_argument, NULL, 'F'},    {"baseline", required_argument, NULL, 'B'},
-        {"threshold", required_argument, NULL, 't'}, {NULL, 0, NULL, 0},
+        {"out", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'},
+        {"capture", required_argument, NULL, 'c'},
+        {"kernel", required_argument, NULL, 'k'},
+        {"family", required_argument, NULL, 'F'},
+        {"baseline", required_argument, NULL, 'B'},
+        {"threshold", required_argument, NULL, 't'},
+        {"noise", required_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
     };
-    struct report_baseline base = {0, 0, 0.05};
+    struct report_baseline base = {0, 0, 0.05, ANALYSIS_CMP_NOISE};
     struct report_opts ro = {.out_dir = "roofkit-report", .formats = REPORT_ALL};
     struct sel_lists l = {NULL, NULL, NULL, 0, 0};
     char *out_dir = NULL;
@@ -127,6 +133,9 @@ int cmd_report(int argc, char **argv, struct rk_ctx *ctx)
             break;
         case 't':
             rc = rk_opt_percent("threshold", optarg, &base.threshold);
+            break;
+        case 'n':
+            rc = rk_opt_percent("noise", optarg, &base.noise);
             break;
         default:
             rc = RK_EUSAGE;

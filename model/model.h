@@ -858,6 +858,13 @@ enum model_change {
     MODEL_CHANGE_SLOWER,    /* lo > 1 */
 };
 enum model_change model_ratio_change(const struct model_ratio *r);
+/*
+ * As model_ratio_change, with a run-to-run noise floor `noise` (a fraction, >= 0): the interval
+ * widened to [lo / (1 + noise), hi * (1 + noise)] must exclude 1. The repetitions of one run do
+ * not see what moves a whole run (clocks, temperature, the other processes of the node); the
+ * floor bounds that shift (docs/compare.md). noise 0 is model_ratio_change.
+ */
+enum model_change model_ratio_change_floor(const struct model_ratio *r, double noise);
 /* "within noise", "faster", "slower". */
 const char *model_change_name(enum model_change c);
 

@@ -53,15 +53,21 @@ const char *model_change_name(enum model_change c)
     }
 }
 
-enum model_change model_ratio_change(const struct model_ratio *r)
+enum model_change model_ratio_change_floor(const struct model_ratio *r, double noise)
 {
+    double widen = noise > 0.0 ? 1.0 + noise : 1.0;
     if (r->method == MODEL_RATIO_NONE)
         return MODEL_CHANGE_NOISE;
-    if (r->lo > 1.0)
+    if (r->lo / widen > 1.0)
         return MODEL_CHANGE_SLOWER;
-    if (r->hi < 1.0)
+    if (r->hi * widen < 1.0)
         return MODEL_CHANGE_FASTER;
     return MODEL_CHANGE_NOISE;
+}
+
+enum model_change model_ratio_change(const struct model_ratio *r)
+{
+    return model_ratio_change_floor(r, 0.0);
 }
 
 /* ------------------------------------------------------------ distributions */

@@ -49,7 +49,7 @@ static int newest_other(struct db *db, int64_t a, int64_t *b)
 
 int rp_compare_load(struct db *db, const struct report_baseline *base, struct rp_data *d)
 {
-    struct analysis_cmp_opts o = {base->threshold, CMP_CONF};
+    struct analysis_cmp_opts o = {base->threshold, CMP_CONF, base->noise};
     int64_t b = base->current;
     int rc = RK_OK;
     if (!b && (rc = newest_other(db, base->capture, &b)) != RK_OK)
@@ -118,14 +118,15 @@ void rp_compare_tables(const struct rp_data *d, struct rp_tabs *ts)
         "%ld only in A, %ld only in B (%ld compared across other parameters, 'A -> B': a "
         "shape each ran in one configuration). B/A is the Hodges-Lehmann ratio of the "
         "repetitions' times, low and high its %g %% interval (Mann-Whitney); 'min/median/max': an "
-        "approximate interval, the rows stored no repetition (docs/compare.md). The same "
-        "as 'roofkit diff %lld %lld'.",
+        "approximate interval, the rows stored no repetition (docs/compare.md). Slower or "
+        "faster: the interval widened by the run-to-run noise floor (%g %%) excludes 1; the "
+        "median B/A of the whole run is %.3f. The same as 'roofkit diff %lld %lld'.",
         (long long)c->cap[1].id, db_capture_kind_name(c->cap[1].kind),
         c->cap[1].started_at ? c->cap[1].started_at : "?", (long long)c->cap[0].id,
         db_capture_kind_name(c->cap[0].kind), c->cap[0].started_at ? c->cap[0].started_at : "?",
         c->compared, c->slower, c->regressions, 100 * c->opts.threshold, c->faster, c->noise,
-        c->only_a, c->only_b, c->params_differ, 100 * c->opts.conf, (long long)c->cap[0].id,
-        (long long)c->cap[1].id);
+        c->only_a, c->only_b, c->params_differ, 100 * c->opts.conf, 100 * c->opts.noise, c->shift,
+        (long long)c->cap[0].id, (long long)c->cap[1].id);
     for (const char *const *p = cols; *p; p++)
         rp_table_col(t, *p);
     for (int i = 0; i < c->nrows; i++) {

@@ -250,7 +250,7 @@ enum rp_section {
 struct rp_table {
     char id[96]; /* CSV file stem and HTML anchor: "measurements-tsm2" */
     char title[160];
-    char note[768];  /* one paragraph under the title, may be empty */
+    char note[1024]; /* one paragraph under the title, may be empty */
     int section;     /* enum rp_section */
     char family[64]; /* RP_SEC_KERNELS: the family it lists; RP_SEC_GPUS: the key its charts
                         carry in rp_chart.family (they follow it); "" otherwise */

@@ -117,6 +117,7 @@ struct report_baseline {
     long long capture; /* A */
     long long current; /* B; 0: the newest done or interrupted capture of A's kind but A */
     double threshold;  /* a slower configuration is a regression above 1 + threshold (0.05) */
+    double noise;      /* the run-to-run noise floor (ANALYSIS_CMP_NOISE) */
 };
 /* report_write with that section (base NULL: none). Also RK_EUSAGE (printed, nothing written)
  * when A or B is not in the database, there is no B, or they cannot be compared. */

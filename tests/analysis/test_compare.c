@@ -47,7 +47,7 @@
 #include "db.h"
 
 static char tmpdir[256];
-static const struct analysis_cmp_opts opts5 = {0.05, 0.95};
+static const struct analysis_cmp_opts opts5 = {0.05, 0.95, 0.0};
 
 /* A reproducible normal generator: a 64-bit LCG and Box-Muller. */
 static uint64_t lcg_state = 1;
@@ -244,7 +244,7 @@ static void c02_classes(void **state)
     char path[320];
     struct db *db = open_new(path_of(path, sizeof path, "c02"));
     struct analysis_cmp c;
-    const struct analysis_cmp_opts opts20 = {0.20, 0.95};
+    const struct analysis_cmp_opts opts20 = {0.20, 0.95, 0.0};
     int64_t dev = device(db), a = capture(db, dev, DB_CAPTURE_RUN), b;
     (void)state;
     lcg_state = 2;
@@ -281,6 +281,62 @@ static void c02_classes(void **state)
     assert_int_equal(c.noise, 3);
     for (int i = 0; i < c.nrows; i++)
         assert_true(c.rows[i].r.ratio == 1.0);
+    analysis_compare_release(&c);
+    db_close(db);
+}
+
+/* ------------------------------------------------------------------- C10 */
+
+/*
+ * The run-to-run noise floor: a second run 1 % slower as a whole (every configuration, tight
+ * repetitions) is "slower" everywhere with the repetitions alone and within noise under a 2 %
+ * floor, with the run's shift reported; a 10 % slowdown of one configuration stays slower (and a
+ * regression) under the floor; a 3 % change is beyond a 2 % floor and within a 5 % one.
+ */
+static void c10_noise_floor(void **state)
+{
+    char path[320];
+    struct db *db = open_new(path_of(path, sizeof path, "c10"));
+    struct analysis_cmp c;
+    const struct analysis_cmp_opts floor2 = {0.05, 0.95, 0.02}, floor5 = {0.05, 0.95, 0.05};
+    int64_t dev = device(db), a = capture(db, dev, DB_CAPTURE_RUN), b;
+    (void)state;
+    lcg_state = 10;
+    store(db, a, &K1, 1000, 0.001, 20, 1, 1);
+    store(db, a, &K2, 5000, 0.001, 20, 1, 1);
+    store(db, a, &K4, 2000, 0.001, 20, 1, 1);
+    b = capture(db, dev, DB_CAPTURE_RUN);
+    store(db, b, &K1, 1010, 0.001, 20, 1, 1);
+    store(db, b, &K2, 5050, 0.001, 20, 1, 1);
+    store(db, b, &K4, 2020, 0.001, 20, 1, 1);
+
+    assert_int_equal(analysis_compare(db, a, db, b, &opts5, &c), RK_OK);
+    assert_int_equal(c.slower, 3); /* the repetitions alone: every one moved */
+    assert_true(fabs(c.shift - 1.01) < 0.002);
+    analysis_compare_release(&c);
+    assert_int_equal(analysis_compare(db, a, db, b, &floor2, &c), RK_OK);
+    assert_int_equal(c.noise, 3);
+    assert_int_equal(c.slower + c.faster + c.regressions, 0);
+    assert_true(fabs(c.shift - 1.01) < 0.002);
+    analysis_compare_release(&c);
+
+    b = capture(db, dev, DB_CAPTURE_RUN);
+    store(db, b, &K1, 1100, 0.001, 20, 1, 1); /* 10 % slower */
+    store(db, b, &K2, 5150, 0.001, 20, 1, 1); /* 3 % slower */
+    store(db, b, &K4, 1940, 0.001, 20, 1, 1); /* 3 % faster */
+    assert_int_equal(analysis_compare(db, a, db, b, &floor2, &c), RK_OK);
+    assert_int_equal(find(&c, "tsm2_v3", NULL, NULL)->change, MODEL_CHANGE_SLOWER);
+    assert_true(find(&c, "tsm2_v3", NULL, NULL)->regression);
+    assert_int_equal(find(&c, "stmvb", NULL, NULL)->change, MODEL_CHANGE_SLOWER);
+    assert_false(find(&c, "stmvb", NULL, NULL)->regression);
+    assert_int_equal(find(&c, "naive", NULL, NULL)->change, MODEL_CHANGE_FASTER);
+    assert_true(fabs(c.shift - 1.03) < 0.003);
+    analysis_compare_release(&c);
+    assert_int_equal(analysis_compare(db, a, db, b, &floor5, &c), RK_OK);
+    assert_int_equal(find(&c, "tsm2_v3", NULL, NULL)->change, MODEL_CHANGE_SLOWER);
+    assert_int_equal(find(&c, "stmvb", NULL, NULL)->change, MODEL_CHANGE_NOISE);
+    assert_int_equal(find(&c, "naive", NULL, NULL)->change, MODEL_CHANGE_NOISE);
+    assert_int_equal(c.regressions, 1);
     analysis_compare_release(&c);
     db_close(db);
 }
@@ -554,6 +610,7 @@ int main(void)
         cmocka_unit_test(c07_two_files),
         cmocka_unit_test(c08_refused),
         cmocka_unit_test(c09_params_differ),
+        cmocka_unit_test(c10_noise_floor),
     };
     char cmd[300];
     int failed;

@@ -5,9 +5,9 @@
 #   V1 probe --quick, then `run --kernel tsm2_v3,cublas` at 20480x4x20480 and 20480x16x20480,
 #      fp32 and fp64, 20 repetitions, no counters, twice: every measurement verified and
 #      holding its 20 repetitions' times (times_ns)
-#   V2 diff of the two runs: exit 0, no regression, at least 3 in 4 configurations within
-#      noise (a shift common to a whole run, clocks or temperature, is not repetition noise:
-#      the 5 % threshold is what keeps it from failing; the count is printed)
+#   V2 diff of the two runs: exit 0, no regression, every configuration but at most one within
+#      noise under the default run-to-run noise floor (2 %); the count with the repetitions
+#      alone (--noise 0) is printed beside it
 #   V3 the third run with --param ksplit=640: tsm2_v3 splits k over 640 blocks (kchunk 32)
 #      instead of the 1 to 6 that fill one wave, so 640 partial sums of C go through the
 #      workspace and the reduction: 1.25x (n = 4) to 2x (n = 16) the DRAM traffic, still
@@ -64,9 +64,11 @@ rc=$?
 check $((rc != 0)) "V2 diff $A $B (the repeat) exits 0 (got $rc)"
 "$R" --db $DB diff $A $B --format json >repeat.json 2>/dev/null
 noise=$(count repeat.json "r['change'] == 'within noise'")
-echo "V2 $noise of $n configurations within noise in the repeat"
-[ "$(count repeat.json "r['regression']")" = 0 ] && [ $((4 * noise)) -ge $((3 * n)) ]
-check $? "V2 no regression, at least 3 in 4 within noise"
+"$R" --db $DB diff $A $B --noise 0 --format json >repeat0.json 2>/dev/null
+noise0=$(count repeat0.json "r['change'] == 'within noise'")
+echo "V2 $noise of $n configurations within noise in the repeat ($noise0 with the repetitions alone, --noise 0)"
+[ "$(count repeat.json "r['regression']")" = 0 ] && [ "$noise" -ge $((n - 1)) ]
+check $? "V2 no regression, all but at most one within noise (the default 2 % floor)"
 
 # V3: tsm2_v3 slowed
 "$R" --db $DB diff $A $S 2>slow.err

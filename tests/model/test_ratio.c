@@ -156,8 +156,14 @@ static void r04_slowdown(void **state)
     assert_int_equal(model_ratio_change(&r), MODEL_CHANGE_SLOWER);
     assert_true(r.lo > 1.08 && r.hi < 1.12);
     assert_true(fabs(r.ratio - 1.1) < 0.01);
+    /* a 10 % change: beyond a 5 % noise floor, within a 15 % one */
+    assert_int_equal(model_ratio_change_floor(&r, 0.05), MODEL_CHANGE_SLOWER);
+    assert_int_equal(model_ratio_change_floor(&r, 0.15), MODEL_CHANGE_NOISE);
+    assert_int_equal(model_ratio_change_floor(&r, 0.0), MODEL_CHANGE_SLOWER);
     assert_int_equal(model_ratio_interval(b, 10, a, 10, 0.95, &r), RK_OK);
     assert_int_equal(model_ratio_change(&r), MODEL_CHANGE_FASTER);
+    assert_int_equal(model_ratio_change_floor(&r, 0.05), MODEL_CHANGE_FASTER);
+    assert_int_equal(model_ratio_change_floor(&r, 0.15), MODEL_CHANGE_NOISE);
     assert_string_equal(model_change_name(MODEL_CHANGE_FASTER), "faster");
     assert_string_equal(model_change_name(MODEL_CHANGE_SLOWER), "slower");
 }
