@@ -492,7 +492,7 @@ static int write_predictions(struct db *db, const char *cmdline, const struct mo
                 }
                 struct db_prediction dp = {
                     0,          m->id,    cap,       model_kind_name((enum model_kind)k),
-                    pd.time_ns, pd.bound, pd.details};
+                    pd.time_ns, pd.bound, pd.details, NAN};
                 rc = db_insert_prediction(db, &dp, NULL);
                 if (rc == RK_OK && pd.bound) {
                     ss.made[k]++;

@@ -266,11 +266,12 @@ int db_latest_capture(struct db *db, enum db_capture_kind kind, int64_t device_i
 struct db_ceiling {
     int64_t id, capture_id; /* set by queries; ignored by db_insert_ceiling */
     const char *name;       /* NOT NULL: "bw_dram_read", "peak_fp64_fma" */
-    const char *kind;       /* NOT NULL: "bandwidth", "compute", "latency", "launch" */
+    const char *kind;       /* NOT NULL: "bandwidth", "compute", "latency", "launch", "energy" */
     const char *level;      /* "dram", "l2", "l1", "shared", "host", "register" or NULL */
     const char *precision;  /* "fp32", "bf16", ... or NULL */
     double value;           /* the ceiling, in `unit` */
-    const char *unit;       /* NOT NULL: "GB/s", "TFLOP/s", "cycles", "ns", "us" */
+    const char *unit;       /* NOT NULL: "GB/s", "TFLOP/s", "cycles", "ns", "us"; energy:
+                             * "pJ/FLOP", "pJ/B", "W" (schema 5; params: the fit's residuals) */
     const char *method;     /* how it was measured, in words */
     const char *params;     /* JSON object text, or NULL */
     int reps;
@@ -352,6 +353,14 @@ struct db_measurement {
      * collect/nvtx.c writes them ("outer/inner/;Solver@assemble/": push/pop stacks, start/end
      * ranges, per domain; docs/metrics.md); NULL when none or not asked. */
     const char *nvtx;
+    /* Energy (schema 5), read from NVML's energy counter around energy_launches back-to-back
+     * launches: energy_j the energy of ONE launch [J], power_w the average power over the
+     * interval [W], sm_clock_mhz and temp_c the SM clock and GPU temperature sampled over it.
+     * energy_launches 0 = no reading taken: the five columns are all stored as NULL whatever
+     * the doubles hold (a zero-initialised struct stores no energy); > 0: NaN doubles are NULL
+     * (energy_j NaN: power samples but no energy counter). */
+    double energy_j, power_w, sm_clock_mhz, temp_c;
+    int64_t energy_launches;
 };
 
 /* One counter value of a measurement. */
@@ -381,6 +390,8 @@ struct db_prediction {
     double predicted_time_ns;
     const char *bound;   /* "compute", "dram", "l2", "l1", "shared", "latency" or NULL */
     const char *details; /* JSON object of intermediate quantities, or NULL */
+    /* The energy the model predicts for one launch [J] (schema 5); 0 or NaN: none (NULL). */
+    double predicted_energy_j;
 };
 
 /*
@@ -413,6 +424,30 @@ struct db_measurement_row {
 int db_query_measurements(struct db *db, int64_t capture_id,
                           struct db_measurement_row **out /* OUT */, int *n /* OUT */);
 void db_free_measurements(struct db_measurement_row *rows, int n);
+
+/* ------------------------------------------------------------ energy spans */
+
+/* The energy of a part of a profiled program (schema 5): the whole program, an NVTX range or a
+ * kernel (summed over its launches). */
+struct db_energy_span {
+    int64_t id, capture_id; /* set by queries; ignored by db_insert_energy_spans */
+    int64_t device_id;      /* the GPU it was read on; 0 = the capture's */
+    const char *scope;      /* NOT NULL: "program", "nvtx" or "kernel" */
+    const char *name;       /* NOT NULL: the program, the NVTX path, the kernel name */
+    double energy_j;        /* NaN: unknown (no energy counter) */
+    double time_ns;         /* the time it covers, NaN if unknown */
+    double power_w;         /* average power over time_ns, NaN if unknown */
+    int64_t launches;       /* kernel launches inside it; -1 = unknown */
+};
+
+/* Inserts the n spans of capture capture_id in one transaction (all or none). */
+int db_insert_energy_spans(struct db *db, int64_t capture_id, const struct db_energy_span *s,
+                           int n);
+
+/* The spans of capture capture_id (0 = all), by id. Free with db_free_energy_spans. */
+int db_query_energy_spans(struct db *db, int64_t capture_id, struct db_energy_span **out /* OUT */,
+                          int *n /* OUT */);
+void db_free_energy_spans(struct db_energy_span *s, int n);
 
 /* --------------------------------------------------------------- export */
 

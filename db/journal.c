@@ -26,7 +26,7 @@
  *   c<CAPTURE>-<PID>-<N>.jrn   one per profiled process (N makes an exec'd process's new
  *                              session a file of its own)
  *   c<CAPTURE>.lock            the parent's lock
- * Format (text): the header "roofkit-journal 2 PID", then lines of tab-separated fields:
+ * Format (text): the header "roofkit-journal 3 PID", then lines of tab-separated fields:
  *   M <measurement fields, in the order of `fields` below> NMETRICS {NAME RAW VALUE UNIT}...
  *   N KEY TEXT        a note: "mode" (the writer's collection mode, "MODE: REASON") and "end"
  *                     (the writer finished and closed the journal)
@@ -50,7 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "roofkit-journal 2" /* 2: with nvtx */
+#define MAGIC "roofkit-journal 3" /* 2: with nvtx; 3: with the energy reading */
 
 /* The stored fields of a measurement, in line order (all of struct db_measurement but the ids,
  * which the fold gives). */
@@ -92,6 +92,11 @@ static const struct field {
     {F_I64, OFF(launch_index)},
     {F_I64, OFF(correlation_id)},
     {F_TEXT, OFF(nvtx)},
+    {F_DBL, OFF(energy_j)},
+    {F_DBL, OFF(power_w)},
+    {F_DBL, OFF(sm_clock_mhz)},
+    {F_DBL, OFF(temp_c)},
+    {F_I64, OFF(energy_launches)},
 #undef OFF
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))

@@ -13,9 +13,9 @@
  *     captures     keyed by uid: a capture OUT has is skipped with every row under it ("already
  *       │          present": merging a file twice adds nothing the second time); the others
  *       │          get ids past OUT's largest (old id + offset).
- *     ceilings, latency points, measurements (old id + offset), metrics, predictions of the
- *                  new captures, every foreign key remapped through the device and capture
- *                  maps (temporary tables) and the measurement offset.
+ *     ceilings, latency points, measurements (old id + offset), metrics, predictions, energy
+ *                  spans of the new captures, every foreign key remapped through the device
+ *                  and capture maps (temporary tables) and the measurement offset.
  *
  * All of it is set-based: one INSERT ... SELECT per table, never a row at a time, with foreign
  * keys off and, when no other connection has OUT open, a rollback journal instead of WAL for
@@ -170,12 +170,13 @@ static const char sql_measurements_add[] =
     " grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, smem_static, smem_dynamic,"
     " reps, time_min_ns, time_median_ns, time_max_ns, flops, bytes_dram, bytes_l2, bytes_l1,"
     " bytes_shared, verified, rel_error, cache_state, source, launch_index, correlation_id,"
-    " device_id, times_ns, nvtx)"
+    " device_id, times_ns, nvtx, energy_j, power_w, sm_clock_mhz, temp_c, energy_launches)"
     " SELECT s.id + ?1, c.new, s.kernel, s.family, s.precision, s.m, s.n, s.k, s.params,"
     " s.grid_x, s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z, s.registers, s.smem_static,"
     " s.smem_dynamic, s.reps, s.time_min_ns, s.time_median_ns, s.time_max_ns, s.flops,"
     " s.bytes_dram, s.bytes_l2, s.bytes_l1, s.bytes_shared, s.verified, s.rel_error,"
-    " s.cache_state, s.source, s.launch_index, s.correlation_id, d.new, s.times_ns, s.nvtx"
+    " s.cache_state, s.source, s.launch_index, s.correlation_id, d.new, s.times_ns, s.nvtx,"
+    " s.energy_j, s.power_w, s.sm_clock_mhz, s.temp_c, s.energy_launches"
     " FROM rk_in.measurement s JOIN temp.rk_merge_cap c ON c.old = s.capture_id AND NOT c.dup"
     " LEFT JOIN temp.rk_merge_dev d ON d.old = s.device_id ORDER BY s.id";
 
@@ -186,9 +187,10 @@ static const char sql_metrics_add[] =
 
 static const char sql_predictions_add[] =
     "INSERT INTO main.prediction (measurement_id, capture_id, model, predicted_time_ns, bound,"
-    " details, created_at)"
+    " details, created_at, predicted_energy_j)"
     " SELECT s.measurement_id + ?1, c.new, s.model, s.predicted_time_ns, s.bound, s.details,"
-    " s.created_at FROM rk_in.prediction s LEFT JOIN temp.rk_merge_cap c ON c.old = s.capture_id"
+    " s.created_at, s.predicted_energy_j FROM rk_in.prediction s LEFT JOIN temp.rk_merge_cap c ON "
+    "c.old = s.capture_id"
     " WHERE +s.measurement_id IN " COPIED_MEASUREMENTS " ORDER BY s.id";
 
 /* Predictions of new model captures for measurements of captures OUT already has. */
@@ -211,14 +213,23 @@ static const char sql_match_measurements[] =
 
 static const char sql_late_predictions_add[] =
     "INSERT INTO main.prediction (measurement_id, capture_id, model, predicted_time_ns, bound,"
-    " details, created_at)"
-    " SELECT x.new, c.new, s.model, s.predicted_time_ns, s.bound, s.details, s.created_at"
+    " details, created_at, predicted_energy_j)"
+    " SELECT x.new, c.new, s.model, s.predicted_time_ns, s.bound, s.details, s.created_at,"
+    " s.predicted_energy_j"
     " FROM rk_in.prediction s JOIN temp.rk_merge_cap c ON c.old = s.capture_id AND NOT c.dup"
     " JOIN temp.rk_merge_meas x ON x.old = s.measurement_id WHERE true ORDER BY s.id"
     " ON CONFLICT (measurement_id, model) DO UPDATE SET capture_id = excluded.capture_id,"
     " predicted_time_ns = excluded.predicted_time_ns, bound = excluded.bound,"
-    " details = excluded.details, created_at = excluded.created_at"
+    " details = excluded.details, created_at = excluded.created_at,"
+    " predicted_energy_j = excluded.predicted_energy_j"
     " WHERE excluded.created_at >= prediction.created_at";
+
+static const char sql_energy_spans_add[] =
+    "INSERT INTO main.energy_span (capture_id, device_id, scope, name, energy_j, time_ns,"
+    " power_w, launches)"
+    " SELECT c.new, d.new, s.scope, s.name, s.energy_j, s.time_ns, s.power_w, s.launches"
+    " FROM rk_in.energy_span s JOIN temp.rk_merge_cap c ON c.old = s.capture_id AND NOT c.dup"
+    " LEFT JOIN temp.rk_merge_dev d ON d.old = s.device_id ORDER BY s.id";
 
 /* One db_merge call. */
 struct merge {
@@ -338,6 +349,8 @@ static int merge_rows(struct merge *mg)
         rc = merge_exec(mg, sql_metrics_add, off[1], &st->rows_added);
     if (rc == RK_OK)
         rc = merge_exec(mg, sql_predictions_add, off[1], &st->rows_added);
+    if (rc == RK_OK)
+        rc = merge_exec(mg, sql_energy_spans_add, 0, &st->rows_added);
     if (rc == RK_OK && st->captures_present)
         rc = merge_query(mg, sql_late_predictions, &late, 1);
     if (rc == RK_OK && late)

@@ -297,7 +297,7 @@ static enum db_status status_from_text(const char *s)
     " (SELECT count(*) FROM latency_point WHERE capture_id = k.id),"                               \
     " (SELECT count(*) FROM measurement WHERE capture_id = k.id),"                                 \
     " (SELECT count(*) FROM prediction WHERE capture_id = k.id),"                                  \
-    " k.uid, k.host, k.rank, k.local_rank, k.world_size, k.gpus_concurrent, k.gpus_busy"         \
+    " k.uid, k.host, k.rank, k.local_rank, k.world_size, k.gpus_concurrent, k.gpus_busy"           \
     " FROM capture k LEFT JOIN device d ON d.id = k.device_id"
 
 static void read_capture(struct col *c, void *elem)
@@ -574,6 +574,7 @@ static void read_prediction(struct col *c, void *elem)
     p->predicted_time_ns = c_real(c);
     p->bound = c_text(c);
     p->details = c_text(c);
+    p->predicted_energy_j = c_real(c);
 }
 
 void db_free_predictions(struct db_prediction *p, int n)
@@ -594,7 +595,8 @@ static void free_predictions(void *rows, int n)
 
 static const char predictions_sql[] =
     "SELECT p.id, p.measurement_id, p.capture_id, p.model, p.predicted_time_ns, p.bound,"
-    " p.details FROM prediction p JOIN measurement m ON m.id = p.measurement_id"
+    " p.details, p.predicted_energy_j FROM prediction p JOIN measurement m ON m.id = "
+    "p.measurement_id"
     " WHERE ?1 = 0 OR m.capture_id = ?1 ORDER BY p.measurement_id, p.model";
 
 int db_query_predictions(struct db *db, int64_t capture_id, struct db_prediction **out, int *n)
@@ -645,6 +647,11 @@ static void read_measurement(struct col *c, void *elem)
     m->device_id = c_int(c);
     m->times_ns = c_times(c, &m->n_times);
     m->nvtx = c_text(c);
+    m->energy_j = c_real(c);
+    m->power_w = c_real(c);
+    m->sm_clock_mhz = c_real(c);
+    m->temp_c = c_real(c);
+    m->energy_launches = c_int(c);
 }
 
 static void read_metric(struct col *c, void *elem)
@@ -755,7 +762,8 @@ int db_query_measurements(struct db *db, int64_t capture_id, struct db_measureme
         " grid_z, block_x, block_y, block_z, registers, smem_static, smem_dynamic, reps,"
         " time_min_ns, time_median_ns, time_max_ns, flops, bytes_dram, bytes_l2, bytes_l1,"
         " bytes_shared, verified, rel_error, cache_state, source, launch_index, correlation_id,"
-        " device_id, times_ns, nvtx FROM measurement WHERE ?1 = 0 OR capture_id = ?1 ORDER BY id";
+        " device_id, times_ns, nvtx, energy_j, power_w, sm_clock_mhz, temp_c, energy_launches"
+        " FROM measurement WHERE ?1 = 0 OR capture_id = ?1 ORDER BY id";
     static const char metrics_sql[] =
         "SELECT mt.id, mt.measurement_id, mt.name, mt.raw_name, mt.value, mt.unit"
         " FROM metric mt JOIN measurement m ON m.id = mt.measurement_id"
@@ -794,6 +802,45 @@ int db_query_measurements(struct db *db, int64_t capture_id, struct db_measureme
     free_metrics(metrics, nmetrics);
     free_predictions(preds, npreds);
     return rc;
+}
+
+/* ------------------------------------------------------------ energy spans */
+
+static void read_span(struct col *c, void *elem)
+{
+    struct db_energy_span *s = elem;
+    s->id = c_int(c);
+    s->capture_id = c_int(c);
+    s->device_id = c_int(c);
+    s->scope = c_text(c);
+    s->name = c_text(c);
+    s->energy_j = c_real(c);
+    s->time_ns = c_real(c);
+    s->power_w = c_real(c);
+    s->launches = c_opt(c);
+}
+
+void db_free_energy_spans(struct db_energy_span *s, int n)
+{
+    for (int i = 0; s && i < n; i++) {
+        free_str(s[i].scope);
+        free_str(s[i].name);
+    }
+    free(s);
+}
+
+static void free_spans(void *rows, int n)
+{
+    db_free_energy_spans(rows, n);
+}
+
+int db_query_energy_spans(struct db *db, int64_t capture_id, struct db_energy_span **out, int *n)
+{
+    static const char sql[] =
+        "SELECT id, capture_id, device_id, scope, name, energy_j, time_ns, power_w, launches"
+        " FROM energy_span WHERE ?1 = 0 OR capture_id = ?1 ORDER BY id";
+    return select_rows(db, sql, &capture_id, 1, sizeof **out, read_span, free_spans, (void **)out,
+                       n, "read energy spans");
 }
 
 /* --------------------------------------------------------------- export */

@@ -154,8 +154,10 @@ static const char schema_v2[] =
     "CREATE UNIQUE INDEX capture_uid ON capture(uid);\n"
     "ALTER TABLE capture ADD COLUMN host TEXT;\n"
     "ALTER TABLE capture ADD COLUMN rank INTEGER CHECK (rank IS NULL OR rank >= 0);\n"
-    "ALTER TABLE capture ADD COLUMN local_rank INTEGER CHECK (local_rank IS NULL OR local_rank >= 0);\n"
-    "ALTER TABLE capture ADD COLUMN world_size INTEGER CHECK (world_size IS NULL OR world_size > 0);\n"
+    "ALTER TABLE capture ADD COLUMN local_rank INTEGER CHECK (local_rank IS NULL OR local_rank >= "
+    "0);\n"
+    "ALTER TABLE capture ADD COLUMN world_size INTEGER CHECK (world_size IS NULL OR world_size > "
+    "0);\n"
     "ALTER TABLE capture ADD COLUMN gpus_concurrent INTEGER;\n"
     "ALTER TABLE capture ADD COLUMN gpus_busy INTEGER;\n"
     "ALTER TABLE ceiling ADD COLUMN peer_device_id INTEGER REFERENCES device(id);\n"
@@ -181,11 +183,83 @@ static const char schema_v3[] =
  */
 static const char schema_v4[] = "ALTER TABLE measurement ADD COLUMN nvtx TEXT;\n";
 
+/*
+ * Energy (docs/model.md "Energy"): what NVML's energy counter read around each measurement, the
+ * energy ceilings fitted from the probes, the energy a model predicts, and energy spans of a
+ * profiled program.
+ *
+ * The ceiling table is rebuilt because SQLite cannot change a CHECK constraint: its kind now
+ * allows 'energy' (an energy per flop in pJ/FLOP, per byte in pJ/B, or a constant power in W;
+ * params holds the fit's residuals). The rows are copied with their ids, in the same column
+ * order; no table refers to ceiling(id), so dropping the old table touches nothing else.
+ *
+ * measurement: energy_j is the energy of ONE launch in J (the counter's difference over
+ * energy_launches back-to-back launches, divided by them); power_w the average power over that
+ * interval, sm_clock_mhz and temp_c the SM clock and temperature sampled over it;
+ * energy_launches NULL when no reading was taken (no NVML, no energy counter, not permitted).
+ * prediction: predicted_energy_j beside predicted_time_ns (NULL: the model predicts no energy).
+ * energy_span: the energy of a program, an NVTX range or a kernel of a profile capture (scope
+ * 'program', 'nvtx' or 'kernel'), with its time, average power and number of launches.
+ */
+static const char schema_v5[] =
+    "CREATE TABLE ceiling_v5 (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  capture_id INTEGER NOT NULL REFERENCES capture(id) ON DELETE CASCADE,\n"
+    "  name TEXT NOT NULL,\n"
+    "  kind TEXT NOT NULL\n"
+    "    CHECK (kind IN ('bandwidth', 'compute', 'latency', 'launch', 'energy')),\n"
+    "  level TEXT,\n"
+    "  precision TEXT,\n"
+    "  value REAL NOT NULL,\n"
+    "  unit TEXT NOT NULL,\n"
+    "  method TEXT,\n"
+    "  params TEXT CHECK (params IS NULL OR json_valid(params)),\n"
+    "  reps INTEGER,\n"
+    "  min REAL, median REAL, max REAL,\n"
+    "  theoretical REAL,\n"
+    "  sm_clock_mhz REAL,\n"
+    "  power_w REAL,\n"
+    "  temp_c REAL,\n"
+    "  peer_device_id INTEGER REFERENCES device(id)\n"
+    ");\n"
+    "INSERT INTO ceiling_v5 (id, capture_id, name, kind, level, precision, value, unit, method,\n"
+    "  params, reps, min, median, max, theoretical, sm_clock_mhz, power_w, temp_c, "
+    "peer_device_id)\n"
+    "  SELECT id, capture_id, name, kind, level, precision, value, unit, method, params, reps,\n"
+    "  min, median, max, theoretical, sm_clock_mhz, power_w, temp_c, peer_device_id\n"
+    "  FROM ceiling ORDER BY id;\n"
+    "DROP TABLE ceiling;\n"
+    "ALTER TABLE ceiling_v5 RENAME TO ceiling;\n"
+    "CREATE INDEX ceiling_capture ON ceiling(capture_id);\n"
+    "CREATE INDEX ceiling_name ON ceiling(name);\n"
+    "CREATE INDEX ceiling_peer ON ceiling(peer_device_id);\n"
+    "ALTER TABLE measurement ADD COLUMN energy_j REAL CHECK (energy_j IS NULL OR energy_j >= 0);\n"
+    "ALTER TABLE measurement ADD COLUMN power_w REAL;\n"
+    "ALTER TABLE measurement ADD COLUMN sm_clock_mhz REAL;\n"
+    "ALTER TABLE measurement ADD COLUMN temp_c REAL;\n"
+    "ALTER TABLE measurement ADD COLUMN energy_launches INTEGER\n"
+    "  CHECK (energy_launches IS NULL OR energy_launches > 0);\n"
+    "ALTER TABLE prediction ADD COLUMN predicted_energy_j REAL;\n"
+    "CREATE TABLE energy_span (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  capture_id INTEGER NOT NULL REFERENCES capture(id) ON DELETE CASCADE,\n"
+    "  device_id INTEGER REFERENCES device(id),\n"
+    "  scope TEXT NOT NULL CHECK (scope IN ('program', 'nvtx', 'kernel')),\n"
+    "  name TEXT NOT NULL,\n"
+    "  energy_j REAL CHECK (energy_j IS NULL OR energy_j >= 0),\n"
+    "  time_ns REAL,\n"
+    "  power_w REAL,\n"
+    "  launches INTEGER CHECK (launches IS NULL OR launches >= 0)\n"
+    ");\n"
+    "CREATE INDEX energy_span_capture ON energy_span(capture_id);\n"
+    "CREATE INDEX energy_span_device ON energy_span(device_id);\n";
+
 const char *const dbi_migrations[] = {
     schema_v1, /* 0 -> 1: the first schema */
     schema_v2, /* 1 -> 2: captures' origin and uid, pair ceilings, a profiled launch's GPU */
     schema_v3, /* 2 -> 3: every repetition's time of a measurement */
     schema_v4, /* 3 -> 4: a profiled launch's NVTX ranges */
+    schema_v5, /* 4 -> 5: energy: readings, energy ceilings, predicted energy, energy spans */
 };
 const int dbi_nmigrations = (int)(sizeof dbi_migrations / sizeof dbi_migrations[0]);
 
@@ -196,7 +270,8 @@ int db_schema_version(void)
 
 /* The tables db_dump_table accepts, in an order where parents come first. */
 static const char *const tables[] = {
-    "device", "capture", "ceiling", "latency_point", "measurement", "metric", "prediction",
+    "device",      "capture", "ceiling",    "latency_point",
+    "measurement", "metric",  "prediction", "energy_span",
 };
 
 const char *db_table_name(int i)

@@ -430,6 +430,17 @@ static void fill_measurement(struct bind *b, int64_t capture_id, const struct db
     b_id(b, m->device_id);
 }
 
+/* The energy reading (db.h): all NULL when no reading was taken (energy_launches 0). */
+static void fill_energy(struct bind *b, const struct db_measurement *m)
+{
+    int taken = m->energy_launches > 0;
+    b_real(b, taken ? m->energy_j : NAN);
+    b_real(b, taken ? m->power_w : NAN);
+    b_real(b, taken ? m->sm_clock_mhz : NAN);
+    b_real(b, taken ? m->temp_c : NAN);
+    b_id(b, taken ? m->energy_launches : 0);
+}
+
 /* The times as a JSON array ("[1200.5,1187]"), or NULL (SQL NULL) when there are none; the
  * buffer's oom says when memory ran out. */
 static const char *times_json(const struct db_measurement *m, struct rk_buf *json)
@@ -475,14 +486,16 @@ int db_insert_measurement(struct db *db, int64_t capture_id, const struct db_mea
         " smem_static, smem_dynamic, reps, time_min_ns, time_median_ns, time_max_ns,"
         " flops, bytes_dram, bytes_l2, bytes_l1, bytes_shared, verified, rel_error,"
         " cache_state, source, launch_index, correlation_id, device_id, times_ns,"
-        " nvtx)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " nvtx, energy_j, power_w, sm_clock_mhz, temp_c, energy_launches)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        "?,?,?,?,?)",
         &st, what);
     if (rc == RK_OK) {
         b.st = st;
         fill_measurement(&b, capture_id, m);
         b_text(&b, times);
         b_text(&b, m->nvtx);
+        fill_energy(&b, m);
         rc = run(db, &b, what);
     }
     if (rc == RK_OK)
@@ -521,16 +534,18 @@ static void fill_prediction(struct bind *b, const void *row)
     b_real(b, p->predicted_time_ns);
     b_text(b, p->bound);
     b_text(b, p->details);
+    b_real(b, p->predicted_energy_j > 0 ? p->predicted_energy_j : NAN);
 }
 
 int db_insert_prediction(struct db *db, const struct db_prediction *p, int64_t *id)
 {
     static const char sql[] =
         "INSERT INTO prediction (measurement_id, capture_id, model, predicted_time_ns, bound,"
-        " details) VALUES (?, ?, ?, ?, ?, ?)"
+        " details, predicted_energy_j) VALUES (?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (measurement_id, model) DO UPDATE SET capture_id = excluded.capture_id,"
         " predicted_time_ns = excluded.predicted_time_ns, bound = excluded.bound,"
-        " details = excluded.details, created_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
+        " details = excluded.details, predicted_energy_j = excluded.predicted_energy_j,"
+        " created_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
     const char *what = "store a prediction";
     sqlite3_stmt *st = NULL;
     struct bind b = {NULL, 0, SQLITE_OK};
@@ -561,6 +576,37 @@ int db_insert_prediction(struct db *db, const struct db_prediction *p, int64_t *
             *id = sqlite3_column_int64(st, 0);
         else
             rc = dbi_error(db, src == SQLITE_DONE ? SQLITE_CORRUPT : src, what);
+    }
+    sqlite3_finalize(st);
+    return dbi_tx_end(db, nested, rc, what);
+}
+
+/* ------------------------------------------------------------ energy spans */
+
+int db_insert_energy_spans(struct db *db, int64_t capture_id, const struct db_energy_span *s, int n)
+{
+    const char *what = "store energy spans";
+    sqlite3_stmt *st = NULL;
+    int nested = 0;
+    int rc = dbi_tx_begin(db, &nested, what);
+
+    if (rc != RK_OK)
+        return rc;
+    rc = dbi_prepare(db,
+                     "INSERT INTO energy_span (capture_id, device_id, scope, name, energy_j,"
+                     " time_ns, power_w, launches) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     &st, what);
+    for (int i = 0; rc == RK_OK && i < n; i++) {
+        struct bind b = {st, 0, sqlite3_reset(st)};
+        b_int(&b, capture_id);
+        b_id(&b, s[i].device_id);
+        b_text(&b, s[i].scope);
+        b_text(&b, s[i].name);
+        b_real(&b, s[i].energy_j);
+        b_real(&b, s[i].time_ns);
+        b_real(&b, s[i].power_w);
+        b_opt(&b, s[i].launches);
+        rc = run(db, &b, what);
     }
     sqlite3_finalize(st);
     return dbi_tx_end(db, nested, rc, what);

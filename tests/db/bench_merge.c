@@ -181,7 +181,8 @@ static int make_template(const char *path, long n)
                                        metric_names[j][2]};
         rc = db_insert_measurement(db, run, &m, mt, NMETRICS, &mid);
         for (int j = 0; rc == RK_OK && j < NMODELS; j++) {
-            struct db_prediction p = {0, mid, model, models[j].name, 1000.0 + i, "dram", details};
+            struct db_prediction p = {0,          mid,    model,   models[j].name,
+                                      1000.0 + i, "dram", details, NAN};
             make_details(details, sizeof details, models[j].name, models[j].details_bytes, i);
             rc = db_insert_prediction(db, &p, NULL);
         }

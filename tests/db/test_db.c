@@ -59,7 +59,7 @@ static void d01_create_and_reopen(void **state)
     db_close(db);
     assert_int_equal(raw_int(path, "PRAGMA user_version"), db_schema_version());
     assert_int_equal(raw_int(path, "PRAGMA application_id"), DB_APPLICATION_ID);
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 7);
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 8);
     {
         long n = 0;
         unsigned char *b = slurp(path, &n);
@@ -291,7 +291,7 @@ static void d11_roundtrip(void **state)
     struct db_latency_point *ps = NULL;
     struct db_measurement m = sample_measurement("tsm2_v3");
     struct db_measurement_row *rows = NULL;
-    struct db_prediction pr = {0, 0, 0, "roofline", 950.0, "dram", "{\"intensity\":0.5}"};
+    struct db_prediction pr = {0, 0, 0, "roofline", 950.0, "dram", "{\"intensity\":0.5}", NAN};
     struct db_prediction *preds = NULL;
     int64_t dev = 0, dev_again = 0, dev2 = 0, probe1 = 0, probe2 = 0, run = 0, model = 0;
     int64_t mid = 0, pid = 0, pid2 = 0, latest = 0;
@@ -700,7 +700,7 @@ static void d18_cascade(void **state)
     struct db_ceiling c = sample_ceiling("bw_dram_read", 3000.0);
     struct db_latency_point p = {4096, 128, 30, 15};
     struct db_measurement m = sample_measurement("cascade");
-    struct db_prediction pr = {0, 0, 0, "roofline", 1.0, "dram", NULL};
+    struct db_prediction pr = {0, 0, 0, "roofline", 1.0, "dram", NULL, NAN};
     int64_t dev = 0, run = 0, other = 0, mid = 0;
     (void)state;
     new_path(path, sizeof path, "d18");
@@ -841,13 +841,13 @@ static void d19_dump(void **state)
         memset(&s, 0, sizeof s);
         assert_int_equal(db_dump_table(db, db_table_name(i), dump_cb, &s), RK_OK);
     }
-    assert_int_equal(i, 7);
+    assert_int_equal(i, 8);
     assert_null(db_table_name(-1));
 
     memset(&s, 0, sizeof s);
     assert_int_equal(db_dump_table(db, "measurement", dump_cb, &s), RK_OK);
     assert_int_equal(s.rows, 60);
-    assert_int_equal(s.ncols, 36); /* times_ns: schema 3, nvtx: schema 4 */
+    assert_int_equal(s.ncols, 41); /* times_ns: schema 3, nvtx: schema 4, energy: schema 5 */
     assert_string_equal(s.first_col, "id");
     assert_string_equal(s.kernel, "filler");
     assert_true(s.saw_real > 0 && s.saw_null > 0 && s.saw_int > 0 && s.saw_text > 0);

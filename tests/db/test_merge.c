@@ -245,7 +245,8 @@ static void make_input(const char *path, const char *tag, int64_t *meas)
                                       models[j],
                                       900.0 + i + 10 * j,
                                       "dram",
-                                      "{\"ceilings\":{\"dram\":{\"id\":1}}}"};
+                                      "{\"ceilings\":{\"dram\":{\"id\":1}}}",
+                                      NAN};
             assert_int_equal(db_insert_prediction(db, &p, NULL), RK_OK);
         }
     assert_int_equal(db_capture_end(db, model, DB_DONE), RK_OK);
@@ -724,7 +725,7 @@ static void m08_predictions_after_merge(void **state)
     assert_int_equal(db_capture_begin(db, 0, DB_CAPTURE_MODEL, "roofkit model", "0.2.0", &model),
                      RK_OK);
     for (int i = 0; i < 2; i++) {
-        struct db_prediction p = {0, mid[i], model, "roofline", 555.0 + i, "l2", NULL};
+        struct db_prediction p = {0, mid[i], model, "roofline", 555.0 + i, "l2", NULL, NAN};
         assert_int_equal(db_insert_prediction(db, &p, NULL), RK_OK);
         p.model = "hierarchical";
         assert_int_equal(db_insert_prediction(db, &p, NULL), RK_OK);
