@@ -110,14 +110,16 @@ static int suites_table(enum rk_format fmt)
             rk_buf_puts(&names, "");
             for (int k = 0; k < KERNELS_SUITE_MAX_KERNELS && en->kernels[k]; k++)
                 rk_buf_printf(&names, "%s%s", k ? " " : "", en->kernels[k]);
-            for (int h = 0; h < en->n_shapes && rc == RK_OK && !names.oom; h++) {
+            for (int h = 0; h < kernels_suite_entry_size(en) && rc == RK_OK && !names.oom; h++) {
+                struct kernels_shape sh;
+                kernels_suite_entry_shape(en, h, &sh);
                 rc = rk_table_row(t);
                 rk_table_str(t, s->name);
                 rk_table_int(t, e);
                 rk_table_str(t, names.s);
-                rk_table_int(t, en->shapes[h].m);
-                rk_table_int(t, en->shapes[h].n);
-                rk_table_int(t, en->shapes[h].k);
+                rk_table_int(t, sh.m);
+                rk_table_int(t, sh.n);
+                rk_table_int(t, sh.k);
                 rk_table_str(t, s->description);
             }
             if (names.oom)
@@ -138,14 +140,13 @@ static int list_suites(struct rk_ctx *ctx, enum rk_format fmt)
         printf("%s: %s\n", s->name, s->description);
         for (int e = 0; e < s->n_entries; e++) {
             const struct kernels_suite_entry *en = &s->entries[e];
+            char shapes[1024];
             printf("  kernels:");
             for (int k = 0; k < KERNELS_SUITE_MAX_KERNELS && en->kernels[k]; k++)
                 printf(" %s", en->kernels[k]);
-            printf("\n  shapes (m x n x k):");
-            for (int h = 0; h < en->n_shapes; h++)
-                printf("%s %ldx%ldx%ld", h ? "," : "", en->shapes[h].m, en->shapes[h].n,
-                       en->shapes[h].k);
-            printf("\n");
+            printf("\n  shapes (m x n x k): %s (%d shapes)\n",
+                   kernels_suite_entry_describe(en, shapes, sizeof shapes),
+                   kernels_suite_entry_size(en));
         }
     }
     return RK_OK;

@@ -71,7 +71,8 @@ struct tally {
 struct plan_entry {
     const struct kernels_kernel *kernels[64];
     int n_kernels;
-    const struct kernels_shape *shapes;
+    const struct kernels_suite_entry *from; /* the suite entry whose shapes it runs; NULL: */
+    const struct kernels_shape *shapes;     /* --sizes */
     int n_shapes;
 };
 
@@ -80,6 +81,15 @@ struct plan {
     int n_entries;
     long total; /* measurements planned, for the progress line */
 };
+
+/* Shape i of a plan entry: its suite entry's (a list or a grid), or --sizes' */
+static void plan_shape(const struct plan_entry *pe, int i, struct kernels_shape *out /* OUT */)
+{
+    if (pe->from)
+        kernels_suite_entry_shape(pe->from, i, out);
+    else
+        *out = pe->shapes[i];
+}
 
 static void free_opts(struct run_opts *o)
 {
@@ -418,8 +428,8 @@ static int build_plan(const struct run_opts *o, struct plan *pl)
             add_kernels(pe, o->suite->entries[e].kernels, o);
             if (!pe->n_kernels)
                 continue;
-            pe->shapes = o->suite->entries[e].shapes;
-            pe->n_shapes = o->suite->entries[e].n_shapes;
+            pe->from = &o->suite->entries[e];
+            pe->n_shapes = kernels_suite_entry_size(pe->from);
             pl->n_entries++;
         }
         if (!pl->n_entries)
@@ -444,15 +454,15 @@ static int build_plan(const struct run_opts *o, struct plan *pl)
             if (!home)
                 return rk_error(RK_EUSAGE, "kernel '%s' is in no suite; give --sizes", kk->name);
             for (int e = 0; e < pl->n_entries; e++)
-                if (pl->entries[e].shapes == home->shapes)
+                if (pl->entries[e].from == home)
                     pe = &pl->entries[e];
             if (!pe) {
                 if (pl->n_entries == KERNELS_SUITE_MAX_ENTRIES)
                     return rk_error(RK_EUSAGE, "too many kernels from different suites; give "
                                                "--sizes or --suite");
                 pe = &pl->entries[pl->n_entries++];
-                pe->shapes = home->shapes;
-                pe->n_shapes = home->n_shapes;
+                pe->from = home;
+                pe->n_shapes = kernels_suite_entry_size(home);
             }
             pe->kernels[pe->n_kernels++] = kk;
         }
@@ -674,6 +684,8 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     for (int e = 0; e < pl.n_entries && rc == RK_OK; e++) {
         const struct plan_entry *pe = &pl.entries[e];
         for (int si = 0; si < pe->n_shapes && rc == RK_OK; si++) {
+            struct kernels_shape shape;
+            plan_shape(pe, si, &shape);
             for (int prec = 0; prec < KERNELS_NPREC && rc == RK_OK; prec++) {
                 int any = 0;
                 if (!(o.precisions & KERNELS_PREC_BIT(prec)))
@@ -686,7 +698,7 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
                     rc = RK_EINTR;
                     break;
                 }
-                rc = kernels_session_prepare(s, prec, &pe->shapes[si]);
+                rc = kernels_session_prepare(s, prec, &shape);
                 if (rc == RK_ENOMEM) { /* refused before allocating: go on with the rest */
                     nomem++;
                     for (int i = 0; i < pe->n_kernels; i++)
@@ -699,8 +711,7 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
                     const struct kernels_kernel *k = pe->kernels[i];
                     if (!(k->precisions & KERNELS_PREC_BIT(prec)))
                         continue;
-                    rc =
-                        run_combos(s, ctx->db, capture, k, prec, &pe->shapes[si], &o, pl.total, &t);
+                    rc = run_combos(s, ctx->db, capture, k, prec, &shape, &o, pl.total, &t);
                 }
             }
         }

@@ -97,16 +97,31 @@ int kernels_match(const char *pattern, const char *name);
 int kernels_param_index(const struct kernels_kernel *k, const char *name);
 
 /*
- * Suites: named lists of (kernel patterns x shapes) entries. Square sizes N in a
- * suite mean m = n = k = N.
+ * Suites: named lists of entries, each a set of kernel patterns run on a set of shapes.
+ * An entry lists its shapes (n_shapes > 0: shapes[0..n_shapes)), or describes them as a
+ * grid (n_shapes == 0): the cross product of value lists for m, n and k, where n or k
+ * without values takes m's value (a square sweep: m = n = k; TSM2's m = k). A grid has
+ * no limit but its lists'. Read either kind with kernels_suite_entry_size() and
+ * kernels_suite_entry_shape(); kernels_suite_entry_describe() writes the shapes as a
+ * person reads them.
  */
 #define KERNELS_SUITE_MAX_ENTRIES 6
 #define KERNELS_SUITE_MAX_SHAPES  24
 #define KERNELS_SUITE_MAX_KERNELS 16
+#define KERNELS_GRID_MAX_VALUES   32
+struct kernels_grid { /* each list's count, then its values (n_n or n_k 0: equal to m) */
+    int n_m;
+    long m[KERNELS_GRID_MAX_VALUES];
+    int n_n;
+    long n[KERNELS_GRID_MAX_VALUES];
+    int n_k;
+    long k[KERNELS_GRID_MAX_VALUES];
+};
 struct kernels_suite_entry {
     const char *kernels[KERNELS_SUITE_MAX_KERNELS]; /* patterns, NULL-terminated */
-    int n_shapes;
+    int n_shapes;                                   /* listed shapes; 0: the grid's */
     struct kernels_shape shapes[KERNELS_SUITE_MAX_SHAPES];
+    struct kernels_grid grid;
 };
 struct kernels_suite {
     const char *name;
@@ -114,6 +129,16 @@ struct kernels_suite {
     int n_entries;
     struct kernels_suite_entry entries[KERNELS_SUITE_MAX_ENTRIES];
 };
+/* Number of shapes of entry en: n_shapes, or the grid's product (m slowest, then k, n). */
+int kernels_suite_entry_size(const struct kernels_suite_entry *en);
+/* Shape i (0 <= i < kernels_suite_entry_size(en)) of entry en. */
+void kernels_suite_entry_shape(const struct kernels_suite_entry *en, int i,
+                               struct kernels_shape *out /* OUT */);
+/* The shapes of en in words, into buf (always terminated): a listed entry as
+ * "256x256x256, 512x512x512" (m x n x k), a grid as "m in {10240, 20480}, n in 1..32,
+ * k = m" (a run of consecutive integers written as a range). Returns buf. */
+const char *kernels_suite_entry_describe(const struct kernels_suite_entry *en, char *buf,
+                                         size_t len);
 int kernels_suites_count(void);
 const struct kernels_suite *kernels_suite_get(int i);
 const struct kernels_suite *kernels_suite_find(const char *name); /* or NULL */

@@ -57,9 +57,11 @@ int fuzz_run_parse(int argc, char **argv)
                             continue;
                         for (int si = 0; si < pe->n_shapes; si++) {
                             struct model_cost cost;
+                            struct kernels_shape shape;
                             char json[256];
-                            (void)kernels_cost(k, prec, &pe->shapes[si], p, &cost);
-                            (void)kernels_bytes_needed(prec, &pe->shapes[si]);
+                            plan_shape(pe, si, &shape);
+                            (void)kernels_cost(k, prec, &shape, p, &cost);
+                            (void)kernels_bytes_needed(prec, &shape);
                             kernels_params_json(k, p, json, sizeof json);
                             FUZZ_CHECK(memchr(json, '\0', sizeof json) != NULL);
                         }

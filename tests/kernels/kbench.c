@@ -235,11 +235,13 @@ int main(int argc, char **argv)
     }
     for (int e = 0; e < su->n_entries; e++) {
         const struct kernels_suite_entry *en = &su->entries[e];
-        for (int si = 0; si < en->n_shapes; si++) {
+        for (int si = 0; si < kernels_suite_entry_size(en); si++) {
+            struct kernels_shape shape;
+            kernels_suite_entry_shape(en, si, &shape);
             for (int prec = 0; prec < KERNELS_NPREC; prec++) {
                 if (!strstr(precs, kernels_precision_name(prec)))
                     continue;
-                rc = kernels_session_prepare(s, prec, &en->shapes[si]);
+                rc = kernels_session_prepare(s, prec, &shape);
                 if (rc != RK_OK) {
                     if (rc == RK_ENOMEM)
                         continue;
@@ -254,7 +256,7 @@ int main(int argc, char **argv)
                         hit = 0;
                     if (!hit || !(k->precisions & KERNELS_PREC_BIT(prec)))
                         continue;
-                    rc = run_kernel(s, k, prec, &en->shapes[si], specs, nspecs, &opt, &failures);
+                    rc = run_kernel(s, k, prec, &shape, specs, nspecs, &opt, &failures);
                     if (rc != RK_OK)
                         goto out;
                 }

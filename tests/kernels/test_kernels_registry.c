@@ -12,7 +12,10 @@
  *                        missing precisions give RK_EUSAGE with a reason
  *   params_json_text     the JSON text of a parameter set
  *   suites_well_formed   every suite entry names kernels that exist and has shapes;
- *                        the tsm2 and ism2 suites hold the issue's shapes
+ *                        the tsm2 and ism2 suites hold the seed's shapes (004 §4.1, §6)
+ *   suite_grids          tsm2-grid and ism2-grid: every shape of their cross products once
+ *                        and nothing else, the faster-cuBLAS references beside the kernel,
+ *                        and how `roofkit list suites` words a grid and a listed entry
  *   cost_extensions      apipe and rpt reach the cost model: the cp.async ring adds
  *                        shared traffic, rpt = 4 divides B's shared reads; apipe = 0
  *                        and 2 (no ring) ignore rpt; DRAM counts do not change
@@ -77,14 +80,21 @@ static void names_unique(void **state)
         for (int j = i + 1; j < kernels_count(); j++)
             assert_string_not_equal(k->name, kernels_get(j)->name);
     }
-    assert_null(kernels_find("tsm2"));
+    assert_null(kernels_find("tsm2_v"));
+    assert_non_null(kernels_find("tsm2")); /* the entry point */
 }
 
 static void match_prefix_glob(void **state)
 {
     (void)state;
     assert_true(kernels_match("tsm2_v3", "tsm2_v3"));
-    assert_true(kernels_match("tsm2", "tsm2_v0"));
+    /* a kernel's exact name selects that kernel alone: "tsm2" is the entry point */
+    assert_true(kernels_match("tsm2", "tsm2"));
+    assert_false(kernels_match("tsm2", "tsm2_v0"));
+    assert_true(kernels_match("tsm2_*", "tsm2_v0"));
+    assert_false(kernels_match("tsm2_*", "tsm2"));
+    assert_true(kernels_match("tsm2_v", "tsm2_v1"));
+    assert_true(kernels_match("ism2", "ism2_opt2"));
     assert_true(kernels_match("cublas", "cublas_gemmex"));
     assert_true(kernels_match("*_v3", "tsm2_v3"));
     assert_true(kernels_match("tsm2_v?", "tsm2_v2"));
@@ -134,15 +144,74 @@ static void params_json_text(void **state)
     assert_string_equal(buf, "{}");
 }
 
+/* How many times suite s runs shape m x n x k (over its entries). */
 static int suite_has(const struct kernels_suite *s, long m, long n, long k)
 {
+    int hits = 0;
     for (int e = 0; e < s->n_entries; e++)
-        for (int i = 0; i < s->entries[e].n_shapes; i++) {
-            const struct kernels_shape *sh = &s->entries[e].shapes[i];
-            if (sh->m == m && sh->n == n && sh->k == k)
-                return 1;
+        for (int i = 0; i < kernels_suite_entry_size(&s->entries[e]); i++) {
+            struct kernels_shape sh;
+            kernels_suite_entry_shape(&s->entries[e], i, &sh);
+            hits += sh.m == m && sh.n == n && sh.k == k;
         }
+    return hits;
+}
+
+/* 1 when entry en names kernel pattern `name` exactly. */
+static int entry_names(const struct kernels_suite_entry *en, const char *name)
+{
+    for (int i = 0; en->kernels[i]; i++)
+        if (strcmp(en->kernels[i], name) == 0)
+            return 1;
     return 0;
+}
+
+static void suite_grids(void **state)
+{
+    (void)state;
+    static const long kn[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+    const struct kernels_suite *tg = kernels_suite_find("tsm2-grid");
+    const struct kernels_suite *ig = kernels_suite_find("ism2-grid");
+    char buf[1024];
+    assert_non_null(tg);
+    assert_non_null(ig);
+    assert_int_equal(tg->n_entries, 1);
+    assert_int_equal(ig->n_entries, 1);
+    /* sizes equal to the cross products, each shape once: nothing else is in them */
+    assert_int_equal(kernels_suite_entry_size(&tg->entries[0]), 3 * 32);
+    assert_int_equal(kernels_suite_entry_size(&ig->entries[0]), 3 * 10 * 10);
+    for (long m = 10240; m <= 40960; m *= 2)
+        for (long n = 1; n <= 32; n++)
+            assert_int_equal(suite_has(tg, m, n, m), 1);
+    for (long m = 100000; m <= 10000000; m *= 10)
+        for (int a = 0; a < 10; a++)
+            for (int b = 0; b < 10; b++)
+                assert_int_equal(suite_has(ig, m, kn[b], kn[a]), 1);
+    assert_int_equal(suite_has(tg, 30720, 16, 30720), 0);
+    /* the order: m slowest, then k, n fastest */
+    struct kernels_shape sh;
+    kernels_suite_entry_shape(&ig->entries[0], 11, &sh);
+    assert_true(sh.m == 100000 && sh.k == 2 && sh.n == 2);
+    kernels_suite_entry_shape(&tg->entries[0], 32, &sh);
+    assert_true(sh.m == 20480 && sh.k == 20480 && sh.n == 1);
+    /* both cuBLAS calls of each precision, so that the faster judges the kernel */
+    for (int g = 0; g < 2; g++) {
+        const struct kernels_suite_entry *en = &(g ? ig : tg)->entries[0];
+        assert_true(entry_names(en, "cublas_sgemm"));
+        assert_true(entry_names(en, "cublas_dgemm"));
+        assert_true(entry_names(en, "cublas_gemmex"));
+        assert_true(entry_names(en, "tsm2") || entry_names(en, g ? "ism2_opt1" : "tsm2_v3"));
+    }
+    assert_string_equal(kernels_suite_entry_describe(&tg->entries[0], buf, sizeof buf),
+                        "m in {10240, 20480, 40960}, n in 1..32, k = m");
+    assert_string_equal(kernels_suite_entry_describe(&ig->entries[0], buf, sizeof buf),
+                        "m in {100000, 1000000, 10000000}, n in {1, 2, 3, 4, 6, 8, 12, 16, 24, "
+                        "32}, k in {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}");
+    assert_string_equal(
+        kernels_suite_entry_describe(&kernels_suite_find("default")->entries[0], buf, sizeof buf),
+        "20480x4x20480, 20480x16x20480");
+    /* a short buffer is cut, always terminated */
+    assert_int_equal(strlen(kernels_suite_entry_describe(&ig->entries[0], buf, 12)), 11);
 }
 
 static void suites_well_formed(void **state)
@@ -158,7 +227,7 @@ static void suites_well_formed(void **state)
         assert_true(su->n_entries >= 1);
         for (int e = 0; e < su->n_entries; e++) {
             const struct kernels_suite_entry *en = &su->entries[e];
-            assert_true(en->n_shapes >= 1);
+            assert_true(kernels_suite_entry_size(en) >= 1);
             assert_non_null(en->kernels[0]);
             for (int i = 0; en->kernels[i]; i++) {
                 int hit = 0;
@@ -259,6 +328,7 @@ int main(void)
         cmocka_unit_test(match_prefix_glob), cmocka_unit_test(bad_params_refused),
         cmocka_unit_test(params_json_text),  cmocka_unit_test(suites_well_formed),
         cmocka_unit_test(cost_extensions),   cmocka_unit_test(model_facts),
+        cmocka_unit_test(suite_grids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
