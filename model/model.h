@@ -960,6 +960,71 @@ int model_ism2_tcf_evaluate(const struct model_ism2_tcf_in *in, long tcf,
 int model_ism2_search_tcf(const struct model_ism2_tcf_in *in, long tcf_max,
                           struct model_ism2_tcf_eval *out /* OUT */);
 
+/* ------------------------------------------------------------------------------
+ * Energy (extension: Choi, Bedard, Fowler, Vuduc, "A roofline model of energy", IPDPS
+ * 2013; docs/model.md "Energy"; model/energy.c)
+ * ------------------------------------------------------------------------------ */
+
+/* The arithmetic an energy per flop is fitted for: CUDA cores by precision, tensor cores. */
+enum model_energy_op {
+    MODEL_EOP_FP32 = 0,
+    MODEL_EOP_FP64,
+    MODEL_EOP_TC_BF16,
+    MODEL_EOP_TC_FP16,
+    MODEL_EOP_TC_FP64,
+    MODEL_EOP_COUNT
+};
+/* "fp32", "fp64", "tc_bf16", "tc_fp16", "tc_fp64"; "?" for an invalid value. */
+const char *model_energy_op_name(enum model_energy_op op);
+
+/*
+ * A machine's energy constants: E = sum_op flops_op x eps_flop[op] + sum_level bytes_level x
+ * eps_byte[level] + p0_w x time. eps in J/FLOP and J/B (NaN: not fitted), p0_w the constant
+ * power [W] (static power and whatever does not scale with flops or bytes, clocks included).
+ * Bytes of a level are the bytes that level serves: a DRAM byte also crosses L2, so it costs
+ * eps_byte[L2] + eps_byte[DRAM] when bytes[L2] counts it too (the cost formulas' convention).
+ */
+struct model_energy {
+    double eps_flop[MODEL_EOP_COUNT];
+    double eps_byte[MODEL_LEVEL_COUNT];
+    double p0_w;
+};
+
+/* One kernel's work for the energy model, or one measured point of a fit. */
+struct model_energy_work {
+    double flops[MODEL_EOP_COUNT];   /* [FLOP]; 0 where none (NaN refused) */
+    double bytes[MODEL_LEVEL_COUNT]; /* [B]; 0 where none; NaN: unknown (a level without an
+                                        eps is then skipped, with one fitted refused) */
+    double time_s;                   /* [s], > 0 */
+    double energy_j;                 /* measured [J] (a fit's point; the prediction ignores it) */
+};
+
+/*
+ * The energy e predicts for w [J] into *joules: every term whose work is > 0 needs its eps
+ * (RK_EUSAGE, *why "no energy per flop for fp64" / "no energy per byte for l2"); a level whose
+ * bytes are NaN or whose eps is NaN with 0 bytes adds nothing; L1 bytes are not charged unless
+ * eps_byte[L1] is known (the fit has no L1 sweep). RK_OK, or RK_EUSAGE with *why (may be NULL)
+ * a static reason and *joules NaN (time not > 0, p0 unknown, a missing eps).
+ */
+int model_energy_predict(const struct model_energy *e, const struct model_energy_work *w,
+                         double *joules /* OUT */, const char **why /* OUT */);
+
+/*
+ * Least squares of the energy model on n measured points (all fitted jointly): the unknowns
+ * are p0_w and the eps of every op with flops > 0 and every level with bytes > 0 in some
+ * point (others NaN in *out). Each point's equation is divided by its measured energy, so that
+ * the fit minimises the sum of squared RELATIVE errors (a 1 mJ kernel counts as much as a 1 J
+ * one). Solved by Householder QR with the columns scaled to unit norm.
+ * Refused (RK_EUSAGE, *why a static reason, *out all NaN): n < 1 or a NULL array; a point
+ * with a time or energy not finite and > 0, or a NaN or negative flops or bytes; fewer points
+ * than unknowns; columns the points cannot tell apart (rank-deficient: "the points cannot
+ * separate ..."); a fitted coefficient negative ("... fitted negative: the sweep does not
+ * constrain it"); RK_ENOMEM ("out of memory"). residual (may be NULL) receives each point's
+ * (predicted - measured) / measured.
+ */
+int model_energy_fit(const struct model_energy_work *pts, int n, struct model_energy *out /* OUT */,
+                     double *residual /* OUT, n */, const char **why /* OUT */);
+
 #ifdef __cplusplus
 }
 #endif
