@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""check_grids.py SQL|DB [WORK] - the targets of the suites tsm2-grid and ism2-grid, checked on a
+recording (examples/h100-grids.sql: `roofkit probe`, `roofkit run --suite tsm2-grid` and
+`--suite ism2-grid`, `roofkit model`, and optionally the exhaustive sweeps of `roofkit tune
+--exhaustive`), as CI sees it on a machine without a GPU. A later recording that measures worse
+fails here. Exit 0 when every rule holds, 1 when one fails, 77 (ctest's skip) when the recording
+is absent.
+
+Rules, over each grid (G) and precision (P), for the kernel KERNEL ('tsm2', the entry point):
+  C1  the recording covers the grid: every shape of G has a measurement of KERNEL in P and a
+      cuBLAS reference in the same capture
+  C2  every measurement of KERNEL on a shape of G is verified (verified = 1)
+  C3  geomean over the shapes of (reference time / KERNEL time) >= 1.15 in fp32, >= 1.05 in fp64
+  C4  no shape below 0.97
+  C5  each memory-bound shape (the bound of the stored prediction of model 'tsm2', else
+      'roofline': 'dram') reaches >= 90 % of the copy ceiling (bw_dram_copy of the newest probe
+      of the measurement's device in the recording) in effective bandwidth
+  C6  regret (when the recording holds sweeps): median <= 1.02, worst <= 1.10
+Definitions (the same as roofkit's, docs/model.md "Effective bandwidth" and "The cuBLAS
+reference"):
+  reference   the faster (smaller median time) of the verified cuBLAS calls (cublas_sgemm or
+              cublas_dgemm, and cublas_gemmex; not with tf32 = 1) of the same precision, shape
+              and cache state measured in the same capture as the kernel (analysis_reference)
+  effective bandwidth  (m*k + k*n + m*n) * element size / median time: A, B and C each counted
+              once (004 Fig. 5, Fig. 14)
+  regret      a sweep is a capture of kind 'tune' whose note is a JSON object with "kernel":
+              KERNEL and "choice": {"measurement": ID}: time of that measurement / the fastest
+              verified measurement of the capture; it belongs to the grid whose shapes hold the
+              note's m, n, k, else to the grid its "tune" ("tsm2" or "ism2") names
+"""
+import json
+import math
+import os
+import sqlite3
+import statistics
+import sys
+
+KERNEL = "tsm2"
+REFERENCES = ("cublas_sgemm", "cublas_dgemm", "cublas_gemmex")
+GEOMEAN_MIN = {"fp32": 1.15, "fp64": 1.05}
+SHAPE_MIN = 0.97
+COPY_FRACTION = 0.90
+REGRET_MEDIAN_MAX = 1.02
+REGRET_WORST_MAX = 1.10
+BOUND_MODELS = ("tsm2", "roofline")
+ISM2_KN = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+# Each grid's shapes (m, n, k), as kernels/suites.c writes them.
+GRIDS = {
+    "tsm2-grid": [(m, n, m) for m in (10240, 20480, 40960) for n in range(1, 33)],
+    "ism2-grid": [(m, n, k) for m in (100000, 1000000, 10000000) for k in ISM2_KN for n in ISM2_KN],
+}
+ELEM = {"fp32": 4, "fp64": 8}
+SI = {"B/s": 1.0, "KB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "TB/s": 1e12}
+
+
+def open_recording(path, work):
+    """A connection to the recording: a database file as it is, SQL text loaded into WORK."""
+    with open(path, "rb") as f:
+        head = f.read(16)
+    if head.startswith(b"SQLite format 3"):
+        return sqlite3.connect(path)
+    os.makedirs(work, exist_ok=True)
+    db = os.path.join(work, "grids.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    c = sqlite3.connect(db)
+    with open(path) as f:
+        c.executescript(f.read())
+    c.commit()
+    return c
+
+
+def geomean(v):
+    return math.exp(sum(math.log(x) for x in v) / len(v))
+
+
+def copy_ceilings(c):
+    """device id -> bw_dram_copy [B/s] of its newest probe capture holding one."""
+    out = {}
+    for dev, value, unit in c.execute(
+            "SELECT cap.device_id, ce.value, ce.unit FROM ceiling ce JOIN capture cap "
+            "ON cap.id = ce.capture_id WHERE ce.name = 'bw_dram_copy' AND cap.kind = 'probe' "
+            "AND cap.status IN ('done', 'interrupted') ORDER BY cap.id"):
+        if value is not None and unit in SI:
+            out[dev] = value * SI[unit]
+    return out
+
+
+def tf32_on(params):
+    try:
+        return json.loads(params or "{}").get("tf32") == 1
+    except ValueError:
+        return False
+
+
+def measurements(c, grids):
+    """(grid, precision, shape) -> the newest KERNEL measurement of a run capture, with its
+    reference, bound and device; and every KERNEL measurement on a grid shape (for C2)."""
+    shape_grid = {}
+    for g, shapes in grids.items():
+        for s in shapes:
+            shape_grid[s] = g
+    rows = c.execute(
+        "SELECT me.id, me.capture_id, me.kernel, me.precision, me.m, me.n, me.k, me.params, "
+        "me.time_median_ns, me.verified, me.cache_state, COALESCE(me.device_id, cap.device_id) "
+        "FROM measurement me JOIN capture cap ON cap.id = me.capture_id "
+        "WHERE cap.kind = 'run' AND me.source = 'suite' AND me.precision IN ('fp32', 'fp64') "
+        "ORDER BY me.id").fetchall()
+    refs = {}  # (capture, precision, m, n, k, cache) -> fastest reference time
+    for (_, cap, kern, prec, m, n, k, params, t, ver, cache, _) in rows:
+        if kern in REFERENCES and ver == 1 and t and t > 0 and not tf32_on(params):
+            key = (cap, prec, m, n, k, cache)
+            refs[key] = min(refs.get(key, math.inf), t)
+    bounds = {}
+    for model in reversed(BOUND_MODELS):  # the first model named wins
+        for mid, bound in c.execute("SELECT measurement_id, bound FROM prediction WHERE model = ?",
+                                    (model,)):
+            bounds[mid] = bound
+    best, unverified = {}, []
+    for (mid, cap, kern, prec, m, n, k, params, t, ver, cache, dev) in rows:
+        g = shape_grid.get((m, n, k))
+        if kern != KERNEL or g is None:
+            continue
+        if ver != 1:
+            unverified.append((g, prec, (m, n, k), mid))
+        best[(g, prec, (m, n, k))] = {
+            "id": mid, "time": t, "ref": refs.get((cap, prec, m, n, k, cache)),
+            "bound": bounds.get(mid), "device": dev, "verified": ver == 1}
+    return best, unverified
+
+
+def regrets(c, grids):
+    """grid -> precision -> [regret] of the recording's sweeps."""
+    shape_grid = {s: g for g, shapes in grids.items() for s in shapes}
+    out = {}
+    for cap, note in c.execute("SELECT id, note FROM capture WHERE kind = 'tune' AND note IS NOT "
+                               "NULL AND status = 'done'"):
+        try:
+            j = json.loads(note)
+        except ValueError:
+            continue
+        if not isinstance(j, dict) or j.get("kernel") != KERNEL:
+            continue
+        choice = (j.get("choice") or {}).get("measurement")
+        row = c.execute("SELECT time_median_ns FROM measurement WHERE id = ? AND capture_id = ? "
+                        "AND verified = 1", (choice, cap)).fetchone()
+        fastest = c.execute("SELECT MIN(time_median_ns) FROM measurement WHERE capture_id = ? "
+                            "AND verified = 1 AND time_median_ns > 0", (cap,)).fetchone()[0]
+        g = shape_grid.get((j.get("m"), j.get("n"), j.get("k")))
+        if g is None:
+            g = {"tsm2": "tsm2-grid", "ism2": "ism2-grid"}.get(j.get("tune"))
+        if g is None or g not in grids:
+            continue
+        # a choice that did not run or was not verified counts as the worst regret: infinity
+        r = row[0] / fastest if row and row[0] and fastest else math.inf
+        out.setdefault(g, {}).setdefault(j.get("precision"), []).append(r)
+    return out
+
+
+def check(c, grids=None, say=print):
+    """Applies C1-C6 to connection c; returns the list of failed rules' messages."""
+    grids = grids or GRIDS
+    fails = []
+
+    def rule(ok, what):
+        say(("ok: " if ok else "FAIL: ") + what)
+        if not ok:
+            fails.append(what)
+
+    best, unverified = measurements(c, grids)
+    copy = copy_ceilings(c)
+    sweeps = regrets(c, grids)
+    for g, shapes in grids.items():
+        for prec in ("fp32", "fp64"):
+            tag = f"{g} {prec}"
+            have = [s for s in shapes if (g, prec, s) in best]
+            paired = [s for s in have if best[(g, prec, s)]["ref"]]
+            missing = [s for s in shapes if s not in paired]
+            rule(not missing, f"C1 {tag}: {len(paired)} of {len(shapes)} shapes measured with a "
+                 f"cuBLAS reference in the same capture"
+                 + (f" (first missing: {'x'.join(map(str, missing[0]))})" if missing else ""))
+            bad = [u for u in unverified if u[0] == g and u[1] == prec]
+            rule(not bad, f"C2 {tag}: every {KERNEL} measurement verified"
+                 + (f" ({len(bad)} not, first measurement {bad[0][3]})" if bad else ""))
+            ratios = {s: best[(g, prec, s)]["ref"] / best[(g, prec, s)]["time"] for s in paired
+                      if best[(g, prec, s)]["time"] and best[(g, prec, s)]["time"] > 0}
+            if not ratios:
+                rule(False, f"C3 {tag}: no shape to compare")
+                continue
+            gm = geomean(list(ratios.values()))
+            rule(gm >= GEOMEAN_MIN[prec], f"C3 {tag}: geomean(best cuBLAS / {KERNEL}) {gm:.3f} "
+                 f">= {GEOMEAN_MIN[prec]}")
+            worst = min(ratios, key=ratios.get)
+            rule(ratios[worst] >= SHAPE_MIN, f"C4 {tag}: worst shape {'x'.join(map(str, worst))} "
+                 f"at {ratios[worst]:.3f} >= {SHAPE_MIN}")
+            unbound = [s for s in have if best[(g, prec, s)]["bound"] is None]
+            rule(not unbound, f"C5 {tag}: every shape has a stored bound (model "
+                 f"{' or '.join(BOUND_MODELS)})"
+                 + (f" (first without: {'x'.join(map(str, unbound[0]))})" if unbound else ""))
+            low, mem = [], 0
+            for s in have:
+                x = best[(g, prec, s)]
+                if x["bound"] != "dram" or not x["time"]:
+                    continue
+                mem += 1
+                m, n, k = s
+                eff = (m * k + k * n + m * n) * ELEM[prec] / (x["time"] * 1e-9)
+                ceil = copy.get(x["device"])
+                if ceil is None or eff < COPY_FRACTION * ceil:
+                    low.append((s, eff / ceil if ceil else float("nan")))
+            rule(not low, f"C5 {tag}: {mem - len(low)} of {mem} memory-bound shapes at >= "
+                 f"{COPY_FRACTION:.0%} of the copy ceiling in effective bandwidth"
+                 + (f" (first below: {'x'.join(map(str, low[0][0]))} at {low[0][1]:.1%})"
+                    if low else ""))
+            r = sweeps.get(g, {}).get(prec, [])
+            if not r:
+                say(f"ok: C6 {tag}: no sweep recorded: the regret rule does not apply")
+                continue
+            med, top = statistics.median(r), max(r)
+            rule(med <= REGRET_MEDIAN_MAX and top <= REGRET_WORST_MAX,
+                 f"C6 {tag}: regret over {len(r)} sweeps: median {med:.3f} <= {REGRET_MEDIAN_MAX}, "
+                 f"worst {top:.3f} <= {REGRET_WORST_MAX}")
+    return fails
+
+
+def main(argv):
+    if len(argv) < 2:
+        print("usage: check_grids.py SQL|DB [WORK]", file=sys.stderr)
+        return 2
+    path = argv[1]
+    work = argv[2] if len(argv) > 2 else "check-grids-work"
+    if not os.path.exists(path):
+        print(f"SKIP: no recording of the grids at {path}: these checks apply once it is "
+              "recorded on an H100 (roofkit probe; run --suite tsm2-grid; run --suite ism2-grid; "
+              "model) and stored there as SQL text")
+        return 77
+    c = open_recording(path, work)
+    try:
+        fails = check(c)
+    finally:
+        c.close()
+    print(f"{len(fails)} rule(s) failed" if fails else "all rules hold")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""test_check_grids.py SCHEMA_SQL WORK - check_grids.py on small synthetic recordings, so that
+each of its rules provably fails: one database that passes and, for each rule, databases that
+break it and nothing else. The tables are roofkit's own: SCHEMA_SQL (examples/h100.sql) is
+loaded and emptied, then rows are written as `roofkit run`, `model` and `tune --exhaustive` write
+them. The grids are shrunk to a few shapes each (check() takes them as an argument).
+
+Case map (each: the rules that must fail, none other):
+  P1  a complete recording: references beside the kernel, memory-bound shapes at 95 % of the
+      copy ceiling, a compute-bound one far below it, a TF32 GemmEx (not a reference) faster
+      than all, no sweeps                                                      -> none
+  P2  P1 with sweeps of regret 1.00, 1.01, 1.05 per grid and precision        -> none
+  P3  P1 as SQL text and as a database file through main(): exit 0; no file: exit 77
+  F1  a shape without its kernel measurement                                  -> C1
+  F2  a shape whose reference is in another capture only                     -> C1
+  F3  a measurement of the kernel failed verification                        -> C2
+  F4  fp32 speedups 1.10 everywhere (each >= 0.97)                            -> C3 fp32
+  F5  fp64 speedups 1.04                                                      -> C3 fp64
+  F6  cublas_gemmex faster than cublas_sgemm: the faster judges (ratio 1.0)   -> C3 fp32
+  F7  one shape at 0.96, the rest at 1.5                                      -> C4
+  F8  a memory-bound shape at 85 % of the copy ceiling                        -> C5
+  F9  a shape without a stored prediction                                     -> C5
+  F10 regrets of median 1.03                                                  -> C6
+  F11 regrets of median 1.00, worst 1.11                                      -> C6
+  F12 a sweep whose choice failed verification                                -> C6
+  F13 main() on a failing database: exit 1
+"""
+import json
+import os
+import shutil
+import sqlite3
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import check_grids  # noqa: E402
+
+SCHEMA_SQL, WORK = sys.argv[1:3]
+GRIDS = {
+    "tsm2-grid": [(1024, 1, 1024), (1024, 2, 1024), (2048, 3, 2048)],
+    "ism2-grid": [(100000, 2, 2), (100000, 4, 8)],
+}
+COPY_GBS = 3000.0
+FAILS = []
+
+
+def template():
+    """An empty database of roofkit's schema."""
+    path = os.path.join(WORK, "template.db")
+    c = sqlite3.connect(path)
+    with open(SCHEMA_SQL) as f:
+        c.executescript(f.read())
+    tables = [t for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND "
+                                      "name NOT LIKE 'sqlite_%'")]
+    c.execute("PRAGMA foreign_keys = OFF")
+    for t in tables:
+        c.execute(f"DELETE FROM {t}")
+    c.commit()
+    c.close()
+    return path
+
+
+def insert(c, table, **cols):
+    names = ", ".join(cols)
+    marks = ", ".join("?" for _ in cols)
+    return c.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})",
+                     tuple(cols.values())).lastrowid
+
+
+def measurement(c, cap, kernel, family, prec, shape, t_ns, verified=1, params="{}"):
+    m, n, k = shape
+    return insert(c, "measurement", capture_id=cap, kernel=kernel, family=family, precision=prec,
+                  m=m, n=n, k=k, params=params, reps=10, time_min_ns=t_ns, time_median_ns=t_ns,
+                  time_max_ns=t_ns, verified=verified, rel_error=1e-7, cache_state="cold",
+                  source="suite")
+
+
+def make(name, ratio=None, frac=None, bound=None, drop=(), unverified=(), ref_elsewhere=(),
+         gemmex=None, regret=None, choice_unverified=False):
+    """A recording of GRIDS. ratio(g, prec, shape) -> reference / kernel time (default 1.3 fp32,
+    1.2 fp64); frac(...) -> effective bandwidth / copy ceiling of the kernel (0.95); bound(...)
+    -> the stored bound ('dram'; None: no prediction); drop: shapes (g, prec, shape) without a
+    kernel measurement; unverified: those that failed verification; ref_elsewhere: those whose
+    references are in another run capture; gemmex(...) -> GemmEx's ratio (default: 1.25 x the
+    reference's, slower); regret: list of regrets per grid and precision (sweeps)."""
+    path = os.path.join(WORK, name + ".db")
+    shutil.copy(os.path.join(WORK, "template.db"), path)
+    c = sqlite3.connect(path)
+    dev = insert(c, "device", name="NVIDIA H100 80GB HBM3", uuid="GPU-synthetic")
+    probe = insert(c, "capture", device_id=dev, kind="probe", status="done")
+    insert(c, "ceiling", capture_id=probe, name="bw_dram_copy", kind="bandwidth", level="dram",
+           value=COPY_GBS, unit="GB/s")
+    run = insert(c, "capture", device_id=dev, kind="run", status="done")
+    other = insert(c, "capture", device_id=dev, kind="run", status="done")
+    model = insert(c, "capture", device_id=dev, kind="model", status="done")
+    for g, shapes in GRIDS.items():
+        for prec, e in (("fp32", 4), ("fp64", 8)):
+            ref_name = "cublas_sgemm" if prec == "fp32" else "cublas_dgemm"
+            for s in shapes:
+                key = (g, prec, s)
+                m, n, k = s
+                f = frac(*key) if frac else 0.95
+                t = (m * k + k * n + m * n) * e / (f * COPY_GBS * 1e9) * 1e9
+                r = ratio(*key) if ratio else (1.3 if prec == "fp32" else 1.2)
+                rcap = other if key in ref_elsewhere else run
+                measurement(c, rcap, ref_name, "cublas", prec, s, r * t)
+                gx = gemmex(*key) if gemmex else 1.25 * r
+                measurement(c, rcap, "cublas_gemmex", "cublas", prec, s, gx * t,
+                            params='{"tf32":0}')
+                if prec == "fp32":  # on the tensor cores in TF32: never a reference
+                    measurement(c, rcap, "cublas_gemmex", "cublas", prec, s, 0.1 * t,
+                                params='{"tf32":1}')
+                if key in drop:
+                    continue
+                mid = measurement(c, run, check_grids.KERNEL, "tsm2", prec, s, t,
+                                  verified=0 if key in unverified else 1)
+                b = bound(*key) if bound else "dram"
+                if b is not None:
+                    insert(c, "prediction", measurement_id=mid, capture_id=model, model="tsm2",
+                           predicted_time_ns=t, bound=b)
+            for i, rg in enumerate(regret or []):
+                tune = insert(c, "capture", device_id=dev, kind="tune", status="done")
+                s = GRIDS[g][i % len(GRIDS[g])]
+                best = measurement(c, tune, check_grids.KERNEL, "tsm2", prec, s, 1000.0)
+                ch = measurement(c, tune, check_grids.KERNEL, "tsm2", prec, s, 1000.0 * rg,
+                                 verified=0 if choice_unverified else 1)
+                note = {"tune": "tsm2" if g == "tsm2-grid" else "ism2", "kernel": "tsm2",
+                        "precision": prec, "m": s[0], "n": s[1], "k": s[2],
+                        "choice": {"measurement": ch, "regret": rg},
+                        "best": {"measurement": best}}
+                c.execute("UPDATE capture SET note = ? WHERE id = ?", (json.dumps(note), tune))
+    c.commit()
+    return c, path
+
+
+def expect(case, c, rules):
+    """check() on c fails exactly the rules named (prefixes such as 'C3 tsm2-grid fp32')."""
+    lines = []
+    got = check_grids.check(c, GRIDS, say=lines.append)
+    c.close()
+    failed = sorted({" ".join(x.split()[:3]).rstrip(":") for x in got})
+    ok = failed == sorted(rules)
+    print(("ok: " if ok else "FAIL: ") + f"{case}: failed {failed or 'none'}, expected "
+          f"{sorted(rules) or 'none'}")
+    if not ok:
+        FAILS.append(case)
+        print("\n".join("    " + x for x in lines))
+
+
+T1 = ("tsm2-grid", "fp32", (1024, 1, 1024))
+I64 = ("ism2-grid", "fp64", (100000, 4, 8))
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+template()
+check_grids.GRIDS = GRIDS  # main() checks the module's grids: the small ones here
+
+# P1, P2: every rule holds (a compute-bound shape far from the copy ceiling is not judged by it)
+expect("P1", make("p1", frac=lambda g, p, s: 0.3 if s == (2048, 3, 2048) else 0.95,
+                  bound=lambda g, p, s: "compute" if s == (2048, 3, 2048) else "dram")[0], [])
+expect("P2", make("p2", regret=[1.0, 1.01, 1.05])[0], [])
+
+# P3: main() on SQL text and on a file, and the skip
+c, p3 = make("p3")
+with open(os.path.join(WORK, "p3.sql"), "w") as f:
+    f.write("\n".join(c.iterdump()))
+c.close()
+for what, path, want in (("SQL text", os.path.join(WORK, "p3.sql"), 0), ("database", p3, 0),
+                         ("absent", os.path.join(WORK, "none.sql"), 77)):
+    rc = check_grids.main(["check_grids.py", path, os.path.join(WORK, "p3-work")])
+    print(("ok: " if rc == want else "FAIL: ") + f"P3 main() on {what}: exit {rc}, expected {want}")
+    if rc != want:
+        FAILS.append("P3 " + what)
+
+expect("F1", make("f1", drop={T1})[0], ["C1 tsm2-grid fp32"])
+expect("F2", make("f2", ref_elsewhere={I64})[0], ["C1 ism2-grid fp64"])
+expect("F3", make("f3", unverified={I64})[0], ["C2 ism2-grid fp64"])
+expect("F4", make("f4", ratio=lambda g, p, s: 1.10 if p == "fp32" else 1.2)[0],
+       ["C3 tsm2-grid fp32", "C3 ism2-grid fp32"])
+expect("F5", make("f5", ratio=lambda g, p, s: 1.3 if p == "fp32" else 1.04)[0],
+       ["C3 tsm2-grid fp64", "C3 ism2-grid fp64"])
+expect("F6", make("f6", ratio=lambda g, p, s: 2.0,
+                  gemmex=lambda g, p, s: 1.0 if p == "fp32" else 2.5)[0],
+       ["C3 tsm2-grid fp32", "C3 ism2-grid fp32"])
+expect("F7", make("f7", ratio=lambda g, p, s: 0.96 if (g, p, s) == T1 else 1.5)[0],
+       ["C4 tsm2-grid fp32"])
+expect("F8", make("f8", frac=lambda g, p, s: 0.85 if (g, p, s) == I64 else 0.95)[0],
+       ["C5 ism2-grid fp64"])
+expect("F9", make("f9", bound=lambda g, p, s: None if (g, p, s) == T1 else "dram")[0],
+       ["C5 tsm2-grid fp32"])
+expect("F10", make("f10", regret=[1.0, 1.03, 1.04])[0],
+       ["C6 tsm2-grid fp32", "C6 tsm2-grid fp64", "C6 ism2-grid fp32", "C6 ism2-grid fp64"])
+expect("F11", make("f11", regret=[1.0, 1.0, 1.11])[0],
+       ["C6 tsm2-grid fp32", "C6 tsm2-grid fp64", "C6 ism2-grid fp32", "C6 ism2-grid fp64"])
+expect("F12", make("f12", regret=[1.0], choice_unverified=True)[0],
+       ["C6 tsm2-grid fp32", "C6 tsm2-grid fp64", "C6 ism2-grid fp32", "C6 ism2-grid fp64"])
+
+c, f13 = make("f13", drop={T1})
+c.close()
+rc = check_grids.main(["check_grids.py", f13, os.path.join(WORK, "f13-work")])
+print(("ok: " if rc == 1 else "FAIL: ") + f"F13 main() on a failing database: exit {rc}")
+if rc != 1:
+    FAILS.append("F13")
+
+print(f"{len(FAILS)} case(s) failed" if FAILS else "all cases as expected")
+sys.exit(1 if FAILS else 0)
