@@ -239,7 +239,8 @@ struct collect_options {
     int nvtx;
     const struct collect_nvtx_filter *nvtx_filter;
     /* 1: record only between the program's cu(da)ProfilerStart and cu(da)ProfilerStop, none
-     * before the first start (ncu --profile-from-start off). */
+     * before the first start (ncu --profile-from-start off). 0: record from the start; a
+     * cu(da)ProfilerStop still stops recording until the next start, as ncu does. */
     int from_start_off;
 };
 

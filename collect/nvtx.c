@@ -30,14 +30,17 @@
  *     "A/"): "A/B" is B pushed directly inside A, anywhere on the thread's stack of the domain;
  *     '[' first: the path starts at the bottom of the stack; ']' last: it ends at its top;
  *     '*' as an item of the path stands for any number of ranges (none too), '+' for exactly
- *     one (items A, *, B: any ranges between A and B; A, +, B: one range between them)
+ *     one (items A, *, B: any ranges between A and B; A, +, B: one range between them); a
+ *     path that starts with '*' is refused: Nsight Compute refuses one too ('*\/', 'D@*\/B/':
+ *     "Invalid configuration") or selects nothing with it ('[*]', and 'D@*'; ncu 2025.3), so
+ *     such an expression is a mistake to be told of, not a way to select every launch
  *   start/end BODY: a range name, or names separated by ',': the launch is inside every one
  *     of them (open start/end ranges of the domain)
- *   DOMAIN@*: inside any range of DOMAIN
  *   '\' makes the next character plain (a name with '/', '@', ',', '[', ']', '*', '+', '\').
  * A launch is selected when no include is given or any include matches, and no exclude
  * matches. Refused with a message: "regex:" expressions (not implemented), empty names, a
- * second '@', '*' and '+' in a start/end expression, '[' or ']' anywhere else.
+ * second '@', '*' and '+' in a start/end expression (DOMAIN@* too), a push/pop path that
+ * starts with '*', '[' or ']' anywhere else.
  *
  * The stored path (measurement.nvtx; docs/metrics.md): one part per domain with ranges, the
  * default domain first, then the others in the order they were created, separated by ';':
@@ -66,7 +69,7 @@ struct item {
     enum item_type type;
     char *name;
 };
-enum expr_kind { EX_PUSHPOP, EX_STARTEND, EX_ANY };
+enum expr_kind { EX_PUSHPOP, EX_STARTEND };
 struct expr {
     char *domain; /* NULL: the default domain */
     enum expr_kind kind;
@@ -184,13 +187,9 @@ static int parse_expr(const char *s, const char *opt, struct expr *e)
         b = 0;
     }
     if (b == len)
-        return BAD("option '%s' '%s': no range named; write 'RANGE' (start/end), 'RANGE/' "
-                   "(push/pop) or 'DOMAIN@*'",
+        return BAD("option '%s' '%s': no range named; write 'RANGE' (start/end) or 'RANGE/' "
+                   "(push/pop)",
                    opt, s);
-    if (is_plain(s, b, len, '*')) {
-        e->kind = EX_ANY;
-        return RK_OK;
-    }
     size_t end = len;
     if (s[b] == '[')
         e->bottom = 1, b++;
@@ -207,8 +206,10 @@ static int parse_expr(const char *s, const char *opt, struct expr *e)
                            "(start/end ranges) or '/' (push/pop ranges)",
                            opt, s);
             if (is_plain(s, from, to, '*') || is_plain(s, from, to, '+'))
-                return BAD("option '%s' '%s': '*' and '+' stand for push/pop ranges; write "
-                           "'A/*/B', or 'DOMAIN@*' for any range of a domain",
+                return BAD("option '%s' '%s': '*' and '+' stand for push/pop ranges between "
+                           "named ones ('A/*/B'); there is no expression for any range of a "
+                           "domain (Nsight Compute selects nothing with 'DOMAIN@*'): name the "
+                           "ranges",
                            opt, s);
             char *name = unescape(s, from, to);
             if (!name || add_item(e, IT_NAME, name) != RK_OK)
@@ -238,6 +239,11 @@ static int parse_expr(const char *s, const char *opt, struct expr *e)
         if (rc != RK_OK ||
             (e->items[e->nitems - 1].type == IT_NAME && !e->items[e->nitems - 1].name))
             return BAD("out of memory");
+        if (e->nitems == 1 && e->items[0].type == IT_STAR)
+            return BAD("option '%s' '%s': a path cannot start with '*' (Nsight Compute refuses "
+                       "it or selects nothing); '*' stands for ranges after a named one: 'A/*/B' "
+                       "or 'A/*'",
+                       opt, s);
         from = to + 1;
     }
     return RK_OK;
@@ -299,11 +305,6 @@ static int expr_match(const struct expr *e, const struct collect_nvtx_view *v)
     int n = 0;
     for (int i = 0; i < v->npushpop; i++)
         n += same_domain(v->pushpop[i].domain, e->domain);
-    if (e->kind == EX_ANY) {
-        for (int i = 0; n == 0 && i < v->nstartend; i++)
-            n += same_domain(v->startend[i].domain, e->domain);
-        return n > 0;
-    }
     if (e->kind == EX_STARTEND) {
         for (int k = 0; k < e->nitems; k++) {
             int found = 0;

@@ -44,8 +44,11 @@
  * NVTX and the profiler API (options' nvtx, nvtx_filter, from_start_off; ncu's --nvtx,
  * --nvtx-include/--nvtx-exclude and --profile-from-start off): a launch is also selected only
  * when the NVTX ranges its thread is in pass the filter (nvtx.c, asked on the launching thread
- * at the launch call) and, with from_start_off, between the program's cu(da)ProfilerStart and
- * cu(da)ProfilerStop; the launch window counts the launches that passed every filter. A graph's
+ * at the launch call) and while recording is on: from the program's start unless
+ * from_start_off, then off at each cu(da)ProfilerStop and on again at each cu(da)ProfilerStart,
+ * as Nsight Compute does (ncu 2025.3 profiles no launch after cudaProfilerStop even without
+ * --profile-from-start off); the launch window counts the launches that passed every filter. A
+ * graph's
  * kernels take the answer of their graph's launch call.
  */
 #define _GNU_SOURCE
@@ -170,7 +173,8 @@ struct collect_session {
     int nvtx; /* record each launch's ranges (nvtx.c) */
     const struct collect_nvtx_filter *nvtx_filter;
     int from_start_off;
-    int profiling;               /* 0 outside cu(da)ProfilerStart..Stop with from_start_off */
+    int profiling;               /* 0: recording off (after a stop, or before the first start
+                                    with from_start_off) */
     struct graph_launch *graphs; /* graph launch calls, for their kernels' records */
     long ngraphs, capgraphs;
 };
@@ -968,13 +972,13 @@ static void try_emit(struct collect_session *s, long idx)
     launch_release(&l);
 }
 
-/* The program's cu(da)ProfilerStart (on = 1) or cu(da)ProfilerStop (0): with from_start_off,
- * launches are selected only between the two; a stop decodes the open batches. */
+/* The program's cu(da)ProfilerStart (on = 1) or cu(da)ProfilerStop (0): launches are selected
+ * only while recording is on (session header); a stop decodes the open batches. */
 static void on_profiler(void *arg, int on)
 {
     struct collect_session *s = arg;
     pthread_mutex_lock(&s->mu);
-    if (s->profiling != on && s->from_start_off) {
+    if (s->profiling != on) {
         s->profiling = on;
         for (int i = 0; !on && i < s->nctx; i++)
             stop_decode(s, &s->ctx[i]);

@@ -6,10 +6,11 @@
  *
  * Case map:
  *   P1 refused expressions: regex:, an empty domain, two '@', empty names, '*' in a start/end
- *      expression, a misplaced '[' or ']': one message each, naming the option
+ *      expression (DOMAIN@* too), a path starting with '*', a misplaced '[' or ']': one
+ *      message each, naming the option
  *   P2 push/pop paths on one stack: a name anywhere, "A/B" adjacent only, '*' and '+' between
  *      names, '[' the bottom, ']' the top, both, '[' with '*'
- *   P3 domains: a path of one domain ignores the others' ranges on the same thread; DOMAIN@*
+ *   P3 domains: a path of one domain ignores the others' ranges on the same thread
  *   P4 start/end ranges: one name, several (all must be open), per domain
  *   P5 includes are alternatives; an exclude wins; excludes alone select the rest; no filter
  *      selects everything
@@ -77,6 +78,11 @@ static void p1_refused(void **state)
         {"[", "an empty range name"},
         {"A,,B", "an empty range name"},
         {"A,*", "'*' and '+' stand for push/pop ranges"},
+        {"Dom@*", "there is no expression for any range of a domain"},
+        {"*", "'*' and '+' stand for push/pop ranges"},
+        {"*/", "a path cannot start with '*'"},
+        {"[*]", "a path cannot start with '*'"},
+        {"Dom@*/b/", "a path cannot start with '*'"},
         {"A/[B", "'[' goes first"},
     };
     rk_set_quiet(0);
@@ -127,11 +133,10 @@ static void p2_pushpop(void **state)
     assert_true(sel("[outer/mid/inner]", &v));
     assert_false(sel("[outer/mid]", &v));
     assert_true(sel("[outer/*]", &v));
-    assert_true(sel("[*/inner]", &v));
     assert_false(sel("D@outer/", &v));
     const struct collect_nvtx_view empty = {NULL, 0, NULL, 0};
     assert_false(sel("outer/", &empty));
-    assert_true(sel("*/", &empty)); /* any number of ranges, none included */
+    assert_false(sel("outer/*", &empty));
 }
 
 /* ------------------------------------------------------------------- P3 */
@@ -147,12 +152,13 @@ static void p3_domains(void **state)
     assert_true(sel("a/d", &v)); /* Dom's ranges are not on the default domain's stack */
     assert_false(sel("b/", &v));
     assert_false(sel("Other@b/", &v));
-    assert_true(sel("Dom@*", &v));
-    assert_true(sel("*", &v)); /* the default domain */
-    assert_false(sel("Other@*", &v));
+    assert_true(sel("Dom@b/*", &v)); /* '*' after a name: b and whatever is above it */
+    assert_true(sel("a/*/d", &v));
+    assert_false(sel("Other@b/*", &v));
     const struct collect_nvtx_range only_dom[] = {{"Dom", "b"}};
     const struct collect_nvtx_view w = {only_dom, 1, NULL, 0};
-    assert_false(sel("*", &w));
+    assert_false(sel("a/*", &w));
+    assert_true(sel("Dom@b/*", &w));
 }
 
 /* ------------------------------------------------------------------- P4 */
@@ -169,7 +175,6 @@ static void p4_startend(void **state)
     assert_true(sel("warm,phase1", &v));
     assert_false(sel("phase1,phase2", &v));
     assert_false(sel("phase1/", &v)); /* a push/pop range of that name: none */
-    assert_true(sel("Dom@*", &v));
 }
 
 /* ------------------------------------------------------------------- P5 */
