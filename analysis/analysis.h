@@ -23,6 +23,9 @@
  *   analysis_compare()        two captures kernel by kernel (the ratio of their times with
  *                             its interval, faster / slower / within noise) and their
  *                             devices' ceilings side by side
+ *   analysis_reference_pick() the cuBLAS measurement a kernel is compared with (the faster
+ *                             call of its own run); its effective bandwidth (A, B, C once)
+ *                             and the copy ceiling that holds it
  *
  * Invariants:
  *   - Reads through db/ only; writes nothing. Which ceilings and counts each model
@@ -223,6 +226,57 @@ const char *analysis_slot_name(enum analysis_slot s);
  * the slot is then the one with the most operations). */
 void analysis_counter_flops(const struct analysis_device *d, const struct db_measurement_row *row,
                             struct analysis_flops *f /* OUT */);
+
+/* ------------------------------------------------------ the cuBLAS reference */
+
+/*
+ * What a kernel's measurement x is compared with (reference.c): cuBLAS measured in the same
+ * run. c may be x's reference when it is a cuBLAS call (family "cublas": cublas_sgemm,
+ * cublas_dgemm, cublas_gemmex) and x is not, of x's capture and GPU, precision, shape (m > 0)
+ * and cache state, verified, with a median time, and not GemmEx with "tf32" 1 (TF32 rounds
+ * fp32 inputs: another product). 1 or 0.
+ */
+int analysis_reference_ok(const struct db_measurement *x, const struct db_measurement *c);
+/*
+ * Of a and b (either may be NULL), the one that judges x: those analysis_reference_ok accepts,
+ * the faster of them (smaller median time; the smaller id on a tie); NULL when neither. Fold
+ * it over the candidates, best = analysis_reference_pick(x, best, c), for x's reference: the
+ * faster of cublasSgemm/Dgemm and cublasGemmEx, what a speedup over cuBLAS divides.
+ */
+const struct db_measurement *analysis_reference_pick(const struct db_measurement *x,
+                                                     const struct db_measurement *a,
+                                                     const struct db_measurement *b);
+
+/*
+ * Effective bandwidth (docs/model.md "Effective bandwidth"; 004 Fig. 5 and Fig. 14): A, B and C
+ * each counted once, (m k + k n + m n) x element size [B] over the median time [B/s]. NaN for
+ * a row without a GEMM shape, a known element size or a time. It is the useful traffic, not
+ * the traffic the counters see; the ceiling it is held to is analysis_copy_ceiling's.
+ */
+double analysis_effective_bytes(const struct db_measurement *m);
+double analysis_effective_bandwidth(const struct db_measurement *m);
+/* The ceiling effective bandwidth is held to: bw_dram_copy (bytes read + written by a copy,
+ * what a kernel that reads A and B and writes C does at best); NULL when d has none. */
+const struct db_ceiling *analysis_copy_ceiling(const struct analysis_device *d);
+
+/* ------------------------------------------------------------------ energy */
+
+/*
+ * analysis_energy_of: device d's energy constants (model/'s struct model_energy, SI units) from
+ * its energy ceilings: energy_flop_<op> [pJ/FLOP], energy_byte_<level> [pJ/B], energy_static
+ * [W] (probe energy_fit); NaN where d has none. Returns how many it found (0: no energy fit).
+ */
+int analysis_energy_of(const struct analysis_device *d, struct model_energy *e /* OUT */);
+/*
+ * analysis_energy_predict: the energy of one launch of `row` on device d [J] over time_s (the
+ * time model's prediction, or a measured time): the flops and bytes of its roofline placement
+ * (analysis_place), the flops charged to the energy per flop of the pipe and precision it is
+ * judged by, bytes of DRAM, L2 and shared memory to theirs (L1 not charged: not fitted). RK_OK,
+ * or RK_ENODATA with *why static (no energy ceilings, flops unknown, no energy per flop for its
+ * precision and pipe, a level's energy per byte missing).
+ */
+int analysis_energy_predict(const struct analysis_device *d, const struct db_measurement_row *row,
+                            double time_s, double *joules /* OUT */, const char **why /* OUT */);
 
 /* ------------------------------------------------------- roofline placement */
 

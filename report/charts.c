@@ -12,6 +12,8 @@
  *   speedup-d<ID>-<family> speedup over cuBLAS against N (000 Fig. 10)
  *   bw-d<ID>-<family>-<p>  TSM2 / ISM2 memory-bandwidth utilisation against cuBLAS
  *                          (004 Fig. 5, Fig. 14)
+ *   eff-d<ID>-<family>-<p>-m<M>  TSM2 / ISM2 effective bandwidth (A, B, C once) against n at
+ *                          one m, the reference cuBLAS call beside, the copy ceiling drawn
  *
  * Assumes: only measurements that passed verification (or were not checked) are
  * drawn: a result that failed its check is never charted. A roofline point's height and
@@ -355,7 +357,7 @@ static void series_key(const struct rp_meas *x, const char *kernel, char *key, s
 }
 
 /* What a point of a series chart is (its title's last line). */
-enum series_what { SER_GFLOPS, SER_SPEEDUP, SER_BW };
+enum series_what { SER_GFLOPS, SER_SPEEDUP, SER_BW, SER_EFF };
 
 /* The pixels of a series chart's plot area, about (960 wide, key at the right): for thinning. */
 enum { SERIES_PX_W = 760, SERIES_PX_H = 520 };
@@ -452,6 +454,8 @@ static int write_series(const struct rp_data *d, const struct spt *pts, int n, c
             else if (what == SER_BW)
                 rp_buf_printf(&title, "\nmemory throughput: %.3g %% of DRAM bandwidth (%s)",
                               pts[k].y, x->bw_src);
+            else if (what == SER_EFF)
+                rp_buf_printf(&title, "\neffective bandwidth: %.4g GB/s (A, B, C once)", pts[k].y);
             if (more[k] > 0)
                 rp_buf_printf(&title, "\nthe best of %d sizes of this series within %d px",
                               more[k] + 1, RP_THIN_CELL);
@@ -609,8 +613,9 @@ static void family_charts(const struct rp_data *d, int dev, const char *family,
                            : "");
         snprintf(c.caption, sizeof c.caption,
                  pass ? "Useful GFLOP/s (analytic flops, 2mnk for a GEMM, over the median time) "
-                        "of each kernel of %s divided by cuBLAS's at the same shape and "
-                        "precision (%d series; the best parameters at each size), as in "
+                        "of each kernel of %s divided by cuBLAS's: the faster call (Sgemm/Dgemm or "
+                        "GemmEx) of the same run, shape and precision (%d series; the best "
+                        "parameters at each size), as in "
                         "000_51b464feae8766fa.txt Fig. 10."
                       : "Useful GFLOP/s (analytic flops, 2mnk for a GEMM, over the median time) "
                         "of each kernel of %s against N with cuBLAS (dashed) at the same "
@@ -707,6 +712,113 @@ static void bw_chart(const struct rp_data *d, int dev, const char *family, const
     free(pts);
 }
 
+/* The key of x's series on an effective-bandwidth chart (n is its x axis): kernel, precision and
+ * k where it is not m (ISM2's k sweep). */
+static void eff_key(const struct rp_meas *x, const char *kernel, char *key, size_t len)
+{
+    const struct db_measurement *m = &x->row->m;
+    if (m->k != m->m)
+        snprintf(key, len, "%s %s k=%lld", kernel, m->precision, (long long)m->k);
+    else
+        snprintf(key, len, "%s %s", kernel, m->precision);
+}
+
+/* TSM2 / ISM2 effective bandwidth against n, one chart per m (004 Fig. 5, Fig. 14 count A, B
+ * and C once): each kernel and the cuBLAS call that judges it (rp_cublas_at), under the copy
+ * ceiling (analysis_copy_ceiling), the most such a kernel can move. */
+static void eff_charts(const struct rp_data *d, int dev, const char *family, const char *prec,
+                       struct rp_charts *cs, struct rp_out *o)
+{
+    const struct rp_dev *v = &d->devs[dev];
+    const struct db_ceiling *copy_c = analysis_copy_ceiling(&v->a);
+    const double copy = copy_c ? analysis_ceiling_si(copy_c) * 1e-9 : NAN;
+    struct spt *pts = malloc((size_t)2 * (size_t)(d->nrows ? d->nrows : 1) * sizeof *pts);
+    char lbl[300];
+    if (!pts) {
+        cs->rc = rk_error(RK_ENOMEM, "out of memory drawing family %s", family);
+        return;
+    }
+    for (int first = 0; first < d->nrows && cs->rc == RK_OK; first++) {
+        const struct rp_meas *f = &d->meas[first];
+        long long mm;
+        int n = 0, seen = 0;
+        if (f->dev != dev || !f->charted || strcmp(rp_family(f), family) || !f->row->m.precision ||
+            strcmp(f->row->m.precision, prec) || !(f->eff_gbs > 0))
+            continue;
+        mm = f->row->m.m;
+        for (int i = 0; i < first && !seen; i++) /* one chart per m: at its first row */
+            seen = d->meas[i].dev == dev && d->meas[i].charted && d->meas[i].eff_gbs > 0 &&
+                   d->meas[i].row->m.m == mm && !strcmp(rp_family(&d->meas[i]), family) &&
+                   d->meas[i].row->m.precision && !strcmp(d->meas[i].row->m.precision, prec);
+        if (seen)
+            continue;
+        for (int i = first; i < d->nrows; i++) {
+            const struct rp_meas *x = &d->meas[i];
+            if (x->dev != dev || !x->charted || strcmp(rp_family(x), family) ||
+                !x->row->m.precision || strcmp(x->row->m.precision, prec) || x->row->m.m != mm ||
+                !(x->eff_gbs > 0))
+                continue;
+            eff_key(x, x->row->m.kernel, pts[n].key, sizeof pts[n].key);
+            pts[n].x = (double)x->row->m.n;
+            pts[n].m = x;
+            pts[n++].y = x->eff_gbs;
+            const struct rp_meas *cb = rp_cublas_at(d, x);
+            if (cb && cb->eff_gbs > 0) {
+                eff_key(x, "cuBLAS", pts[n].key, sizeof pts[n].key);
+                pts[n].x = (double)x->row->m.n;
+                pts[n].m = cb;
+                pts[n++].y = cb->eff_gbs;
+            }
+        }
+        struct rp_chart c;
+        struct rp_buf sc = {0}, dat = {0};
+        struct rp_plot plot = {{0}, 0};
+        struct rp_marks *mk = calloc(1, sizeof *mk);
+        int merged, nser;
+        if (!mk) {
+            cs->rc = rk_error(RK_ENOMEM, "out of memory drawing family %s", family);
+            break;
+        }
+        n = best_per_x(pts, n);
+        memset(&c, 0, sizeof c);
+        snprintf(c.name, sizeof c.name, "eff-d%lld-%s-%s-m%lld", (long long)v->a.dev.id, family,
+                 prec, mm);
+        rp_file_safe(c.name);
+        snprintf(c.title, sizeof c.title, "%s %s: effective bandwidth against n, m = %lld, on %s",
+                 family, prec, mm, rp_dev_label(d, dev, lbl, sizeof lbl));
+        c.section = RP_SEC_TSM2;
+        snprintf(c.family, sizeof c.family, "%s", family);
+        rp_gp_head(&sc, &c, "effective bandwidth against n");
+        rp_buf_puts(&dat, "# n effective-GB/s id; one block per series\n");
+        nser = write_series(d, pts, n, c.name, &dat, &plot, 0, mk, SER_EFF, &merged);
+        rp_buf_puts(&sc, "set xlabel 'n'\nset ylabel 'effective bandwidth [GB/s]'\n"
+                         "set xrange [0:*]\nset yrange [0:*]\n");
+        if (copy_c) {
+            rp_buf_printf(&sc, "copy = %.6g  # GB/s: %s\n", copy, copy_c->name);
+            rp_buf_printf(&sc,
+                          "plot %s, \\\n     copy with lines dt 2 lc rgb '#888888' title "
+                          "'copy ceiling %.0f GB/s'\n",
+                          plot.b.p, copy);
+        } else {
+            rp_buf_printf(&sc, "plot %s\n", plot.b.p);
+        }
+        snprintf(c.caption, sizeof c.caption,
+                 "Effective bandwidth of each %s kernel and of its cuBLAS reference (the faster "
+                 "call of the same run) at m = %lld: A, B and C each counted once, (mk + kn + "
+                 "mn) x element size over the median time, as in 004_dab40fe45003313a.txt "
+                 "Fig. 5 and Fig. 14; %d series, the best parameters at each n. %s",
+                 family, mm, nser,
+                 copy_c ? "Dashed: the copy ceiling (bw_dram_copy, bytes read + written)."
+                        : "No copy ceiling in the database: run 'roofkit probe --only bandwidth'.");
+        thinned_caption(&c, merged);
+        add_marked(cs, o, &c, mk, &sc, &dat);
+        rp_buf_free(&sc);
+        rp_buf_free(&dat);
+        rp_buf_free(&plot.b);
+    }
+    free(pts);
+}
+
 void rp_free_charts(struct rp_chart *c, int n)
 {
     for (int i = 0; i < n; i++)
@@ -732,8 +844,11 @@ int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart *
             if (strcmp(fam, "cublas"))
                 family_charts(d, i, fam, &cs, o);
             if (strncmp(fam, "tsm2", 4) == 0 || strncmp(fam, "ism2", 4) == 0)
-                for (int p = 0; p < 4 && cs.rc == RK_OK; p++)
+                for (int p = 0; p < 4 && cs.rc == RK_OK; p++) {
                     bw_chart(d, i, fam, precs[p], &cs, o);
+                    if (cs.rc == RK_OK)
+                        eff_charts(d, i, fam, precs[p], &cs, o);
+                }
         }
     }
     if (cs.rc == RK_OK)

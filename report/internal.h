@@ -102,6 +102,8 @@ struct rp_meas {
     double gflops;            /* analytic (useful) flops / time [GFLOP/s]; NaN when unknown */
     double point_gflops;      /* the roofline point's height, pt.flop_rate [GFLOP/s] */
     double gbs;               /* pt.dram_rate [GB/s]; NaN without counters */
+    double eff_gbs;           /* effective bandwidth, A, B and C once [GB/s]
+                                 (analysis_effective_bandwidth); NaN without a GEMM shape */
     double bw_util;           /* memory throughput [GB/s] for the utilisation charts: gld_throughput
                                  when stored, else gbs */
     const char *bw_src;       /* "gld_throughput", "dram counters" or "cost formula" */
@@ -184,7 +186,8 @@ int rp_select(const struct rp_data *d, int (*keep)(const struct rp_meas *),
               const struct rp_meas ***out /* OUT */, int *n /* OUT */);
 /* qsort order of an array of const struct rp_meas *: the longest median time first, then id. */
 int rp_cmp_time_desc(const void *a, const void *b);
-/* The fastest cuBLAS measurement of x's shape on x's device, or NULL. */
+/* The cuBLAS measurement that judges x (analysis_reference_pick: the faster call of x's run,
+ * precision, shape and cache state), or NULL. */
 const struct rp_meas *rp_cublas_at(const struct rp_data *d, const struct rp_meas *x);
 /* A short label for a kernel: its function name (without return type, template arguments,
  * parameter list and namespaces), or a generic wrapper's first template argument's

@@ -242,6 +242,10 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
                                     NULL};
     char id[96], title[160], name[160];
     int *models = NULL, nm = 0;
+    /* TSM2/ISM2 and the cuBLAS calls they are compared with: effective bandwidth (A, B, C
+     * once, 004 Fig. 5 and 14) and, for the kernels, the speedup over their reference */
+    const int tsm2 = strncmp(family, "tsm2", 4) == 0 || strncmp(family, "ism2", 4) == 0;
+    const int eff = tsm2 || strcmp(family, "cublas") == 0;
 
     snprintf(id, sizeof id, "measurements-%s", *family ? family : "other");
     for (char *p = id; *p; p++)
@@ -263,6 +267,12 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
     snprintf(t->family, sizeof t->family, "%s", family);
     t->compact = 1; /* one row per measurement: the page's largest part */
     cols(t, c);
+    if (eff)
+        rp_table_col(t, "effective GB/s");
+    if (tsm2) {
+        rp_table_col(t, "speedup over cuBLAS");
+        rp_table_col(t, "cuBLAS reference");
+    }
     if (d->nmodels) {
         models = malloc((size_t)d->nmodels * sizeof *models);
         if (!models) {
@@ -290,7 +300,15 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
              "(executed operations over DRAM bytes) or the cost "
              "formula (useful flops over its bytes), never mixed; %% of roof: that point's "
              "GFLOP/s over the roof of its pipe at that intensity (policy's DRAM bandwidth). "
-             "Error = (predicted - measured) / measured.");
+             "Error = (predicted - measured) / measured.%s",
+             eff ? " Effective GB/s: A, B and C each counted once, (mk + kn + mn) x element size "
+                   "over the median time (004 Fig. 5, 14)."
+                 : "");
+    if (tsm2)
+        snprintf(t->note + strlen(t->note), sizeof t->note - strlen(t->note),
+                 " Speedup over cuBLAS: the reference's median time over this one's; the "
+                 "reference is the faster cuBLAS call (Sgemm/Dgemm or GemmEx, not TF32) of the "
+                 "same run, shape, precision and cache state (its id in cuBLAS reference).");
     for (int i = 0; i < d->nrows; i++) {
         const struct rp_meas *x = &d->meas[i];
         const struct db_measurement *m = &x->row->m;
@@ -323,6 +341,16 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
                            ? (x->pt.counters ? "counters" : "cost formula")
                            : "");
         rp_cell_num(t, x->pt.pct_roof);
+        if (eff)
+            rp_cell_num(t, x->eff_gbs);
+        if (tsm2) {
+            const struct rp_meas *cb = x->charted ? rp_cublas_at(d, x) : NULL;
+            rp_cell_num(t, cb ? cb->pt.time_s / x->pt.time_s : NAN);
+            if (cb)
+                rp_cell_int(t, cb->row->m.id);
+            else
+                rp_cell_str(t, "");
+        }
         for (int j = 0; j < nm; j++) {
             const struct db_prediction *p = timed_prediction(x, d->models[models[j]]);
             if (!p) { /* none, or the model's reason why it does not apply */

@@ -18,6 +18,10 @@ command and checks its content against the database, read back through
      roofline before the first table, and every point of it has a title and a link to a row
   C7 the selection on the command line: a capture, family or kernel the database does not hold
      is refused with exit 2 and one error line, nothing written; --family F reports F alone
+  C8 the TSM2/ISM2 and cuBLAS tables' effective GB/s is (mk + kn + mn) x element size over the
+     median time; a kernel's speedup over cuBLAS is its reference's median time over its own,
+     the reference being the fastest verified cuBLAS call of its capture, device, precision,
+     shape and cache state that is not TF32 (none: both cells empty)
 
 Used by CI on the example database (examples/) and on the test fixture.
 """
@@ -87,6 +91,50 @@ for p in preds:
           % (p['model'], p['measurement_id'], got, p['predicted_time_ns']))
     check((row.get('%s bound' % p['model']) or None) == p['bound'],
           'C3 bound of %s for measurement %s' % (p['model'], p['measurement_id']))
+
+# C8
+def cublas_ok(x, c):
+    try:
+        tf32 = json.loads(c['params'] or '{}').get('tf32') == 1
+    except ValueError:
+        tf32 = False
+    return (c['family'] == 'cublas' and c['verified'] == 1 and not tf32 and
+            (c['time_median_ns'] or 0) > 0 and
+            all(c[f] == x[f] for f in ('capture_id', 'device_id', 'precision', 'm', 'n', 'k',
+                                       'cache_state')))
+
+
+neff = nspeed = 0
+for tid, rows in tables.items():
+    for row in rows:
+        m = meas.get(int(row['id']))
+        if m is None or 'effective GB/s' not in row:
+            continue
+        e = {'fp32': 4, 'fp64': 8}.get(m['precision'])
+        if e and m['m'] and m['n'] and m['k'] and m['time_median_ns']:
+            want = (m['m'] * m['k'] + m['k'] * m['n'] + m['m'] * m['n']) * e / m['time_median_ns']
+            got = float(row['effective GB/s']) if row['effective GB/s'] else None
+            check(got is not None and abs(got / want - 1) < 1e-3,
+                  'C8 measurement %s: effective GB/s %r != %r' % (row['id'], got, want))
+            neff += 1
+        if 'speedup over cuBLAS' not in row:
+            continue
+        refs = [c for c in meas.values() if cublas_ok(m, c)] if m['verified'] != 0 else []
+        ref = min(refs, key=lambda c: (c['time_median_ns'], c['id'])) if refs else None
+        if ref is None:
+            check(row['speedup over cuBLAS'] == '' and row['cuBLAS reference'] == '',
+                  'C8 measurement %s: a speedup without a reference' % row['id'])
+            continue
+        nspeed += 1
+        check(row['cuBLAS reference'] == str(ref['id']), 'C8 measurement %s: reference %s, '
+              'expected %s' % (row['id'], row['cuBLAS reference'], ref['id']))
+        got = float(row['speedup over cuBLAS']) if row['speedup over cuBLAS'] else None
+        want = ref['time_median_ns'] / m['time_median_ns']
+        check(got is not None and abs(got / want - 1) < 1e-3,
+              'C8 measurement %s: speedup %r != %r' % (row['id'], got, want))
+if any(r.get('family') in ('tsm2', 'ism2') for r in meas.values()):
+    check(neff > 0 and nspeed > 0, 'C8 no effective bandwidth or speedup checked (%d, %d)'
+          % (neff, nspeed))
 
 html_path = os.path.join(out, 'index.html')
 html = open(html_path, encoding='utf-8').read()

@@ -1,0 +1,86 @@
+/*
+ * reference.c - what a TSM2/ISM2 measurement is compared with, decided here once for the
+ * report, the run summary and the CI checks (analysis.h "the cuBLAS reference"):
+ *
+ *   - its reference is the faster of the cuBLAS calls (cublasSgemm/Dgemm and cublasGemmEx)
+ *     measured on the same shape, precision and cache state in the same capture, verified
+ *     and on the same arithmetic: a GemmEx that rounds fp32 to TF32 computes another product
+ *     and is never a reference;
+ *   - its effective bandwidth counts A, B and C once, (m k + k n + m n) x element size over
+ *     the median time, as 004_dab40fe45003313a.txt Fig. 5 and Fig. 14 do;
+ *   - the ceiling that bandwidth is held to is the copy's (bw_dram_copy: read + written
+ *     bytes of a device-to-device copy, what such a kernel does at best).
+ * Pure functions of the rows: no database, no allocation.
+ */
+#include "analysis.h"
+#include "common.h"
+
+#include <math.h>
+#include <string.h>
+
+static int same_str(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+static int is_cublas(const struct db_measurement *m)
+{
+    return same_str(m->family, "cublas");
+}
+
+int analysis_reference_ok(const struct db_measurement *x, const struct db_measurement *c)
+{
+    long tf32 = 0;
+    if (!x || !c || x == c || is_cublas(x) || !is_cublas(c))
+        return 0;
+    if (c->capture_id != x->capture_id || c->device_id != x->device_id)
+        return 0; /* another run: another GPU state, another clock, another day */
+    if (!same_str(c->precision, x->precision) || !same_str(c->cache_state, x->cache_state))
+        return 0;
+    if (x->m <= 0 || c->m != x->m || c->n != x->n || c->k != x->k)
+        return 0;
+    if (c->verified != 1 || !(c->time_median_ns > 0))
+        return 0;
+    if (c->params && rk_json_long(c->params, "tf32", &tf32) == RK_OK && tf32 == 1)
+        return 0;
+    return 1;
+}
+
+const struct db_measurement *analysis_reference_pick(const struct db_measurement *x,
+                                                     const struct db_measurement *a,
+                                                     const struct db_measurement *b)
+{
+    if (!analysis_reference_ok(x, a))
+        a = NULL;
+    if (!analysis_reference_ok(x, b))
+        b = NULL;
+    if (!a || !b)
+        return a ? a : b;
+    if (a->time_median_ns != b->time_median_ns)
+        return a->time_median_ns < b->time_median_ns ? a : b;
+    return a->id <= b->id ? a : b;
+}
+
+double analysis_effective_bytes(const struct db_measurement *m)
+{
+    const int e = m && m->precision ? analysis_elem_bytes(m->precision) : 0;
+    if (!e || m->m <= 0 || m->n <= 0 || m->k <= 0)
+        return NAN;
+    return ((double)m->m * (double)m->k + (double)m->k * (double)m->n +
+            (double)m->m * (double)m->n) *
+           e;
+}
+
+double analysis_effective_bandwidth(const struct db_measurement *m)
+{
+    const double bytes = analysis_effective_bytes(m);
+    if (!m || !(m->time_median_ns > 0) || isnan(bytes))
+        return NAN;
+    return bytes / (m->time_median_ns * 1e-9);
+}
+
+const struct db_ceiling *analysis_copy_ceiling(const struct analysis_device *d)
+{
+    const struct db_ceiling *c = d ? analysis_find_ceiling(d, "bw_dram_copy") : NULL;
+    return isnan(analysis_ceiling_si(c)) ? NULL : c;
+}
