@@ -707,6 +707,16 @@ struct model_overlap {
                                        after the norm (0 otherwise) [s] */
 };
 
+/*
+ * overlap names a row bound by a resource only when the model has that resource busy for at
+ * least this share of the predicted time (its term, the DRAM term with its epilogue, the larger
+ * of fma and issue for compute, over launch + norm + epilogue + start); below it no resource is
+ * near its rate, the time is a mix of several and of waiting, and the row is `latency`. The
+ * share is Nsight Compute's: its speed-of-light rule calls a kernel whose compute and memory
+ * throughputs are all below 60 % of peak latency-bound.
+ */
+#define MODEL_BOUND_SATURATED 0.6
+
 /* occupancy and the models built on it name a DRAM-bound row `latency` when Little's law
  * leaves it less than this share of the DRAM bandwidth: the measured DRAM curve rises to
  * its best over its last few percent, so a utilisation of 0.99 is the bandwidth's bound

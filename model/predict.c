@@ -292,7 +292,30 @@ static void combine_overlap(const struct model_predict_in *in, struct model_pred
         o->start_s = ceil(in->launch->blocks / in->gpu->sms) * model_start_s(in->gpu);
     }
     out->time_s = in->launch_s + o->norm_s + o->epilogue_s + o->start_s;
-    /* the bound stays the one issue_counters names: the largest term's */
+    /* the bound is the one issue_counters names (the largest term's) when that resource is
+     * busy for MODEL_BOUND_SATURATED of the time, else latency */
+    double busy = 0.0;
+    switch (out->bound) {
+    case MODEL_BOUND_DRAM:
+        busy = o->term_s[MODEL_OVL_DRAM] + o->epilogue_s;
+        break;
+    case MODEL_BOUND_L2:
+        busy = o->term_s[MODEL_OVL_L2];
+        break;
+    case MODEL_BOUND_L1:
+        busy = o->term_s[MODEL_OVL_L1];
+        break;
+    case MODEL_BOUND_SHARED:
+        busy = o->term_s[MODEL_OVL_SHARED];
+        break;
+    case MODEL_BOUND_COMPUTE:
+        busy = fmax(o->term_s[MODEL_OVL_FMA], o->term_s[MODEL_OVL_ISSUE]);
+        break;
+    default:
+        busy = out->time_s; /* latency already */
+    }
+    if (out->time_s > 0.0 && busy < MODEL_BOUND_SATURATED * out->time_s)
+        out->bound = MODEL_BOUND_LATENCY;
 }
 
 static const char *predict_overlap(const struct model_predict_in *in, struct model_prediction *out)

@@ -37,8 +37,8 @@
  *       dominant term gives issue_counters' time; never below issue_counters; the
  *       chain term is the warp chain; scalar shared loads take the wavefront count,
  *       others the larger of bytes and wavefronts; the epilogue (C written after a
- *       block's last tile) added after the norm, by hand; terms named; refuses what
- *       issue_counters refuses
+ *       block's last tile) added after the norm, by hand; no resource busy for 60 % of the
+ *       time: latency-bound; terms named; refuses what issue_counters refuses
  */
 #include <math.h>
 #include <setjmp.h>
@@ -713,8 +713,8 @@ static void test_p15_overlap(void **state)
     struct model_prediction a, b;
     enum model_kind k;
     pipe_fixture(&g, &l, &o);
-    /* P14's counts: instruction issue 3e5 x 0.6 / 4 = 45000 cycles = 45 us at 1 GHz; DRAM 1.35e8 B /
-     * 3e12 B/s = 45 us too; the FMA term (1000 warp FMAs) is nanoseconds */
+    /* P14's counts: instruction issue 3e5 x 0.6 / 4 = 45000 cycles = 45 us at 1 GHz; DRAM 1.35e8 B
+     * / 3e12 B/s = 45 us too; the FMA term (1000 warp FMAs) is nanoseconds */
     struct model_issue_counts c = {1000, 3e5, 0, 0, 0, NAN, NAN, NAN, 0, 0, 0, 0};
     struct model_predict_in in = issue_in(&g, &l, &c);
     in.level_bytes[MODEL_LEVEL_DRAM] = 1.35e8;
@@ -755,6 +755,25 @@ static void test_p15_overlap(void **state)
     assert_rel(a.overlap.epilogue_s, 0, 0);
     in.dram_write_bytes = 0;
     in.epilogue_tiles = 0;
+
+    /* three resources each busy 0.55 of the time (issue 45 us, L2 45 us, DRAM 22.5 us with a
+     * 22.5 us epilogue, of 1 + cbrt(2 x 45^3 + 22.5^3) + 22.5 = 81.3 us): none near its rate,
+     * overlap calls the row latency-bound (MODEL_BOUND_SATURATED); issue_counters still names
+     * its largest term. Alone (no L2, no epilogue) the DRAM-issue pair stays bound: 0.78 */
+    in.level_bytes[MODEL_LEVEL_L2] = 4.5e8;
+    in.dram_write_bytes = 0.675e8;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_rel(a.time_s,
+               1e-6 + cbrt(2 * 45e-6 * 45e-6 * 45e-6 + 22.5e-6 * 22.5e-6 * 22.5e-6 + f * f * f) +
+                   22.5e-6,
+               1e-9);
+    assert_int_equal(a.bound, MODEL_BOUND_LATENCY);
+    assert_int_equal(model_predict(MODEL_KIND_ISSUE_COUNTERS, &in, &b, NULL), RK_OK);
+    assert_true(b.bound != MODEL_BOUND_LATENCY);
+    in.level_bytes[MODEL_LEVEL_L2] = 0;
+    in.dram_write_bytes = 0;
+    assert_int_equal(model_predict(MODEL_KIND_OVERLAP, &in, &a, NULL), RK_OK);
+    assert_true(a.bound == MODEL_BOUND_DRAM || a.bound == MODEL_BOUND_COMPUTE);
 
     /* blocks starting: none with two blocks resident a SM; with one (60 of 100 KB of shared
      * memory a block), each of the busiest SM's ceil(5 / 2) = 3 blocks starts 2 DRAM
