@@ -64,6 +64,20 @@ def main():
                 print("%-18s %5d %7.1f%% %7.1f%% %7.1f%% %6d %6d" % (
                     model, len(e), percentile(e, 50), sum(e) / len(e), percentile(e, 90),
                     sum(x <= 10 for x in e), sum(x <= 25 for x in e)))
+    dram, tensor = bound_check(db)
+    bw = ceiling(db, "bw_dram_read")
+    print("\noverlap's bound on the profiled kernels >= 5 us:")
+    print("  dram-bound: %d of %d at >= 70 %% of bw_dram_read (%.0f GB/s)" % (
+        sum(f >= 0.7 for f in dram), len(dram), bw / 1e9))
+    print("  tensor-bound: %d of %d at >= 50 %% of their tensor ceiling (%s)" % (
+        sum(f >= 0.5 for f in tensor), len(tensor),
+        ", ".join("%.0f %%" % (100 * f) for f in sorted(tensor))))
+
+
+def bound_check(db):
+    """The profiled kernels >= 5 us that overlap calls DRAM-bound: their DRAM throughput over
+    bw_dram_read; those it calls compute-bound on a tensor ceiling: their busiest tensor
+    counter's rate over that ceiling."""
     bw = ceiling(db, "bw_dram_read")
     rows = db.execute("SELECT m.id, m.time_median_ns, p.bound, p.details FROM measurement m "
                       "JOIN prediction p ON p.measurement_id = m.id AND p.model = 'overlap' "
@@ -80,12 +94,7 @@ def main():
         if bound == "compute" and peak_name.startswith("peak_tensor"):
             ops = max(metric(db, mid, a) or 0.0 for a in TENSOR_OPS)
             tensor.append(ops / seconds / ceiling(db, peak_name))
-    print("\noverlap's bound on the profiled kernels >= 5 us:")
-    print("  dram-bound: %d of %d at >= 70 %% of bw_dram_read (%.0f GB/s)" % (
-        sum(f >= 0.7 for f in dram), len(dram), bw / 1e9))
-    print("  tensor-bound: %d of %d at >= 50 %% of their tensor ceiling (%s)" % (
-        sum(f >= 0.5 for f in tensor), len(tensor),
-        ", ".join("%.0f %%" % (100 * f) for f in sorted(tensor))))
+    return dram, tensor
 
 
 if __name__ == "__main__":
