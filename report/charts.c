@@ -13,7 +13,8 @@
  *   bw-d<ID>-<family>-<p>  TSM2 / ISM2 memory-bandwidth utilisation against cuBLAS
  *                          (004 Fig. 5, Fig. 14)
  *   eff-d<ID>-<family>-<p>-m<M>  TSM2 / ISM2 effective bandwidth (A, B, C once) against n at
- *                          one m, the reference cuBLAS call beside, the copy ceiling drawn
+ *                          one m, the reference cuBLAS call beside, the copy ceiling drawn;
+ *                          for the m swept over n (2+ values), at most EFF_CHARTS_MAX of them
  *
  * Assumes: only measurements that passed verification (or were not checked) are
  * drawn: a result that failed its check is never charted. A roofline point's height and
@@ -723,6 +724,18 @@ static void eff_key(const struct rp_meas *x, const char *kernel, char *key, size
         snprintf(key, len, "%s %s", kernel, m->precision);
 }
 
+/* Effective-bandwidth charts per device, family and precision: one per m swept over n, the
+ * first EFF_CHARTS_MAX such m in row order (the grids have 3 each; a database of thousands of
+ * shapes at one n each draws none). */
+enum { EFF_CHARTS_MAX = 8 };
+
+/* 1 when x is a point of family's effective-bandwidth charts in precision prec on device dev. */
+static int eff_point(const struct rp_meas *x, int dev, const char *family, const char *prec)
+{
+    return x->dev == dev && x->charted && !strcmp(rp_family(x), family) && x->row->m.precision &&
+           !strcmp(x->row->m.precision, prec) && x->eff_gbs > 0;
+}
+
 /* TSM2 / ISM2 effective bandwidth against n, one chart per m (004 Fig. 5, Fig. 14 count A, B
  * and C once): each kernel and the cuBLAS call that judges it (rp_cublas_at), under the copy
  * ceiling (analysis_copy_ceiling), the most such a kernel can move. */
@@ -738,25 +751,27 @@ static void eff_charts(const struct rp_data *d, int dev, const char *family, con
         cs->rc = rk_error(RK_ENOMEM, "out of memory drawing family %s", family);
         return;
     }
-    for (int first = 0; first < d->nrows && cs->rc == RK_OK; first++) {
+    for (int first = 0, drawn = 0; first < d->nrows && cs->rc == RK_OK && drawn < EFF_CHARTS_MAX;
+         first++) {
         const struct rp_meas *f = &d->meas[first];
-        long long mm;
-        int n = 0, seen = 0;
-        if (f->dev != dev || !f->charted || strcmp(rp_family(f), family) || !f->row->m.precision ||
-            strcmp(f->row->m.precision, prec) || !(f->eff_gbs > 0))
+        long long mm, n0 = -1;
+        int n = 0, seen = 0, swept = 0;
+        if (!eff_point(f, dev, family, prec))
             continue;
         mm = f->row->m.m;
         for (int i = 0; i < first && !seen; i++) /* one chart per m: at its first row */
-            seen = d->meas[i].dev == dev && d->meas[i].charted && d->meas[i].eff_gbs > 0 &&
-                   d->meas[i].row->m.m == mm && !strcmp(rp_family(&d->meas[i]), family) &&
-                   d->meas[i].row->m.precision && !strcmp(d->meas[i].row->m.precision, prec);
-        if (seen)
+            seen = d->meas[i].row->m.m == mm && eff_point(&d->meas[i], dev, family, prec);
+        for (int i = first; i < d->nrows && !seen && !swept; i++) /* two n or more at this m */
+            if (d->meas[i].row->m.m == mm && eff_point(&d->meas[i], dev, family, prec)) {
+                swept = n0 >= 0 && d->meas[i].row->m.n != n0;
+                n0 = d->meas[i].row->m.n;
+            }
+        if (seen || !swept)
             continue;
+        drawn++;
         for (int i = first; i < d->nrows; i++) {
             const struct rp_meas *x = &d->meas[i];
-            if (x->dev != dev || !x->charted || strcmp(rp_family(x), family) ||
-                !x->row->m.precision || strcmp(x->row->m.precision, prec) || x->row->m.m != mm ||
-                !(x->eff_gbs > 0))
+            if (x->row->m.m != mm || !eff_point(x, dev, family, prec))
                 continue;
             eff_key(x, x->row->m.kernel, pts[n].key, sizeof pts[n].key);
             pts[n].x = (double)x->row->m.n;
