@@ -259,6 +259,25 @@ double analysis_effective_bandwidth(const struct db_measurement *m);
  * what a kernel that reads A and B and writes C does at best); NULL when d has none. */
 const struct db_ceiling *analysis_copy_ceiling(const struct analysis_device *d);
 
+/* One kernel and precision of a set of measurements against their cuBLAS references. */
+struct analysis_speedup {
+    char kernel[64], precision[8];
+    int shapes;                        /* shapes with a reference (each its best configuration) */
+    double geomean;                    /* geometric mean of reference time / its time */
+    double worst;                      /* the smallest of those ratios */
+    int64_t worst_m, worst_n, worst_k; /* where */
+};
+/*
+ * analysis_speedups: each (kernel, precision) of rows[0..n) (one capture's, as `roofkit run`
+ * sums its run up) that has a reference (analysis_reference_pick among the same rows) on at
+ * least one shape: how much faster than the faster cuBLAS call it is, per shape the best of
+ * its verified configurations. cuBLAS rows are references, never summed. Writes at most max
+ * groups in the order of their first rows into out, their count into *nout. RK_OK, or
+ * RK_ENOMEM (not printed) when there are more than max groups (the first max are filled).
+ */
+int analysis_speedups(const struct db_measurement_row *rows, int n, struct analysis_speedup *out,
+                      int max, int *nout /* OUT */);
+
 /* ------------------------------------------------------------------ energy */
 
 /*

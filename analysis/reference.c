@@ -10,12 +10,14 @@
  *     the median time, as 004_dab40fe45003313a.txt Fig. 5 and Fig. 14 do;
  *   - the ceiling that bandwidth is held to is the copy's (bw_dram_copy: read + written
  *     bytes of a device-to-device copy, what such a kernel does at best).
- * Pure functions of the rows: no database, no allocation.
+ * Pure functions of the rows: no database; analysis_speedups allocates one scratch array.
  */
 #include "analysis.h"
 #include "common.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int same_str(const char *a, const char *b)
@@ -83,4 +85,82 @@ const struct db_ceiling *analysis_copy_ceiling(const struct analysis_device *d)
 {
     const struct db_ceiling *c = d ? analysis_find_ceiling(d, "bw_dram_copy") : NULL;
     return isnan(analysis_ceiling_si(c)) ? NULL : c;
+}
+
+/* The group of (kernel, precision) in out[0..*n), added when new; NULL when out is full. */
+static struct analysis_speedup *group_of(const struct db_measurement *x,
+                                         struct analysis_speedup *out, int max, int *n)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp(out[i].kernel, x->kernel) == 0 && strcmp(out[i].precision, x->precision) == 0)
+            return &out[i];
+    if (*n == max)
+        return NULL;
+    memset(&out[*n], 0, sizeof out[*n]);
+    snprintf(out[*n].kernel, sizeof out[*n].kernel, "%s", x->kernel);
+    snprintf(out[*n].precision, sizeof out[*n].precision, "%s", x->precision);
+    out[*n].worst = INFINITY;
+    return &out[(*n)++];
+}
+
+/* The speedup of x over its reference among rows[0..n); NaN when it has none. */
+static double speedup_of(const struct db_measurement_row *rows, int n,
+                         const struct db_measurement *x)
+{
+    const struct db_measurement *ref = NULL;
+    for (int j = 0; j < n; j++)
+        ref = analysis_reference_pick(x, ref, &rows[j].m);
+    return ref && x->time_median_ns > 0 ? ref->time_median_ns / x->time_median_ns : NAN;
+}
+
+/* 1 when x and y are one kernel's configurations of one shape, precision and cache state. */
+static int same_shape(const struct db_measurement *x, const struct db_measurement *y)
+{
+    return same_str(y->kernel, x->kernel) && same_str(y->precision, x->precision) && y->m == x->m &&
+           y->n == x->n && y->k == x->k && same_str(y->cache_state, x->cache_state);
+}
+
+int analysis_speedups(const struct db_measurement_row *rows, int n, struct analysis_speedup *out,
+                      int max, int *nout)
+{
+    double *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
+    int rc = RK_OK;
+    *nout = 0;
+    if (!r)
+        return RK_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        const struct db_measurement *x = &rows[i].m;
+        r[i] = is_cublas(x) || x->verified == 0 || !x->precision ? NAN : speedup_of(rows, n, x);
+    }
+    for (int i = 0; i < n && rc == RK_OK; i++) {
+        const struct db_measurement *x = &rows[i].m;
+        double best = r[i];
+        int later = 0;
+        if (isnan(best))
+            continue;
+        /* one value per shape: its best configuration, counted at the shape's first row */
+        for (int j = 0; j < n && !later; j++) {
+            if (j == i || isnan(r[j]) || !same_shape(x, &rows[j].m))
+                continue;
+            later = j < i;
+            best = r[j] > best ? r[j] : best;
+        }
+        if (later)
+            continue;
+        struct analysis_speedup *g = group_of(x, out, max, nout);
+        if (!g) {
+            rc = RK_ENOMEM;
+            break;
+        }
+        g->geomean += log(best); /* the sum of logs until the end */
+        g->shapes++;
+        if (best < g->worst) {
+            g->worst = best;
+            g->worst_m = x->m, g->worst_n = x->n, g->worst_k = x->k;
+        }
+    }
+    for (int i = 0; i < *nout; i++)
+        out[i].geomean = exp(out[i].geomean / out[i].shapes);
+    free(r);
+    return rc;
 }

@@ -20,6 +20,7 @@
  * Data (one line per measurement) goes to stdout, progress and warnings to stderr.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "analysis.h"
 #include "cli.h"
 #include "common.h"
 #include "db.h"
@@ -647,6 +648,25 @@ static int run_combos(struct kernels_session *s, struct db *db, int64_t capture,
     }
 }
 
+/* The run summed up against cuBLAS (analysis_speedups): one line per kernel and precision that
+ * ran beside a cuBLAS call of this run (the grid suites run both calls on every shape). */
+static void speedup_lines(struct db *db, int64_t capture)
+{
+    struct db_measurement_row *rows = NULL;
+    struct analysis_speedup sp[32];
+    int n = 0, ns = 0;
+    if (db_query_measurements(db, capture, &rows, &n) != RK_OK)
+        return; /* the rows are stored; the summary is not worth a failure */
+    (void)analysis_speedups(rows, n, sp, 32, &ns); /* more than 32: the first 32 */
+    for (int i = 0; i < ns; i++)
+        rk_info("%s %s: %.3fx the faster cuBLAS call of this run (geomean over %d shape%s; worst "
+                "%.3fx at %lldx%lldx%lld)",
+                sp[i].kernel, sp[i].precision, sp[i].geomean, sp[i].shapes,
+                sp[i].shapes == 1 ? "" : "s", sp[i].worst, (long long)sp[i].worst_m,
+                (long long)sp[i].worst_n, (long long)sp[i].worst_k);
+    db_free_measurements(rows, n);
+}
+
 int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
 {
     struct run_opts o;
@@ -736,6 +756,7 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
         goto out;
     rk_info("capture %lld: %ld measurements, %d failed verification, %d skipped",
             (long long)capture, t.stored, t.failed, t.skipped);
+    speedup_lines(ctx->db, capture);
     if (t.failed)
         rc = rk_error(RK_EVERIFY, "%d measurement(s) failed verification (stored with their error)",
                       t.failed);

@@ -14,6 +14,10 @@
  *       time for fp32 and fp64, NaN without a shape, element size or time
  *   R4  analysis_copy_ceiling: bw_dram_copy when the device has it, NULL otherwise or when
  *       its value is not usable
+ *   R5  analysis_speedups: per kernel and precision, the geomean over shapes of the faster
+ *       reference's time over the kernel's best verified configuration, the worst shape;
+ *       cuBLAS rows, failed rows and shapes without a reference left out; too many groups
+ *       give RK_ENOMEM with the first ones filled
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,13 +175,53 @@ static void r4_copy(void **state)
     assert_null(analysis_copy_ceiling(NULL));
 }
 
+static void r5_speedups(void **state)
+{
+    (void)state;
+    struct db_measurement_row rows[10];
+    struct analysis_speedup sp[4];
+    int n = 0, ns = -1;
+    memset(rows, 0, sizeof rows);
+    /* shape 1: two configurations (ratios 1.5 and 2.0 against GemmEx, the faster call) */
+    rows[n++].m = meas(1, "tsm2_v3", "tsm2", "{\"t1\":128}", 1000);
+    rows[n++].m = meas(2, "tsm2_v3", "tsm2", "{\"t1\":256}", 750);
+    rows[n++].m = meas(3, "cublas_sgemm", "cublas", "{}", 1800);
+    rows[n++].m = meas(4, "cublas_gemmex", "cublas", "{\"tf32\":0}", 1500);
+    /* shape 2: ratio 0.5; a failed configuration that would have been faster */
+    rows[n].m = meas(5, "tsm2_v3", "tsm2", "{}", 2000), rows[n++].m.n = 16;
+    rows[n].m = meas(6, "tsm2_v3", "tsm2", "{}", 10), rows[n].m.n = 16, rows[n++].m.verified = 0;
+    rows[n].m = meas(7, "cublas_sgemm", "cublas", "{}", 1000), rows[n++].m.n = 16;
+    /* no reference at its shape: left out */
+    rows[n].m = meas(8, "tsm2_v3", "tsm2", "{}", 1000), rows[n++].m.n = 32;
+    /* another kernel in fp64: ratio 3 */
+    rows[n].m = meas(9, "ism2_opt1", "ism2", "{}", 100), rows[n++].m.precision = "fp64";
+    rows[n].m = meas(10, "cublas_dgemm", "cublas", "{}", 300), rows[n++].m.precision = "fp64";
+    assert_int_equal(analysis_speedups(rows, n, sp, 4, &ns), RK_OK);
+    assert_int_equal(ns, 2);
+    assert_string_equal(sp[0].kernel, "tsm2_v3");
+    assert_string_equal(sp[0].precision, "fp32");
+    assert_int_equal(sp[0].shapes, 2);
+    assert_true(fabs(sp[0].geomean - 1.0) < 1e-12); /* sqrt(2.0 x 0.5) */
+    assert_true(fabs(sp[0].worst - 0.5) < 1e-12);
+    assert_true(sp[0].worst_m == 20480 && sp[0].worst_n == 16 && sp[0].worst_k == 20480);
+    assert_string_equal(sp[1].kernel, "ism2_opt1");
+    assert_string_equal(sp[1].precision, "fp64");
+    assert_int_equal(sp[1].shapes, 1);
+    assert_true(fabs(sp[1].geomean - 3.0) < 1e-12);
+    /* room for one group: the first, and RK_ENOMEM */
+    assert_int_equal(analysis_speedups(rows, n, sp, 1, &ns), RK_ENOMEM);
+    assert_int_equal(ns, 1);
+    assert_true(fabs(sp[0].geomean - 1.0) < 1e-12);
+    /* nothing to compare */
+    assert_int_equal(analysis_speedups(rows + 2, 2, sp, 4, &ns), RK_OK);
+    assert_int_equal(ns, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(r1_ok),
-        cmocka_unit_test(r2_pick),
-        cmocka_unit_test(r3_effective),
-        cmocka_unit_test(r4_copy),
+        cmocka_unit_test(r1_ok),   cmocka_unit_test(r2_pick),     cmocka_unit_test(r3_effective),
+        cmocka_unit_test(r4_copy), cmocka_unit_test(r5_speedups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
