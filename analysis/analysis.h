@@ -347,10 +347,19 @@ struct analysis_kernel_sum {
     double pct_roof;   /* the time-weighted mean of the judged launches' % of roof
                           (analysis_place: 100 x sum(time the roof allows) / sum(time)); NaN */
     const char *bound; /* "compute" or "dram", the bound of most of the judged time; NULL */
+    /* Energy (profile --energy): the capture's 'kernel' energy spans of this name, summed over
+     * GPUs: energy_j of all its launches [J], per launch, average power over their GPU time
+     * [W]; energy_scope "kernel" when read, "too short" when other kernels or NVTX ranges of the
+     * capture were read but this kernel's launches covered too few of the counter's steps,
+     * "program only" when the capture has the program's reading alone (counters collected, or
+     * every kernel too short), NULL without energy readings. */
+    double energy_j, energy_per_launch_j, power_w;
+    const char *energy_scope;
 };
 
 /*
  * analysis_kernel_summary: the measurements of capture `capture_id` grouped by kernel name,
+ * with their energy spans (db_query_energy_spans; scope 'kernel', by name),
  * largest total time first (kernels with no known time last), ties by name. A launch counts
  * towards pct_roof and bound once the model has judged it (a prediction of it is stored), with
  * analysis_place() on its GPU (the launch's own, else the capture's). *out is malloc'd (free with

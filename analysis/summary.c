@@ -8,6 +8,10 @@
  * the report: nothing here picks a ceiling. A kernel's % of roof is the time-weighted mean of its
  * launches' (100 x the time the roofs allow over the time taken, summed over its launches), so
  * that its long launches weigh as much as they cost; its bound is the one of most of that time.
+ *
+ * Energy comes from the capture's energy spans (profile --energy): a kernel's figure is its
+ * 'kernel' spans' (the counter's windows apportioned to its launches, collect/energy.c), never
+ * a share of the program's energy made up here; a kernel without one says "too short".
  */
 #define _POSIX_C_SOURCE 200809L
 #include "analysis.h"
@@ -120,6 +124,45 @@ static int sum_kernel(struct db *db, struct devs *v, int64_t cap_device,
     return RK_OK;
 }
 
+/* Each kernel's energy from the capture's 'kernel' spans; a failed query leaves none. */
+static void add_energy(struct db *db, int64_t capture_id, struct analysis_kernel_sum *k, int nk)
+{
+    struct db_energy_span *s = NULL;
+    int ns = 0;
+    for (int i = 0; i < nk; i++) {
+        k[i].energy_j = k[i].energy_per_launch_j = k[i].power_w = NAN;
+        k[i].energy_scope = NULL;
+    }
+    if (db_query_energy_spans(db, capture_id, &s, &ns) != RK_OK || ns == 0) {
+        db_free_energy_spans(s, ns);
+        return;
+    }
+    int parts = 0; /* kernel or NVTX readings: the launches were timed (no counters) */
+    for (int x = 0; x < ns; x++)
+        parts += strcmp(s[x].scope, "program") != 0;
+    for (int i = 0; i < nk; i++) {
+        double j = 0, t = 0;
+        long launches = 0;
+        int found = 0;
+        for (int x = 0; x < ns; x++) {
+            if (strcmp(s[x].scope, "kernel") != 0 || strcmp(s[x].name, k[i].kernel) != 0 ||
+                !isfinite(s[x].energy_j))
+                continue;
+            found = 1;
+            j += s[x].energy_j;
+            t += isfinite(s[x].time_ns) ? s[x].time_ns : 0;
+            launches += s[x].launches > 0 ? s[x].launches : 0;
+        }
+        k[i].energy_scope = found ? "kernel" : parts ? "too short" : "program only";
+        if (!found)
+            continue;
+        k[i].energy_j = j;
+        k[i].energy_per_launch_j = launches > 0 ? j / (double)launches : NAN;
+        k[i].power_w = t > 0 ? j / (t * 1e-9) : NAN;
+    }
+    db_free_energy_spans(s, ns);
+}
+
 int analysis_kernel_summary(struct db *db, int64_t capture_id, struct analysis_kernel_sum **out,
                             int *n)
 {
@@ -162,6 +205,7 @@ int analysis_kernel_summary(struct db *db, int64_t capture_id, struct analysis_k
             all += k[i].total_ns;
     for (int i = 0; i < nk; i++)
         k[i].share_pct = isfinite(k[i].total_ns) && all > 0 ? 100.0 * k[i].total_ns / all : NAN;
+    add_energy(db, capture_id, k, nk);
     if (nk > 0)
         qsort(k, (size_t)nk, sizeof *k, by_total);
     *out = k;

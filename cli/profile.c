@@ -20,6 +20,9 @@
  *   5. the capture's kernels, summed up per name as `nsys stats` does (analysis's
  *      analysis_kernel_summary), go to standard output: the top 10 as text, all of them with
  *      --format csv|json. `--summary` prints that table for a stored capture, running nothing.
+ * --energy (profile_energy.c) reads NVML's energy counter around the stored run and, in timing
+ * mode, lets the injection library apportion it to kernels and NVTX ranges: energy spans of the
+ * capture, shown with the summary.
  * PROGRAM's standard streams are its own; roofkit only adds its lines on stderr. The exit code
  * is PROGRAM's (128 + N when signal N killed it).
  *
@@ -42,6 +45,7 @@
 #include "common.h"
 #include "db.h"
 #include "gpu.h"
+#include "profile_energy.h"
 #include "profile_journal.h"
 #include "profile_nvtx.h"
 #include "kname.h"
@@ -450,7 +454,7 @@ struct launch_filter {
  */
 static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, const char *metrics,
                        const struct launch_filter *flt, char *const *groups, int ngroups,
-                       int64_t *stored /* OUT */)
+                       struct profile_energy *pe, int64_t *stored /* OUT */)
 {
     char dbabs[PATH_MAX], status_path[] = "/tmp/roofkit-status-XXXXXX";
     char replay_dir[] = "/tmp/roofkit-replay-XXXXXX", replay_s[32];
@@ -535,7 +539,11 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
         if (runs > 1 && !ctx->quiet)
             rk_info("application replay: run %d of %d%s", run + 1, runs,
                     last ? "" : " (output discarded)");
+        if (last)
+            profile_energy_mark(pe, 0);
         rc = run_program(prog, env, nenv, !last, &wstatus);
+        if (last)
+            profile_energy_mark(pe, 1);
         /* The last run's processes are the stored ones; every run's times count. */
         struct proc_status *got = NULL;
         int ngot = 0;
@@ -589,6 +597,7 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
         rk_buf_release(&b);
     }
     capture_device(ctx, capture);
+    profile_energy_store(ctx, pe, capture, prog);
     int killed = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
     end = rk_interrupted ? DB_INTERRUPTED : profile_end_status(killed);
     rc = killed ? 128 + killed : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : RK_EFAIL;
@@ -636,6 +645,24 @@ static int pass_groups(const char *metrics, char ***groups, int *ngroups)
     return rc;
 }
 
+/* After the kernel table: the capture's program and NVTX energy (profile --energy), one line
+ * each on stderr, saying the scope each figure comes from. */
+static void print_spans(struct rk_ctx *ctx, int64_t capture)
+{
+    struct db_energy_span *s = NULL;
+    int n = 0;
+    if (db_query_energy_spans(ctx->db, capture, &s, &n) != RK_OK)
+        return;
+    for (int i = 0; i < n; i++)
+        if (strcmp(s[i].scope, "kernel") != 0)
+            rk_info("energy (%s scope%s%s): %.4g J over %.4g s, %.4g W average%s", s[i].scope,
+                    strcmp(s[i].scope, "nvtx") == 0 ? ", kernels in range " : "",
+                    strcmp(s[i].scope, "nvtx") == 0 ? s[i].name : "", s[i].energy_j,
+                    s[i].time_ns * 1e-9, s[i].power_w,
+                    strcmp(s[i].scope, "program") == 0 ? " (the whole program on its GPU)" : "");
+    db_free_energy_spans(s, n);
+}
+
 /*
  * Step 5: the kernels of `capture` summed up per name (analysis_kernel_summary), largest total
  * time first, as a table on standard output; `top` > 0 keeps the first top rows (a line on
@@ -644,8 +671,11 @@ static int pass_groups(const char *metrics, char ***groups, int *ngroups)
 static int print_summary(struct rk_ctx *ctx, int64_t capture, enum rk_format fmt, int top)
 {
     static const struct rk_col cols[] = {
-        {"time_pct", RK_COL_REAL, 1},  {"total_ns", RK_COL_REAL, 0}, {"launches", RK_COL_INT, 0},
-        {"median_ns", RK_COL_REAL, 0}, {"roof_pct", RK_COL_REAL, 1}, {"bound", RK_COL_TEXT, 0},
+        {"time_pct", RK_COL_REAL, 1}, {"total_ns", RK_COL_REAL, 0},
+        {"launches", RK_COL_INT, 0},  {"median_ns", RK_COL_REAL, 0},
+        {"roof_pct", RK_COL_REAL, 1}, {"bound", RK_COL_TEXT, 0},
+        {"energy_j", RK_COL_REAL, 0}, {"j_per_launch", RK_COL_REAL, 0},
+        {"power_w", RK_COL_REAL, 0},  {"energy_from", RK_COL_TEXT, 0},
         {"kernel", RK_COL_TEXT, 0},
     };
     struct analysis_kernel_sum *k = NULL;
@@ -668,6 +698,10 @@ static int print_summary(struct rk_ctx *ctx, int64_t capture, enum rk_format fmt
         rk_table_real(t, k[i].median_ns);
         rk_table_real(t, k[i].pct_roof);
         rk_table_str(t, k[i].bound);
+        rk_table_real(t, k[i].energy_j);
+        rk_table_real(t, k[i].energy_per_launch_j);
+        rk_table_real(t, k[i].power_w);
+        rk_table_str(t, k[i].energy_scope);
         rk_table_str(t, k[i].kernel);
     }
     if (t && rc == RK_OK)
@@ -678,6 +712,8 @@ static int print_summary(struct rk_ctx *ctx, int64_t capture, enum rk_format fmt
         rk_info("%d more kernels: 'roofkit profile --summary --capture %lld' lists them all",
                 n - shown, (long long)capture);
     analysis_kernel_summary_free(k, n);
+    if (rc == RK_OK)
+        print_spans(ctx, capture);
     return rc;
 }
 
@@ -729,6 +765,7 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         {"summary", no_argument, NULL, 'S'},
         {"capture", required_argument, NULL, 'C'},
         {"format", required_argument, NULL, 'f'},
+        {"energy", no_argument, NULL, 'E'},
         /* NVTX ranges and the profiler API (profile_nvtx.c) */
         {"nvtx", no_argument, NULL, PROFILE_OPT_NVTX},
         {"nvtx-include", required_argument, NULL, PROFILE_OPT_NVTX_INCLUDE},
@@ -740,7 +777,7 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
     struct launch_filter flt = {0};
     const char *metrics = NULL;
     char inject[PATH_MAX], *checked = NULL, **groups = NULL, *visible = NULL;
-    int c, rc, ngroups = 1, app_replay = 1, summary = 0, run_opts = 0;
+    int c, rc, ngroups = 1, app_replay = 1, summary = 0, run_opts = 0, energy = 0;
     long capture = 0;
     enum rk_format fmt = RK_FMT_TEXT;
     rk_getopt_reset();
@@ -786,6 +823,9 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
             break;
         case 'S':
             summary = 1;
+            break;
+        case 'E':
+            energy = 1;
             break;
         case 'C':
             if (rk_opt_long("capture", optarg, 1, LONG_MAX, &capture) != RK_OK)
@@ -871,7 +911,14 @@ int cmd_profile(int argc, char **argv, struct rk_ctx *ctx)
         return rc;
     }
     int64_t stored = 0;
-    rc = profile_run(ctx, prog, inject, checked, &flt, groups, ngroups, &stored);
+    struct profile_energy pe;
+    if ((rc = profile_energy_begin(&pe, energy, strcmp(checked, "none") != 0)) != RK_OK) {
+        rk_free_name_list(groups, groups ? ngroups : 0);
+        free(checked);
+        return rc;
+    }
+    rc = profile_run(ctx, prog, inject, checked, &flt, groups, ngroups, &pe, &stored);
+    profile_energy_end(&pe);
     rk_free_name_list(groups, groups ? ngroups : 0);
     free(checked);
     /* The table is data (standard output); as text it is for a person, whom --quiet silences.

@@ -121,6 +121,9 @@ struct bk_ops {
     /* Deliver the Activity records whose kernels have finished (no forced flush); any thread
      * but CUPTI's callbacks. */
     int (*trace_poll)(void);
+    /* Now on the clock of bk_kernel's start and end [ns] (the energy meter's time base in the
+     * injection library, energy.c); any thread. */
+    uint64_t (*timestamp)(void);
 };
 
 extern const struct bk_ops bk_cupti;

@@ -614,6 +614,13 @@ int cupti_trace_poll(void)
     return activity_on ? cuptiActivityFlushAll(0) : CUPTI_SUCCESS;
 }
 
+/* CUPTI's clock, the Activity records' (0 when CUPTI cannot read it). */
+uint64_t cupti_timestamp(void)
+{
+    uint64_t t = 0;
+    return cuptiGetTimestamp(&t) == CUPTI_SUCCESS ? t : 0;
+}
+
 void cupti_trace_stop(void)
 {
     if (activity_on) {
@@ -903,7 +910,7 @@ const struct bk_ops bk_cupti = {
     cupti_chip_name,   cupti_trace_start, cupti_trace_flush, cupti_trace_stop,
     cupti_prof_enable, cupti_prof_start,  cupti_prof_stop,   cupti_prof_decode,
     cupti_prof_eval,   cupti_prof_reset,  cupti_prof_dump,   cupti_prof_disable,
-    cupti_trace_poll,
+    cupti_trace_poll,  cupti_timestamp,
 };
 
 char *bk_demangle(const char *name)

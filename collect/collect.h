@@ -422,6 +422,97 @@ char *collect_nvtx_path(const struct collect_nvtx_view *v);
 int collect_nvtx_attach(const void *(*get_export_table)(uint32_t id));
 void collect_nvtx_here(const struct collect_nvtx_filter *f, int *selected, char **path /* OUT */);
 
+/* ------------------------------------------------------------------------ energy */
+
+/*
+ * The energy of a profiled program (energy.c: the method and its error). NVML's energy counter
+ * of every GPU NVML sees is polled by a thread every ~1 ms; each change of the counter is one
+ * sample (the counter in J, the time it was first seen on the meter's clock). Two consecutive
+ * samples bound a window (~100 ms on an H100) whose energy is exact to the counter's mJ.
+ *
+ * collect_energy_open starts the meter on clock_ns (NULL: CLOCK_MONOTONIC; the injection library
+ * passes collect_timestamp_ns, the Activity records' clock). RK_OK; RK_ENODATA with why (one
+ * line: no NVML, no energy counter, no permission), *out NULL; RK_ENOMEM.
+ * collect_energy_stop ends the polling (idempotent); the samples are read after it:
+ * collect_energy_samples gives GPU gpu's (0..collect_energy_ngpus), *s valid until close.
+ * collect_energy_find: the index of the GPU whose NVML UUID ("GPU-...") is uuid, or -1.
+ * collect_energy_span: when the meter started and stopped, on its clock.
+ */
+struct collect_energy_sample {
+    uint64_t t_ns; /* when the change was seen, on the meter's clock */
+    double j;      /* the counter then [J] */
+};
+struct collect_energy_meter;
+int collect_energy_open(uint64_t (*clock_ns)(void), struct collect_energy_meter **out /* OUT */,
+                        char *why /* OUT */, size_t len);
+void collect_energy_stop(struct collect_energy_meter *m);
+int collect_energy_ngpus(const struct collect_energy_meter *m);
+const char *collect_energy_uuid(const struct collect_energy_meter *m, int gpu);
+int collect_energy_find(const struct collect_energy_meter *m, const char *uuid);
+int collect_energy_samples(const struct collect_energy_meter *m, int gpu,
+                           const struct collect_energy_sample **s /* OUT */);
+void collect_energy_span(const struct collect_energy_meter *m, uint64_t *t_start /* OUT */,
+                         uint64_t *t_stop /* OUT */);
+void collect_energy_close(struct collect_energy_meter *m);
+/* Now on the clock of collect_launch's start_ns and end_ns (CUPTI's); 0 when unknown. */
+uint64_t collect_timestamp_ns(void);
+
+/* The energy between t0 and t1 [J] from samples s[0..n): linear inside a window, the first or
+ * last window's power beyond the samples. NaN with fewer than 2 samples or t1 < t0. */
+double collect_energy_between(const struct collect_energy_sample *s, int n, uint64_t t0,
+                              uint64_t t1);
+
+/* One kernel launch's GPU time, and the group (a kernel, an NVTX range) it counts towards. */
+struct collect_energy_busy {
+    uint64_t start_ns, end_ns;
+    int group; /* 0..ngroups; others are skipped */
+};
+/* What a group of launches got. */
+struct collect_energy_share {
+    double energy_j;   /* the energy apportioned to it [J] */
+    double busy_ns;    /* its launches' GPU time */
+    double outside_ns; /* of it, the time outside every window (before the first change of the
+                          counter or after the last): not apportioned */
+    double windows;    /* windows' worth of time it covers: sum over windows of its time / the
+                          window's length */
+    long launches;
+};
+/* A group is read when its launches cover this many windows' worth of time ... */
+#define COLLECT_ENERGY_MIN_WINDOWS 3.0
+/* ... and at most this share of their time falls outside every window. */
+#define COLLECT_ENERGY_MAX_OUTSIDE 0.05
+/*
+ * collect_energy_apportion: each window's energy to the launches b[0..nb) that ran in it, by
+ * energy.c's two-level power model (idle power, the median of the windows without a launch, for
+ * the time no launch ran; the rest to the launches by GPU time). out[0..ngroups) zeroed first;
+ * *idle_w the idle power [W] (NaN: no window without a launch). RK_OK or RK_ENOMEM.
+ */
+int collect_energy_apportion(const struct collect_energy_sample *s, int n,
+                             const struct collect_energy_busy *b, int nb,
+                             struct collect_energy_share *out /* OUT */, int ngroups,
+                             double *idle_w /* OUT */);
+/* 1 when sh covers enough windows for a reading (the two limits above), else 0. */
+int collect_energy_read(const struct collect_energy_share *sh);
+
+/*
+ * The file a profiled process leaves for `roofkit profile` (injection library -> parent): one
+ * line per group read, "scope TAB uuid TAB energy_j TAB busy_ns TAB launches TAB windows TAB
+ * name" (scope "kernel" or "nvtx"; tabs and newlines in a name become spaces).
+ * collect_energy_write writes them (RK_OK or RK_EIO); collect_energy_load appends a file's
+ * lines to *l (*n of them; malformed lines skipped): RK_OK, RK_EIO (no file), RK_ENOMEM.
+ */
+struct collect_energy_line {
+    char scope[8];
+    char uuid[96];
+    double energy_j, busy_ns, windows;
+    long launches;
+    char *name; /* malloc'd */
+};
+int collect_energy_write(const char *path, const struct collect_energy_line *l, int n);
+int collect_energy_load(const char *path, struct collect_energy_line **l /* IN/OUT */,
+                        int *n /* IN/OUT */);
+void collect_energy_lines_free(struct collect_energy_line *l, int n);
+
 /*
  * The advice printed with the warning when counters are unavailable because of permissions,
  * and a short text for the other reasons: one line, lowercase.

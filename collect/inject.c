@@ -35,6 +35,10 @@
  *                         t_enable TAB t_launch TAB t_decode TAB t_flush TAB t_store TAB
  *                         t_process TAB unmatched TAB reason   (times in seconds, collect.h)
  *   ROOFKIT_DUMP_DIR      where to write raw counter data images (golden-test capture)
+ *   ROOFKIT_ENERGY        profile --energy: a folder; NVML's energy counter is polled while the
+ *                         program runs (energy.c) and, in timing mode, the energy of each
+ *                         kernel and NVTX range whose launches cover enough of the counter's
+ *                         windows goes to c<CAPTURE>-<PID>.energy there at exit
  * and, for application replay (one run of the program per pass group, collect.h):
  *   ROOFKIT_REPLAY        "G/N": this is run G of N (0-based)
  *   ROOFKIT_REPLAY_DIR    the runs' files: runG-procP.txt, and seqG, the counter that numbers
@@ -89,6 +93,23 @@ static struct collect_replay_src **replay_src; /* the last run: earlier runs' fi
 static long replay_unmatched;                  /* launches that found no partner in one of them */
 static double t_emit; /* seconds spent writing launches (status: t_store) */
 static struct collect_nvtx_filter *nvtx_filter; /* ROOFKIT_NVTX_INCLUDE / _EXCLUDE */
+
+/* profile --energy (ROOFKIT_ENERGY): the meter, and each timed launch's GPU time with the
+ * groups it counts towards (a kernel of a GPU, an NVTX path of a GPU), kept until exit. */
+static struct collect_energy_meter *meter;
+struct e_launch {
+    uint64_t start, end;
+    int kernel, nvtx; /* indices into e_names; nvtx -1: in no range */
+};
+struct e_name {
+    char *name;
+    unsigned device;
+    int nvtx; /* 1: an NVTX path, 0: a kernel */
+};
+static struct e_launch *e_launch;
+static long e_nlaunch, e_cap;
+static struct e_name *e_names;
+static int e_nnames;
 
 static long env_long(const char *name)
 {
@@ -345,6 +366,138 @@ static int out_open(const struct collect_plan *plan)
     return rc;
 }
 
+/* The index of (name, device, nvtx) in e_names, added when new; -1 when out of memory. */
+static int e_group(const char *name, unsigned device, int nvtx)
+{
+    for (int i = e_nnames - 1; i >= 0; i--)
+        if (e_names[i].device == device && e_names[i].nvtx == nvtx &&
+            strcmp(e_names[i].name, name) == 0)
+            return i;
+    struct e_name *grown = realloc(e_names, (size_t)(e_nnames + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    e_names = grown;
+    if (!(e_names[e_nnames].name = strdup(name)))
+        return -1;
+    e_names[e_nnames].device = device;
+    e_names[e_nnames].nvtx = nvtx;
+    return e_nnames++;
+}
+
+/* Keeps a timed launch's GPU time for the energy apportioning at exit. */
+static void energy_note(const struct collect_launch *l)
+{
+    if (!meter || !l->start_ns || l->end_ns <= l->start_ns)
+        return;
+    if (e_nlaunch == e_cap) {
+        long cap = e_cap ? 2 * e_cap : 4096;
+        struct e_launch *grown = realloc(e_launch, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return; /* this launch's time is missing from the apportioning: under-counted */
+        e_launch = grown;
+        e_cap = cap;
+    }
+    struct e_launch *e = &e_launch[e_nlaunch];
+    e->start = l->start_ns;
+    e->end = l->end_ns;
+    e->kernel = e_group(l->demangled ? l->demangled : l->name, l->device, 0);
+    e->nvtx = l->nvtx ? e_group(l->nvtx, l->device, 1) : -1;
+    if (e->kernel >= 0)
+        e_nlaunch++;
+}
+
+/*
+ * At exit: the energy of each kernel and NVTX path, per GPU, apportioned from the meter's
+ * windows (collect_energy_apportion), written for roofkit profile (collect_energy_write): the
+ * groups read (collect_energy_read) and, as scope "short", how many were not with their energy.
+ */
+static void energy_finish(void)
+{
+    struct collect_energy_line *lines = NULL;
+    struct collect_energy_busy *busy = NULL;
+    struct collect_energy_share *sh = NULL;
+    int nlines = 0;
+    collect_energy_stop(meter);
+    if (e_nnames == 0 || !(lines = calloc((size_t)e_nnames + 128, sizeof *lines)) ||
+        !(busy = malloc((size_t)e_nlaunch * 2 * sizeof *busy)) ||
+        !(sh = calloc((size_t)e_nnames, sizeof *sh)))
+        goto out;
+    for (unsigned dev = 0; dev < 64; dev++) {
+        const char *uuid = NULL;
+        const struct collect_energy_sample *smp = NULL;
+        double idle_w;
+        int nb, ns, gpu, any = 0;
+        struct collect_energy_line skipped;
+        for (int i = 0; i < e_nnames && !any; i++)
+            any = e_names[i].device == dev;
+        if (!any || !(uuid = device_uuid(dev)) || (gpu = collect_energy_find(meter, uuid)) < 0)
+            continue;
+        ns = collect_energy_samples(meter, gpu, &smp);
+        /* kernels and NVTX paths apportioned apart: each launch once in either set */
+        for (int pass = 0; pass < 2; pass++) {
+            nb = 0;
+            for (long i = 0; i < e_nlaunch; i++) {
+                const struct e_launch *e = &e_launch[i];
+                int group = pass ? e->nvtx : e->kernel;
+                if (group >= 0 && e_names[e->kernel].device == dev)
+                    busy[nb++] = (struct collect_energy_busy){e->start, e->end, group};
+            }
+            if (nb == 0)
+                continue;
+            if (collect_energy_apportion(smp, ns, busy, nb, sh, e_nnames, &idle_w) != RK_OK)
+                goto out;
+            memset(&skipped, 0, sizeof skipped);
+            for (int g = 0; g < e_nnames; g++) {
+                if (e_names[g].device != dev || e_names[g].nvtx != pass || sh[g].launches == 0)
+                    continue;
+                if (!collect_energy_read(&sh[g])) {
+                    skipped.launches++;
+                    skipped.energy_j += sh[g].energy_j;
+                    skipped.busy_ns += sh[g].busy_ns;
+                    continue;
+                }
+                struct collect_energy_line *x = &lines[nlines++];
+                snprintf(x->scope, sizeof x->scope, "%s", pass ? "nvtx" : "kernel");
+                snprintf(x->uuid, sizeof x->uuid, "%s", uuid);
+                x->energy_j = sh[g].energy_j;
+                x->busy_ns = sh[g].busy_ns;
+                x->windows = sh[g].windows;
+                x->launches = sh[g].launches;
+                x->name = e_names[g].name;
+            }
+            if (skipped.launches > 0 && nlines < e_nnames + 128) {
+                /* launches: how many groups were too short for a reading */
+                struct collect_energy_line *x = &lines[nlines++];
+                *x = skipped;
+                snprintf(x->scope, sizeof x->scope, "%s", pass ? "nshort" : "kshort");
+                snprintf(x->uuid, sizeof x->uuid, "%s", uuid);
+                static char kernels[] = "kernels", paths[] = "NVTX paths";
+                x->name = pass ? paths : kernels;
+            }
+        }
+    }
+    if (nlines > 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/c%ld-%ld.energy", getenv("ROOFKIT_ENERGY"),
+                 env_long("ROOFKIT_CAPTURE"), (long)getpid());
+        collect_energy_write(path, lines, nlines); /* a failure loses the per-kernel figures */
+    }
+out:
+    free(lines); /* names point into e_names */
+    free(busy);
+    free(sh);
+    collect_energy_close(meter);
+    meter = NULL;
+    for (int i = 0; i < e_nnames; i++)
+        free(e_names[i].name);
+    free(e_names);
+    free(e_launch);
+    e_names = NULL;
+    e_launch = NULL;
+    e_nnames = 0;
+    e_nlaunch = e_cap = 0;
+}
+
 /* Session's emit: a complete launch, written at once (file header). */
 static void emit_launch(void *arg, const struct collect_plan *plan, struct collect_launch *l)
 {
@@ -366,6 +519,7 @@ static void emit_launch(void *arg, const struct collect_plan *plan, struct colle
         if (replay_run >= 0 && mode == COLLECT_MODE_COUNTERS)
             replay_join(plan, l);
         rc = journal_launch(l, collect_mode_name(mode));
+        energy_note(l);
     }
     if (rc != RK_OK) { /* a full disk: the next writes would fail alike */
         close(out_fd);
@@ -379,6 +533,7 @@ static void emit_launch(void *arg, const struct collect_plan *plan, struct colle
  * writer: its copy closed, the journal's lock ends with the parent (db.h). */
 static void after_fork_child(void)
 {
+    meter = NULL; /* the parent's thread does not run here: its samples are the parent's */
     if (out_fd >= 0)
         close(out_fd);
     out_fd = -1;
@@ -410,6 +565,8 @@ static void finish(void)
     if (out_fd >= 0)
         close(out_fd);
     out_fd = -1;
+    if (meter)
+        energy_finish();
     write_status(r, out_failed ? 0 : early ? r->nemitted_counters : r->nemitted, t_emit, unmatched);
     collect_result_free(r);
     collect_nvtx_filter_free(nvtx_filter);
@@ -502,6 +659,12 @@ int InitializeInjection(void)
             replay_load();
     }
     opt.emit = emit_launch;
+    const char *energy = getenv("ROOFKIT_ENERGY");
+    if (energy && *energy && (replay_run < 0 || replay_run == replay_runs - 1)) {
+        char why[200];
+        if (collect_energy_open(collect_timestamp_ns, &meter, why, sizeof why) != RK_OK)
+            meter = NULL; /* roofkit profile said why already: it read the counter first */
+    }
     if (nvtx_setup(&opt) != RK_OK)
         return 1;
     const char *flush = getenv("ROOFKIT_FLUSH");

@@ -199,6 +199,14 @@ static int add_profile_launches(struct db *db, int64_t cap)
         x.correlation_id = 100 + (int64_t)i;
         rc = db_insert_measurement(db, cap, &x, mv, isnan(l[i].flops) ? 0 : 3, NULL);
     }
+    /* profile --energy: the program, triad's launches (read) and an NVTX range */
+    const struct db_energy_span sp[] = {
+        {0, 0, 0, "program", "app", 2.5, 1e7, 250, -1},
+        {0, 0, 0, "kernel", l[1].kernel, 0.048, 160000, 300, 3},
+        {0, 0, 0, "nvtx", "step/", 0.06, 200000, 300, 4},
+    };
+    if (rc == RK_OK)
+        rc = db_insert_energy_spans(db, cap, sp, 3);
     return rc;
 }
 

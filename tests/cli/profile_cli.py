@@ -14,12 +14,17 @@ binary as `nsys stats` would sum it up. Case map:
       header alone and JSON '[]', text prints nothing; --summary of it likewise
   S5  errors: --capture of a probe capture and of a missing one, a database with no profile
       capture (12), each on one line
+  S6  energy (profile --energy's spans in the fixture): the kernel read has its J, J per launch
+      and W from its 'kernel' span, energy_from "kernel"; the others null and "too short"; the
+      program's and the NVTX range's figures on stderr, each saying its scope; with the
+      program's span alone (counters collected) every kernel says "program only"
 """
 import csv
 import io
 import json
 import math
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -36,7 +41,10 @@ LAUNCHES = {  # kernel: [(time ns, flop_count_sp, DRAM bytes)], None for unknown
     "copy_kernel(float*)": [(40000, None, None)],
     "noop()": [(None, None, None), (None, None, None)],
 }
-COLUMNS = ["time_pct", "total_ns", "launches", "median_ns", "roof_pct", "bound", "kernel"]
+COLUMNS = ["time_pct", "total_ns", "launches", "median_ns", "roof_pct", "bound", "energy_j",
+           "j_per_launch", "power_w", "energy_from", "kernel"]
+# model_fixture.c: the energy spans of the profile capture (kernel scope: triad alone)
+ENERGY = {TRIAD: (0.048, 0.016, 300.0)}
 
 
 def check(cond, what):
@@ -101,10 +109,13 @@ def by_hand(judged):
                 per_bound["compute" if intensity >= PEAK_FP32 / BW_DRAM_READ else "dram"] += t
             roof_pct = 100.0 * allowed / spent
             bound = "compute" if per_bound["compute"] >= per_bound["dram"] else "dram"
+        e = ENERGY.get(k, (None, None, None))
         rows.append({"kernel": k, "launches": len(ls), "total_ns": total,
                      "median_ns": median(times) if times else None,
                      "time_pct": 100.0 * total / grand if total else None,
-                     "roof_pct": roof_pct, "bound": bound})
+                     "roof_pct": roof_pct, "bound": bound, "energy_j": e[0],
+                     "j_per_launch": e[1], "power_w": e[2],
+                     "energy_from": "kernel" if k in ENERGY else "too short"})
     rows.sort(key=lambda r: (r["total_ns"] is None, -(r["total_ns"] or 0), r["kernel"]))
     return rows
 
@@ -157,6 +168,18 @@ def s1_s2_s3():
               f"S3 CSV % of roof of {w['kernel']}: {g['roof_pct']!r}")
 
     rc, out, err = run(db, "profile", "--summary")
+    check("energy (program scope): 2.5 J over 0.01 s, 250 W average" in err,
+          f"S6 the program's energy on stderr: {err!r}")
+    check("energy (nvtx scope, kernels in range step/): 0.06 J" in err,
+          f"S6 the NVTX range's energy on stderr: {err!r}")
+    check("kernel scope" not in err, f"S6 kernels' figures are in the table: {err!r}")
+    db2 = fixture("profile", "program-only.db")
+    with sqlite3.connect(db2) as h:
+        h.execute("DELETE FROM energy_span WHERE scope != 'program'")
+    rc2, out2, err2 = run(db2, "profile", "--summary", "--format", "json")
+    got = strict_json(out2, "S6 program only") or []
+    check(rc2 == 0 and got and all(r["energy_from"] == "program only" and r["energy_j"] is None
+                                   for r in got), f"S6 program only: {out2[:300]!r}")
     lines = out.splitlines()
     check(rc == 0 and lines and lines[0].split() == COLUMNS, f"S3 text header: {lines[:1]}")
     check(len(lines) == 5 and all(k in out for k in LAUNCHES), f"S3 text lists every kernel: {out}")

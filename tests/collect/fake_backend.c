@@ -167,7 +167,7 @@ static void f_prof_disable(void *prof)
 const struct bk_ops fake_ops = {
     "fake",        f_strerror,   f_host_check,  f_host_passes,  f_chip_name,  f_trace_start,
     f_trace_flush, f_trace_stop, f_prof_enable, f_prof_start,   f_prof_stop,  f_prof_decode,
-    f_prof_eval,   f_prof_reset, f_prof_dump,   f_prof_disable, f_trace_poll,
+    f_prof_eval,   f_prof_reset, f_prof_dump,   f_prof_disable, f_trace_poll, NULL,
 };
 
 void fake_reset(void)
