@@ -11,7 +11,8 @@
  *   that does not fit is refused before allocating: RK_ENOMEM), then for each kernel
  *   and parameter combination measure and insert (one transaction per row),
  *   checking rk_interrupted between rows; 5. end the capture done / failed /
- *   interrupted.
+ *   interrupted; 6. once done, one line per kernel and precision against the faster
+ *   cuBLAS call of the run (analysis_speedups), on stderr.
  * Counters (--metrics; the default set unless 'none'): after the timed repetitions each
  * configuration is launched once more, untimed, inside a CUPTI session (run_counters.c), and
  * the values are stored with the measurement in the same transaction. The timings never run
