@@ -175,6 +175,13 @@ void profile_energy_store(struct rk_ctx *ctx, struct profile_energy *pe, int64_t
             }
             continue;
         }
+        if (strcmp(x->scope, "lost") == 0) {
+            rk_warn("--energy: a process launched more kernels than the injection library keeps "
+                    "for the apportioning (%ld kept); its kernels and NVTX ranges get no energy, "
+                    "the program's figure stays",
+                    x->launches);
+            continue;
+        }
         if (strcmp(x->scope, "kernel") != 0 && strcmp(x->scope, "nvtx") != 0)
             continue;
         if ((rc = add_line(&spans, &nspans, x, device_of(devs, nd, x->uuid))) != RK_OK)

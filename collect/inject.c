@@ -110,6 +110,8 @@ static struct e_launch *e_launch;
 static long e_nlaunch, e_cap;
 static struct e_name *e_names;
 static int e_nnames;
+static int e_lost; /* a launch could not be kept (E_MAX_LAUNCHES, memory): no kernel figures */
+#define E_MAX_LAUNCHES (1L << 23) /* 8M launches, 200 MB */
 
 static long env_long(const char *name)
 {
@@ -389,11 +391,16 @@ static void energy_note(const struct collect_launch *l)
 {
     if (!meter || !l->start_ns || l->end_ns <= l->start_ns)
         return;
+    if (e_lost)
+        return;
     if (e_nlaunch == e_cap) {
         long cap = e_cap ? 2 * e_cap : 4096;
-        struct e_launch *grown = realloc(e_launch, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return; /* this launch's time is missing from the apportioning: under-counted */
+        struct e_launch *grown =
+            cap <= E_MAX_LAUNCHES ? realloc(e_launch, (size_t)cap * sizeof *grown) : NULL;
+        if (!grown) { /* a launch missing would under-count its kernel: no kernel figures */
+            e_lost = 1;
+            return;
+        }
         e_launch = grown;
         e_cap = cap;
     }
@@ -418,6 +425,14 @@ static void energy_finish(void)
     struct collect_energy_share *sh = NULL;
     int nlines = 0;
     collect_energy_stop(meter);
+    if (e_lost) { /* said once by roofkit profile; nothing apportioned from a partial list */
+        struct collect_energy_line x = {"lost", "-", 0, 0, 0, e_nlaunch, NULL};
+        char path[4096];
+        snprintf(path, sizeof path, "%s/c%ld-%ld.energy", getenv("ROOFKIT_ENERGY"),
+                 env_long("ROOFKIT_CAPTURE"), (long)getpid());
+        collect_energy_write(path, &x, 1);
+        goto out;
+    }
     if (e_nnames == 0 || !(lines = calloc((size_t)e_nnames + 128, sizeof *lines)) ||
         !(busy = malloc((size_t)e_nlaunch * 2 * sizeof *busy)) ||
         !(sh = calloc((size_t)e_nnames, sizeof *sh)))
