@@ -229,6 +229,15 @@ struct db_ceiling;
 /* The database row of a session's GPU, probes/ or kernels/ (pointers into d and host, not
  * copies). */
 void rk_device_row(const struct rk_gpu *d, const char *host, struct db_device *dv);
+
+/*
+ * rk_session_ceilings (cli/tune.c): gives session s the measured ceilings of its device from
+ * ctx's open database (the TSM2 model's GPU of each precision, analysis_tsm2_gpu), for the
+ * entry point tsm2's choice. Returns the number of precisions set: 0 when the database has
+ * no probe capture of the device (the entry point then uses datasheet figures).
+ */
+struct kernels_session;
+int rk_session_ceilings(struct rk_ctx *ctx, struct kernels_session *s);
 /* Stores that GPU (with this host's name) in ctx->db: RK_OK with *device_id, or the database's
  * error (printed). */
 int rk_store_device(struct rk_ctx *ctx, const struct rk_gpu *d, int64_t *device_id /* OUT */);

@@ -108,8 +108,8 @@ static void free_opts(struct run_opts *o)
 }
 
 /* Does --kernel pattern i select kernel `name`? kname.h's rule: "regex:EXPR" is an expression;
- * else a registry name, which also selects the kernels it is a prefix or glob of (kernels_match:
- * "tsm2", "*_v3"), the registry's short names being grouped so. */
+ * else kernels_match: a registry name selects that kernel alone ("tsm2", the entry point), any
+ * other the kernels it is a prefix or glob of ("tsm2_*", "*_v3"). */
 static int pattern_match(const struct run_opts *o, int i, const char *name)
 {
     if (o->kernel_filters[i].regex)
@@ -697,6 +697,8 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     if (rc != RK_OK)
         goto out;
     rc = rk_begin_device_capture(ctx, kernels_session_device(s), DB_CAPTURE_RUN, &capture);
+    if (rc == RK_OK) /* what the entry point tsm2 chooses with (datasheet figures without) */
+        rk_session_ceilings(ctx, s);
     if (rc == RK_OK && fmt != RK_FMT_TEXT)
         rc = rk_table_new(fmt, stdout, run_cols, 13, &o.table);
     if (rc != RK_OK)

@@ -51,13 +51,14 @@ struct tune_opts {
     int json;
     long *override; /* --t1 (tsm2) or --tcf (ism2) values, or NULL */
     int n_override;
+    int entry; /* --exhaustive or --kernel tsm2: the entry point's choice against a sweep */
 };
 
 /* One measured configuration. */
 enum { ROLE_DEFAULT = 1, ROLE_SWEEP = 2, ROLE_ALG5 = 4, ROLE_EXH = 8, ROLE_EXTRA = 16 };
 struct tune_row {
     long params[KERNELS_MAX_PARAMS]; /* resolved */
-    char json[256];
+    char json[384];
     double time_ns; /* median */
     int verified;
     int64_t id; /* measurement id */
@@ -90,12 +91,19 @@ struct tune_state {
 static int parse_args(int argc, char **argv, struct tune_opts *o)
 {
     static const struct option opts[] = {
-        {"m", required_argument, NULL, 'm'},      {"n", required_argument, NULL, 'n'},
-        {"k", required_argument, NULL, 'k'},      {"precision", required_argument, NULL, 'p'},
-        {"kernel", required_argument, NULL, 'K'}, {"reps", required_argument, NULL, 'r'},
-        {"top", required_argument, NULL, 'T'},    {"json", no_argument, NULL, 'j'},
-        {"t1", required_argument, NULL, '1'},     {"tcf", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"m", required_argument, NULL, 'm'},
+        {"n", required_argument, NULL, 'n'},
+        {"k", required_argument, NULL, 'k'},
+        {"precision", required_argument, NULL, 'p'},
+        {"kernel", required_argument, NULL, 'K'},
+        {"reps", required_argument, NULL, 'r'},
+        {"top", required_argument, NULL, 'T'},
+        {"json", no_argument, NULL, 'j'},
+        {"t1", required_argument, NULL, '1'},
+        {"tcf", required_argument, NULL, 'c'},
+        {"exhaustive", no_argument, NULL, 'x'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *kname = NULL, *axis = NULL;
     long reps = 5;
@@ -140,6 +148,9 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
         case 'j':
             o->json = 1;
             break;
+        case 'x':
+            o->entry = 1;
+            break;
         case '1':
         case 'c':
             if (axis)
@@ -167,9 +178,19 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
     if (axis && strcmp(axis, o->ism2 ? "tcf" : "t1") != 0)
         return rk_error(RK_EUSAGE, "option '--%s' belongs to 'tune %s'", axis,
                         o->ism2 ? "tsm2" : "ism2");
+    if (o->entry && kname && strcmp(kname, "tsm2") != 0)
+        return rk_error(RK_EUSAGE, "--exhaustive judges the entry point tsm2, not '%s'", kname);
     if (!kname)
-        kname = o->ism2 ? "ism2_opt1" : "tsm2_v3";
+        kname = o->entry ? "tsm2" : o->ism2 ? "ism2_opt1" : "tsm2_v3";
     o->kernel = kernels_find(kname);
+    if (o->kernel && strcmp(kname, "tsm2") == 0) { /* the entry point: its choice's regret */
+        if (axis)
+            return rk_error(RK_EUSAGE, "option '--%s' tunes a variant, not the entry point tsm2",
+                            axis);
+        o->entry = 1;
+        o->kopt.reps = (int)reps;
+        return RK_OK;
+    }
     if (!kernels_tune_kernel_ok(o->kernel, o->ism2))
         return rk_error(RK_EUSAGE, "'tune %s' tunes %s, not '%s'", o->ism2 ? "ism2" : "tsm2",
                         o->ism2 ? "ism2_opt1 or ism2_opt2" : "tsm2_v3 or tsm2_v2", kname);
@@ -243,6 +264,34 @@ static int load_gpu(struct rk_ctx *ctx, const struct rk_gpu *kd, int prec,
     return RK_OK;
 }
 
+int rk_session_ceilings(struct rk_ctx *ctx, struct kernels_session *s)
+{
+    const struct rk_gpu *kd = kernels_session_device(s);
+    struct analysis_device d;
+    int set = 0;
+    memset(&d, 0, sizeof d);
+    if (!ctx->db || analysis_device_find_uuid(ctx->db, kd->uuid, &d) != RK_OK)
+        return 0;
+    if (d.probe_capture != 0) {
+        struct analysis_device live = d; /* the stored ceilings, the GPU as it is now */
+        rk_device_row(kd, NULL, &live.dev);
+        for (int prec = 0; prec < KERNELS_NPREC; prec++) {
+            const struct db_ceiling *used[ANALYSIS_USE_COUNT];
+            struct model_gpu g;
+            const double lat = analysis_ceiling_si(analysis_find_ceiling(&d, "lat_dram_loaded"));
+            analysis_tsm2_gpu(&live, prec == KERNELS_FP64 ? 8 : 4, &g, used);
+            if (isfinite(lat) && lat > 0) /* Little's law under load, as tune's tcf model */
+                g.mem_latency_cycles = lat;
+            if (model_check_gpu(&g) == NULL) {
+                kernels_session_set_gpu(s, prec, &g);
+                set++;
+            }
+        }
+    }
+    analysis_device_release(&d);
+    return set;
+}
+
 /* ------------------------------------------------------------------ sweep */
 
 static int find_row(const struct tune_state *st, const struct kernels_tune_space *sp,
@@ -276,7 +325,7 @@ static int measure_store(struct kernels_session *s, struct db *db, int64_t captu
     struct model_cost cost;
     struct db_measurement m;
     struct tune_row *tr;
-    char why[200], json[256];
+    char why[200], json[384];
     long resolved[KERNELS_MAX_PARAMS];
     int have_cost, rc;
 
@@ -470,6 +519,17 @@ static void json_row(struct rk_buf *b, const struct tune_result *t, int row)
     rk_buf_puts(b, "}");
 }
 
+/* ,"top":[...]: the fastest verified rows, --top of them. */
+static void json_top(struct rk_buf *b, const struct tune_result *t)
+{
+    rk_buf_puts(b, ",\"top\":[");
+    for (int i = 0; i < t->n_order && i < t->o->top; i++) {
+        rk_buf_puts(b, i ? "," : "");
+        json_row(b, t, t->order[i]);
+    }
+    rk_buf_puts(b, "]");
+}
+
 /* The result as one JSON object: the capture's note, and what --json prints. */
 static void write_json(struct rk_buf *b, const struct tune_result *t)
 {
@@ -523,12 +583,56 @@ static void write_json(struct rk_buf *b, const struct tune_result *t)
         json_row(b, t, ch->row);
         rk_buf_puts(b, "}");
     }
-    rk_buf_puts(b, ",\"top\":[");
-    for (int i = 0; i < t->n_order && i < o->top; i++) {
-        rk_buf_puts(b, i ? "," : "");
-        json_row(b, t, t->order[i]);
+    json_top(b, t);
+    rk_buf_puts(b, "}");
+}
+
+static const struct tune_state *g_sort_state; /* for qsort's comparator only */
+static int by_time(const void *a, const void *b)
+{
+    double x = g_sort_state->rows[*(const int *)a].time_ns;
+    double y = g_sort_state->rows[*(const int *)b].time_ns;
+    return x < y ? -1 : x > y ? 1 : (*(const int *)a - *(const int *)b);
+}
+
+/* t->order (allocated), n_order and best_row: st's verified rows, fastest first. RK_OK or
+ * RK_ENOMEM (printed). */
+static int rank_rows(struct tune_result *t, const struct tune_state *st)
+{
+    t->order = malloc(sizeof *t->order * (size_t)(st->n ? st->n : 1));
+    if (!t->order)
+        return rk_error(RK_ENOMEM, "out of host memory");
+    for (int i = 0; i < st->n; i++)
+        if (st->rows[i].verified)
+            t->order[t->n_order++] = i;
+    g_sort_state = st;
+    qsort(t->order, (size_t)t->n_order, sizeof *t->order, by_time);
+    t->best_row = t->n_order ? t->order[0] : -1;
+    return RK_OK;
+}
+
+/* The exit code of a stored sweep: RK_EVERIFY when a configuration failed verification, or
+ * when `missing` (then saying `what`), else RK_OK. */
+static int sweep_status(const struct tune_state *st, int missing, const char *what)
+{
+    if (st->failed)
+        return rk_error(RK_EVERIFY, "%ld configuration(s) failed verification (stored, not ranked)",
+                        st->failed);
+    return missing ? rk_error(RK_EVERIFY, "%s", what) : RK_OK;
+}
+
+/* Stores note as the capture's note and ends it done; a note out of memory ends it failed. */
+static int end_with_note(struct rk_ctx *ctx, int64_t capture, const struct rk_buf *note)
+{
+    int rc;
+    if (note->oom) {
+        db_capture_end(ctx->db, capture, DB_FAILED);
+        return rk_error(RK_ENOMEM, "out of host memory");
     }
-    rk_buf_puts(b, "]}");
+    rc = db_capture_note(ctx->db, capture, note->s);
+    if (rc == RK_OK)
+        rc = db_capture_end(ctx->db, capture, DB_DONE);
+    return rc;
 }
 
 static void print_line(const struct tune_result *t, const char *label, int row, const char *extra)
@@ -589,14 +693,6 @@ static void print_text(const struct tune_result *t)
            o->shape.n, o->shape.k, regret_of(t, t->ch[0].row), regret_of(t, t->ch[1].row),
            regret_of(t, t->def_row),
            t->best_row >= 0 ? t->st->rows[t->best_row].time_ns / 1e3 : NAN);
-}
-
-static const struct tune_state *g_sort_state; /* for qsort's comparator only */
-static int by_time(const void *a, const void *b)
-{
-    double x = g_sort_state->rows[*(const int *)a].time_ns;
-    double y = g_sort_state->rows[*(const int *)b].time_ns;
-    return x < y ? -1 : x > y ? 1 : (*(const int *)a - *(const int *)b);
 }
 
 /* ------------------------------------------------------------------ command */
@@ -724,6 +820,147 @@ static int model_choices(struct kernels_session *s, struct db *db, int64_t captu
     return RK_OK;
 }
 
+/*
+ * The entry point tsm2 (--exhaustive, --kernel tsm2): its choice, then every configuration of
+ * kernels_tsm2_sweep on the same inputs, each stored as a measurement of tsm2 with its
+ * variant given; regret = time(choice) / time(best of all), as for the model's choices above.
+ */
+#define ENTRY_SWEEP_MAX 64
+
+/* "model T us": the entry point's model of row's configuration, for the text output. */
+static const char *model_says(const struct tune_result *t, const struct model_gpu *g, int row,
+                              char *buf, size_t len)
+{
+    double s = NAN;
+    const struct kernels_shape *sh = &t->o->shape;
+    if (row < 0 ||
+        kernels_tsm2_predict(t->dev, g, t->o->prec, sh, t->st->rows[row].params, &s) != RK_OK)
+        snprintf(buf, len, "model -");
+    else
+        snprintf(buf, len, "model %.1f us", s * 1e6);
+    return buf;
+}
+
+static int tune_entry(struct rk_ctx *ctx, struct tune_opts *o)
+{
+    struct kernels_session *s = NULL;
+    struct analysis_device d;
+    struct tune_state st;
+    struct tune_result t;
+    struct model_gpu g;
+    struct tune_extra x = {NAN, NAN};
+    struct rk_buf note = RK_BUF_INIT;
+    long sweep[ENTRY_SWEEP_MAX][KERNELS_MAX_PARAMS];
+    char extra[64];
+    int64_t capture = 0;
+    int rc, row, choice = -1, n_sweep;
+
+    memset(&d, 0, sizeof d);
+    memset(&st, 0, sizeof st);
+    memset(&t, 0, sizeof t);
+    n_sweep = kernels_tsm2_sweep(o->prec, &o->shape, sweep, ENTRY_SWEEP_MAX);
+    rc = kernels_session_open(ctx->device, 0x726f6f6674756eULL, &s);
+    if (rc == RK_OK)
+        rc = load_gpu(ctx, kernels_session_device(s), o->prec, &d, &g, &x);
+    if (rc == RK_OK) { /* Little's law under load, as the tcf model takes it */
+        if (isfinite(x.mem_lat_loaded) && x.mem_lat_loaded > 0)
+            g.mem_latency_cycles = x.mem_lat_loaded;
+        kernels_session_set_gpu(s, o->prec, &g);
+        g.dram_curve_n = 0; /* as the session keeps it: analysis' arrays go with d */
+        rc = kernels_session_prepare(s, o->prec, &o->shape);
+    }
+    if (rc == RK_OK)
+        rc = rk_begin_device_capture(ctx, kernels_session_device(s), DB_CAPTURE_TUNE, &capture);
+    if (rc != RK_OK)
+        goto out;
+    rk_progress("tune", 0, n_sweep + 1);
+    rc = measure_store(s, ctx->db, capture, o, NULL, ROLE_DEFAULT, &st, &choice);
+    for (int i = 0; i < n_sweep && rc == RK_OK; i++) {
+        rk_progress("tune", i + 1, n_sweep + 1);
+        if (rk_interrupted) {
+            rc = RK_EINTR;
+            break;
+        }
+        rc = measure_store(s, ctx->db, capture, o, sweep[i], ROLE_SWEEP, &st, &row);
+    }
+    rk_progress_end();
+    if (rc == RK_OK && rk_interrupted)
+        rc = RK_EINTR;
+    if (rc == RK_EINTR) {
+        db_capture_mark_interrupted(ctx->db, capture);
+        rc = rk_error(RK_EINTR, "interrupted; the stored rows are complete");
+        goto out;
+    }
+    if (rc == RK_OK)
+        rc = rank_rows(&t, &st);
+    if (rc != RK_OK) {
+        db_capture_end(ctx->db, capture, DB_FAILED);
+        goto out;
+    }
+    t.def_row = choice;
+    t.o = o;
+    t.st = &st;
+    t.dev = kernels_session_device(s);
+    t.capture = capture;
+    t.probe_capture = d.probe_capture;
+    t.configurations = n_sweep;
+
+    rk_buf_puts(&note, "{");
+    rk_json_key_str(&note, "tune", o->ism2 ? "ism2" : "tsm2");
+    rk_buf_puts(&note, ",\"kernel\":\"tsm2\",");
+    rk_json_key_str(&note, "precision", kernels_precision_name(o->prec));
+    rk_buf_printf(&note, ",\"m\":%ld,\"n\":%ld,\"k\":%ld,", o->shape.m, o->shape.n, o->shape.k);
+    rk_json_key_str(&note, "device", t.dev->name);
+    rk_buf_printf(&note,
+                  ",\"capture\":%lld,\"probe_capture\":%lld,\"reps\":%d,\"configurations\":%ld,"
+                  "\"measured\":%d,\"skipped\":%ld,\"failed\":%ld,\"choice\":",
+                  (long long)capture, (long long)d.probe_capture, o->kopt.reps, t.configurations,
+                  st.n, st.skipped, st.failed);
+    json_row(&note, &t, choice);
+    rk_buf_puts(&note, ",\"best\":");
+    json_row(&note, &t, t.best_row);
+    json_top(&note, &t);
+    rk_buf_puts(&note, "}");
+    if ((rc = end_with_note(ctx, capture, &note)) != RK_OK)
+        goto out;
+    if (o->json) {
+        printf("%s\n", note.s);
+    } else {
+        printf("tune %s: the entry point tsm2 %s %ldx%ldx%ld on %s (capture %lld, ceilings of "
+               "probe capture %lld)\n",
+               o->ism2 ? "ism2" : "tsm2", kernels_precision_name(o->prec), o->shape.m, o->shape.n,
+               o->shape.k, t.dev->name, (long long)capture, (long long)d.probe_capture);
+        printf("sweep: %ld configurations, %d measured, %ld skipped, %ld failed verification; "
+               "reps %d\n",
+               t.configurations, st.n, st.skipped, st.failed, o->kopt.reps);
+        if (st.skipped)
+            printf("first skipped: %s\n", st.first_skip);
+        printf("\n%-12s %-44s %12s %8s  %s\n", "", "parameters (resolved)", "time [us]", "regret",
+               "measurement");
+        print_line(&t, "choice", choice, model_says(&t, &g, choice, extra, sizeof extra));
+        print_line(&t, "best", t.best_row, model_says(&t, &g, t.best_row, extra, sizeof extra));
+        printf("\ntop %ld:\n", o->top);
+        for (int i = 0; i < t.n_order && i < o->top; i++) {
+            char label[16];
+            snprintf(label, sizeof label, "%d", i + 1);
+            print_line(&t, label, t.order[i], model_says(&t, &g, t.order[i], extra, sizeof extra));
+        }
+        printf("\nregret tsm2 %s %ldx%ldx%ld choice %.3f best_us %.2f\n",
+               kernels_precision_name(o->prec), o->shape.m, o->shape.n, o->shape.k,
+               regret_of(&t, choice), t.best_row >= 0 ? st.rows[t.best_row].time_ns / 1e3 : NAN);
+    }
+    fflush(stdout);
+    rc = sweep_status(&st, choice < 0 || t.best_row < 0,
+                      "the entry point's choice did not run; nothing to compare");
+out:
+    kernels_session_close(s);
+    analysis_device_release(&d);
+    free(st.rows);
+    free(t.order);
+    rk_buf_release(&note);
+    return rc;
+}
+
 int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
 {
     struct tune_opts o;
@@ -750,6 +987,10 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     rc = parse_args(argc, argv, &o);
     if (rc != RK_OK)
         goto out;
+    if (o.entry) {
+        rc = tune_entry(ctx, &o);
+        goto out;
+    }
     if (kernels_tune_space_init(o.kernel, &o.shape, o.override, o.n_override, &sp, why,
                                 sizeof why) != RK_OK) {
         rc = rk_error(RK_EUSAGE, "cannot tune %s on %ldx%ldx%ld: %s", o.kernel->name, o.shape.m,
@@ -826,18 +1067,10 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     }
 
     /* Rank the verified rows: the best found is over everything measured. */
-    t.order = malloc(sizeof *t.order * (size_t)(st.n ? st.n : 1));
-    if (!t.order) {
-        rc = rk_error(RK_ENOMEM, "out of host memory");
+    if ((rc = rank_rows(&t, &st)) != RK_OK) {
         db_capture_end(ctx->db, capture, DB_FAILED);
         goto out;
     }
-    for (int i = 0; i < st.n; i++)
-        if (st.rows[i].verified)
-            t.order[t.n_order++] = i;
-    g_sort_state = &st;
-    qsort(t.order, (size_t)t.n_order, sizeof *t.order, by_time);
-    t.best_row = t.n_order ? t.order[0] : -1;
     t.o = &o;
     t.sp = &sp;
     t.st = &st;
@@ -846,15 +1079,7 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     t.probe_capture = d.probe_capture;
 
     write_json(&note, &t);
-    if (note.oom) {
-        rc = rk_error(RK_ENOMEM, "out of host memory");
-        db_capture_end(ctx->db, capture, DB_FAILED);
-        goto out;
-    }
-    rc = db_capture_note(ctx->db, capture, note.s);
-    if (rc == RK_OK)
-        rc = db_capture_end(ctx->db, capture, DB_DONE);
-    if (rc != RK_OK)
+    if ((rc = end_with_note(ctx, capture, &note)) != RK_OK)
         goto out;
     if (o.json)
         printf("%s\n", note.s);
@@ -863,11 +1088,7 @@ int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
     fflush(stdout);
     rk_info("capture %lld: %d measurements, %ld skipped, %ld failed verification",
             (long long)capture, st.n, st.skipped, st.failed);
-    if (st.failed)
-        rc = rk_error(RK_EVERIFY, "%ld configuration(s) failed verification (stored, not ranked)",
-                      st.failed);
-    else if (t.best_row < 0)
-        rc = rk_error(RK_EVERIFY, "no configuration was verified; nothing to rank");
+    rc = sweep_status(&st, t.best_row < 0, "no configuration was verified; nothing to rank");
 out:
     kernels_session_close(s);
     analysis_device_release(&d);

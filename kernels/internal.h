@@ -34,6 +34,11 @@ struct kern_args {
     cudaStream_t stream;
     cublasHandle_t cublas;
     const struct rk_gpu *dev;
+    const struct model_gpu *gpu; /* measured ceilings of the precision (kernels_session_set_gpu),
+                                    or NULL: what the entry point tsm2 chooses with */
+    char *note;                  /* NULL, or room for note_len bytes: a resolve may say why it
+                                    chose what it did (stored in the params JSON as "why") */
+    size_t note_len;
 };
 
 /* What one timed call launched, for the measurement row. */
@@ -90,6 +95,53 @@ static inline long kern_tsm2_rows(long apipe, long rpt)
     return kern_tsm2_ring(apipe) && rpt > 1 ? rpt : 1;
 }
 
+/*
+ * The extra column tiles of the cp.async kernel (kernels.h KERNELS_TSM2_XCOLS), fp32 only:
+ * each t2 is instantiated with one t3 and one rpt, by this rule (tsm2.cu instantiates with it,
+ * the entry point and the tune space read it): groups of 16 and two rows per thread up to 8
+ * columns, groups of 8 and two rows above (four rows would take 4 x 24 accumulators).
+ */
+#define KERN_XCOLS_T3(t2)  ((t2) <= 8 ? 16 : 8)
+#define KERN_XCOLS_RPT(t2) 2
+
+/* 1 with *t3 and *rpt when t2 is one of KERNELS_TSM2_XCOLS, else 0. */
+static inline int kern_tsm2_xcols_config(int prec, long t2, long *t3, long *rpt)
+{
+    static const int cols[] = {KERNELS_TSM2_XCOLS};
+    if (prec != KERNELS_FP32) /* not instantiated: kernels.h says why */
+        return 0;
+    for (int i = 0; i < (int)(sizeof cols / sizeof cols[0]); i++)
+        if (cols[i] == t2) {
+            *t3 = KERN_XCOLS_T3(t2);
+            *rpt = KERN_XCOLS_RPT(t2);
+            return 1;
+        }
+    return 0;
+}
+
+/*
+ * TSM2 V3's column blocks (tsm2.cu): the slot of its parameter vector past its six registry
+ * parameters, which only the entry point tsm2 sets (its parameter cblocks); 0 or 1 elsewhere:
+ * one block takes every column tile of its rows, as the paper's. kernels_check and the
+ * session zero the slots past a kernel's parameters.
+ */
+#define KERN_TSM2_V3_CBLOCKS 6
+
+/* The variants behind the entry point tsm2 (tsm2.cu's order). */
+enum kern_tsm2_variant { KERN_TSM2_V2 = 0, KERN_TSM2_V3, KERN_ISM2_OPT1, KERN_ISM2_OPT2 };
+
+/*
+ * Resident blocks per SM and registers per thread of a variant's kernel with resolved
+ * parameters p (tsm2.cu; the occupancy calculator of the CUDA runtime). RK_OK, or
+ * RK_EUSAGE when the kernel is not instantiated or a block does not fit.
+ */
+int kern_tsm2_occupancy(const struct kern_args *a, int variant, const long *p,
+                        int *blocks_per_sm /* OUT */, int *regs /* OUT */);
+
+/* Appends extra ("key":value pairs) to the JSON object in buf before its closing brace when
+ * it fits; else leaves buf as it was (registry.c). */
+void kern_json_append(char *buf, size_t len, const char *extra);
+
 /* Formats a reason into why; returns RK_EUSAGE. */
 int kern_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -109,6 +161,12 @@ int kern_smem_optin(const void *func, size_t bytes, const struct rk_gpu *dev);
  * cublas.c). */
 extern const struct kern_ops kern_tsm2_v0, kern_tsm2_v1, kern_tsm2_v2, kern_tsm2_v3;
 extern const struct kern_ops kern_ism2_opt1, kern_ism2_opt2;
+extern const struct kern_ops kern_tsm2_auto; /* tsm2_auto.c: the entry point tsm2 */
+
+/* The variant behind the entry point tsm2 with vp its parameter vector (KERNELS_MAX_PARAMS),
+ * when k is the entry point with a variant in p; else NULL (tsm2_auto.c). */
+const struct kernels_kernel *kern_tsm2_entry_variant(const struct kernels_kernel *k, const long *p,
+                                                     long *vp /* OUT */);
 extern const struct kern_ops kern_naive, kern_stso, kern_stmo, kern_stmvb;
 extern const struct kern_ops kern_smem001, kern_blocktile1d;
 extern const struct kern_ops kern_rect_padded, kern_rect_border;

@@ -71,7 +71,7 @@ struct kernels_param {
  * program's life.
  */
 struct kernels_kernel {
-    const char *name;   /* tsm2_v3, stmvb, cublas_sgemm, ... (selected by prefix/glob) */
+    const char *name;   /* tsm2_v3, stmvb, cublas_sgemm, ... (selected by name, prefix, glob) */
     const char *family; /* naive, stso, ..., tsm2, ism2, regtile, cublas */
     enum model_kernel_family cost_family; /* the model/ cost formula (kernels_cost) */
     int layout;                           /* enum kernels_layout */
@@ -88,8 +88,9 @@ const struct kernels_kernel *kernels_get(int i);             /* NULL when out of
 const struct kernels_kernel *kernels_find(const char *name); /* exact name, or NULL */
 
 /*
- * kernels_match(pattern, name): pattern is an exact name, a prefix ("tsm2" matches
- * tsm2_v0..tsm2_v3) or a glob with * and ? ("*_v3"). Returns 1 or 0.
+ * kernels_match(pattern, name): pattern is a glob with * and ? ("tsm2_*" matches tsm2_v0..v3,
+ * "*_v3"), a kernel's exact name (that kernel alone: "tsm2" is the entry point) or a prefix of
+ * names ("cublas", "ism2", "tsm2_v"). Returns 1 or 0.
  */
 int kernels_match(const char *pattern, const char *name);
 
@@ -202,6 +203,15 @@ static inline long kernels_tsm2_cols(long n)
 }
 
 /*
+ * Column tiles t2 of TSM2 V3 (apipe = 1) and of the entry point beyond the powers of two
+ * 1..16, fp32 only, each instantiated with one t3 and rpt (kernels/internal.h says which):
+ * n = 3, 5, 6, 7 without idle columns, and n = 17..24 in one pass over A where t2 = 16 takes
+ * two (docs/perf-log.md 2026-11-26: 10-14, 28, 32 and every fp64 one measured slower than the
+ * power of two or the two passes they would replace).
+ */
+#define KERNELS_TSM2_XCOLS 3, 5, 6, 7, 20, 24
+
+/*
  * Bytes one thread of a TSM2/ISM2 kernel keeps in flight (docs/model.md "occupancy"), for the
  * model's Little's law: V2, V3 and ISM2 fetch t3 elements of A before they use them (004 §3.5,
  * the t3 of §3.6.2's Concurrent_mem), V0 and V1 the elements of one unrolled step of their loop
@@ -228,7 +238,50 @@ int kernels_cost(const struct kernels_kernel *k, int prec, const struct kernels_
 /* Writes {"name":value,...} for the kernel's parameters into buf. */
 void kernels_params_json(const struct kernels_kernel *k, const long *params, char *buf, size_t len);
 
+/*
+ * The entry point `tsm2` (kernels/tsm2_auto.c; docs/model.md "the tsm2 entry point"): for any
+ * m, n, k and precision, the variant of TSM2/ISM2 and its parameters, chosen with the TSM2
+ * model (model_tsm2_plan_evaluate) from a short list of candidates, each resolved as its own
+ * registry entry would and given its occupancy by the CUDA runtime (so this needs the device
+ * `dev` describes to be the current one; it launches nothing).
+ *   gpu   the measured ceilings of the precision (analysis_tsm2_gpu), or NULL: the device's
+ *         datasheet figures (kernels_tsm2_nominal_gpu).
+ * RK_OK, or RK_EUSAGE when no variant can run the shape (nothing printed).
+ */
+#define KERNELS_TSM2_ISM2_K 64 /* k at or below which ISM2's variants are the candidates */
+struct kernels_tsm2_choice {
+    const struct kernels_kernel *kernel; /* the variant: tsm2_v2, tsm2_v3, ism2_opt1, ism2_opt2 */
+    long params[KERNELS_MAX_PARAMS];     /* its resolved parameters, the variant's order */
+    long entry[KERNELS_MAX_PARAMS];      /* the same as the entry point's parameters */
+    double predicted_s;                  /* the model's time of the choice */
+    enum model_bound bound;              /* and its bound */
+    int candidates;                      /* configurations priced */
+    int nominal;                         /* 1: datasheet figures, not measured ceilings */
+    char why[128];                       /* the reason, one line (no quotes) */
+};
+int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, int prec,
+                        const struct kernels_shape *shape,
+                        struct kernels_tsm2_choice *out /* OUT */);
+
+/* The model's time of the entry point's configuration params (variant 1-4 and its parameters,
+ * as stored) on shape, as kernels_tsm2_choose prices its candidates: RK_OK with *time_s, or
+ * RK_EUSAGE (*time_s NaN) when it cannot run. */
+int kernels_tsm2_predict(const struct rk_gpu *dev, const struct model_gpu *gpu, int prec,
+                         const struct kernels_shape *shape, const long *params,
+                         double *time_s /* OUT */);
+
+/* Datasheet figures of dev for the TSM2 model, where no probe measured its ceilings: FMA
+ * lanes x clock, the memory bus's DDR rate, an H100's loaded DRAM latency. */
+void kernels_tsm2_nominal_gpu(const struct rk_gpu *dev, int prec, struct model_gpu *out /* OUT */);
+
 struct kernels_session;
+
+/*
+ * The measured ceilings of the session's device for one precision, as the TSM2 model takes
+ * them (analysis_tsm2_gpu): what the entry point tsm2 chooses with. NULL forgets them (the
+ * datasheet figures are used). Copied; a measured DRAM curve is not kept.
+ */
+void kernels_session_set_gpu(struct kernels_session *s, int prec, const struct model_gpu *gpu);
 
 /*
  * Opens device `ordinal`: creates a stream, the cuBLAS handle and the L2 flush
@@ -266,7 +319,8 @@ struct kernels_options {
 
 struct kernels_result {
     long params[KERNELS_MAX_PARAMS]; /* resolved values (AUTO replaced by the choice) */
-    char params_json[256];           /* the same as {"t1":128,...} */
+    char params_json[384];           /* the same as {"t1":128,...}; the entry point tsm2 adds
+                                        "kernel" and "why" (strings) */
     int verified;                    /* 1: every check passed */
     double rel_error;                /* largest ||out - ref|| / ||ref|| of the checks */
     double tolerance;                /* what verified was judged against */
@@ -368,6 +422,22 @@ long kernels_tune_space_size(const struct kernels_tune_space *s);
 void kernels_tune_space_params(const struct kernels_tune_space *s, long i, long *params /* OUT */);
 /* 1 when parameter vectors a and b agree on every axis of s. */
 int kernels_tune_same(const struct kernels_tune_space *s, const long *a, const long *b);
+
+/*
+ * The sweep against which `roofkit tune tsm2 --kernel tsm2` judges the entry point's choice
+ * (kernels/tune.c): up to max parameter vectors of the entry point tsm2 (variant 1-4 and its
+ * parameters; 0 where the variant chooses), bounded to the plausible ones:
+ *   k > KERNELS_TSM2_ISM2_K  tsm2_v3 ring: t1 128, 256 x (t2 the power of two covering n
+ *                            (<= 16) x t3 8, 16 x rpt 1, 2, 4 (fp64: 1, 2); the extra column
+ *                            tile covering n, KERNELS_TSM2_XCOLS); tsm2_v3 registers and
+ *                            tsm2_v2 at t1 128 x t3 8, 16; n > 16: column blocks (cblocks)
+ *                            at t1 128, 256 x rpt 2, 4 (fp64: 2)
+ *   k <= KERNELS_TSM2_ISM2_K ism2_opt1 B whole: t3 4, 8, 16 (<= k rounded up) x tcf chosen,
+ *                            1, 2, 4; ism2_opt1 ring, ism2_opt2, tsm2_v3 with defaults
+ * Returns the number written. Pure: no CUDA call.
+ */
+int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape,
+                       long (*out)[KERNELS_MAX_PARAMS] /* OUT */, int max);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,10 @@
 #define P_T2                                                                                       \
     {"t2", 0, 0, 16, AUTO | POW2,                                                                  \
      "tile_size_C: columns of C per pass (1,2,4,8,16; 0: smallest >= n)"}
+#define P_T2X                                                                                      \
+    {"t2", 0, 0, 32, AUTO,                                                                         \
+     "tile_size_C: columns of C per pass (1,2,4,8,16; fp32 with apipe = 1 also 3,5,6,7,20,24 "   \
+     "with their t3 and rpt; 0: smallest power of two >= n)"}
 #define P_APIPE                                                                                    \
     {"apipe", 1, 0, 1, 0,                                                                          \
      "1: next A groups via a 4-stage cp.async ring in shared memory (H100 extension); 0: "        \
@@ -96,13 +100,29 @@ static const struct kernels_kernel registry[] = {
      {{"t1", 0, 0, 1024, AUTO,
        "tile_size_B: rows of B per tile = threads per block (0: 256 with apipe = 1 for fp32 and "
        "for fp64 at n > 8, else 128)"},
-      P_T2,
+      P_T2X,
       {"t3", 0, 0, 16, AUTO | POW2,
        "tile_size_A: elements of A loaded at a time (0: 16; 8 at n > 8)"},
       {"ksplit", 0, 0, 1024, AUTO,
        "blocks sharing k (roofkit's H100 extension; 1: the paper; 0: one full wave)"},
       P_APIPE, P_RPT},
      "004 §3.5 Alg. 4, §4.2 V3", "TSM2 V3: V2 plus prefetching of A and B", &kern_tsm2_v3},
+    {"tsm2", "tsm2", MODEL_FAM_TSM2_V3, KERNELS_COL_MAJOR, FP32 | FP64, 8,
+     {{"variant", 0, 0, 4, AUTO,
+       "1 tsm2_v2, 2 tsm2_v3, 3 ism2_opt1, 4 ism2_opt2 (then the variant's parameters); 0: "
+       "chosen with the model for the shape and this GPU's ceilings"},
+      {"t1", 0, 0, 1024, AUTO, "the variant's t1 (0: its default)"},
+      {"t2", 0, 0, 32, AUTO, "the variant's t2 (0: its default)"},
+      {"t3", 0, 0, 16, AUTO, "the variant's t3 (0: its default)"},
+      {"split", 0, 0, 1000000, AUTO, "the variant's ksplit (TSM2) or tcf (ISM2) (0: its choice)"},
+      {"apipe", -1, -1, 2, 0, "the variant's apipe (-1: its default; 0 for V2 and opt. 2)"},
+      {"rpt", 0, 0, 4, AUTO, "the variant's rpt (0: its choice; 1 for V2 and opt. 2)"},
+      {"cblocks", 0, 0, 8, AUTO,
+       "tsm2_v3 with apipe = 1: column blocks, the blocks of a row tile side by side, each its "
+       "share of the column tiles, A read once from DRAM (0, 1: the tiles are passes in a block)"}},
+     "004 §3.6, §4.2, §5.2",
+     "TSM2/ISM2 entry point: the variant and parameters the model chooses for the shape",
+     &kern_tsm2_auto},
     {"ism2_opt1", "ism2", MODEL_FAM_ISM2, KERNELS_COL_MAJOR, FP32 | FP64, 6,
      {P_T1, P_T2,
       {"t3", 0, 0, 16, AUTO | POW2,
@@ -184,6 +204,8 @@ int kernels_match(const char *pattern, const char *name)
 {
     if (strpbrk(pattern, "*?"))
         return glob(pattern, name);
+    if (kernels_find(pattern)) /* a kernel's name: that kernel alone ("tsm2", not tsm2_v3) */
+        return strcmp(pattern, name) == 0;
     return strncmp(pattern, name, strlen(pattern)) == 0;
 }
 
@@ -200,7 +222,7 @@ int kernels_check(const struct kernels_kernel *k, int prec, const long *params, 
 {
     const struct kern_ops *ops = (const struct kern_ops *)k->impl;
     struct kern_args a;
-    long p[KERNELS_MAX_PARAMS];
+    long p[KERNELS_MAX_PARAMS] = {0}; /* zero past n_params: tsm2_v3's column blocks (tsm2.cu) */
 
     if (prec < 0 || prec >= KERNELS_NPREC || !(k->precisions & KERNELS_PREC_BIT(prec)))
         return kern_why(why, why_len, "%s has no %s version", k->name,
@@ -241,10 +263,24 @@ void kernels_params_json(const struct kernels_kernel *k, const long *params, cha
     rk_buf_release(&b);
 }
 
+void kern_json_append(char *buf, size_t len, const char *extra)
+{
+    const size_t n = strlen(buf), x = strlen(extra);
+    if (n < 2 || buf[n - 1] != '}' || n + x + 2 > len)
+        return;
+    snprintf(buf + n - 1, len - (n - 1), "%s%s}", n > 2 ? "," : "", extra);
+}
+
 /* The kernel's parameters as struct model_params (model.h) for its cost family. */
 void kernels_model_params(const struct kernels_kernel *k, int prec, const long *p,
                           struct model_params *mp)
 {
+    long vp[KERNELS_MAX_PARAMS];
+    const struct kernels_kernel *v = kern_tsm2_entry_variant(k, p, vp);
+    if (v) { /* the entry point tsm2: its variant's */
+        kernels_model_params(v, prec, vp, mp);
+        return;
+    }
     memset(mp, 0, sizeof *mp);
     switch (k->cost_family) {
     case MODEL_FAM_STSO:
@@ -330,6 +366,10 @@ int kernels_cost(const struct kernels_kernel *k, int prec, const struct kernels_
 {
     struct model_params mp;
     struct model_shape ms = {shape->m, shape->n, shape->k, (int)kern_elem(prec)};
+    long vp[KERNELS_MAX_PARAMS];
+    const struct kernels_kernel *v = kern_tsm2_entry_variant(k, params, vp);
+    if (v) /* the entry point tsm2: its variant's cost */
+        return kernels_cost(v, prec, shape, vp, out);
     kernels_model_params(k, prec, params, &mp);
     return model_cost(k->cost_family, &ms, &mp, out);
 }
@@ -341,6 +381,10 @@ double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
     struct model_params mp;
     const int e = prec == KERNELS_FP64 ? 8 : 4;
     double kchunk, tiles, groups, t3;
+    long vp[KERNELS_MAX_PARAMS];
+    const struct kernels_kernel *v = kern_tsm2_entry_variant(k, params, vp);
+    if (v) /* the entry point tsm2: its variant's */
+        return kernels_bytes_in_flight(v, prec, shape, vp, grid);
     if (!k || prec < 0 || shape->m <= 0 || shape->k <= 0)
         return NAN;
     switch (k->cost_family) {

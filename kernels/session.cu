@@ -52,6 +52,8 @@ struct kernels_session {
     double *ref[2];    /* per enum kernels_layout, NULL until needed */
     void *ws;
     size_t ws_bytes;
+    struct model_gpu gpu[KERNELS_NPREC]; /* kernels_session_set_gpu; valid where have_gpu */
+    int have_gpu[KERNELS_NPREC];
 };
 
 /* ---- small shared helpers (internal.h) ----------------------------------- */
@@ -325,6 +327,7 @@ void fill_args(struct kernels_session *s, const long *p, struct kern_args *args)
     args->stream = s->stream;
     args->cublas = s->cublas;
     args->dev = &s->dev;
+    args->gpu = s->have_gpu[s->prec] ? &s->gpu[s->prec] : NULL;
 }
 
 size_t round_up(size_t v, size_t to)
@@ -458,6 +461,18 @@ const struct rk_gpu *kernels_session_device(const struct kernels_session *s)
     return &s->dev;
 }
 
+void kernels_session_set_gpu(struct kernels_session *s, int prec, const struct model_gpu *gpu)
+{
+    if (prec < 0 || prec >= KERNELS_NPREC)
+        return;
+    s->have_gpu[prec] = gpu != NULL;
+    if (gpu) {
+        s->gpu[prec] = *gpu;
+        s->gpu[prec].dram_curve_bytes = s->gpu[prec].dram_curve_util = NULL; /* not kept */
+        s->gpu[prec].dram_curve_n = 0;
+    }
+}
+
 size_t kernels_bytes_needed(int prec, const struct kernels_shape *sh)
 {
     const size_t e = kern_elem(prec);
@@ -549,7 +564,7 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     double *times = NULL, rel1 = 0, rel2 = 0;
     long bad1 = 0, bad2 = 0;
     size_t ws_need;
-    char why[200] = "";
+    char why[200] = "", note[192] = "";
     int rc = RK_OK;
 
     memset(r, 0, sizeof *r);
@@ -567,9 +582,13 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
         return rk_error(RK_EUSAGE, "%s: %s", k->name, why);
 
     fill_args(s, r->params, &args);
+    args.note = note;
+    args.note_len = sizeof note;
     if (ops->resolve && ops->resolve(&args, r->params, why, sizeof why) != RK_OK)
         return rk_error(RK_EUSAGE, "%s on %ldx%ldx%ld: %s", k->name, args.m, args.n, args.k, why);
     kernels_params_json(k, r->params, r->params_json, sizeof r->params_json);
+    if (note[0]) /* the resolve's reason, as more keys of the same object */
+        kern_json_append(r->params_json, sizeof r->params_json, note);
 
     /* Workspace: refuse before allocating when it does not fit. */
     ws_need = ops->workspace ? ops->workspace(&args) : 0;

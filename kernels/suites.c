@@ -63,7 +63,7 @@ static const struct kernels_suite suites[] = {
      "TSM2 against the faster cuBLAS call: m = k in {10240, 20480, 40960}, every n from 1 "
      "to 32 (004 §4.1, widened)",
      1,
-     {{{"tsm2_v3", GRID_CUBLAS, NULL}, 0, {{0}},
+     {{{"tsm2", GRID_CUBLAS, NULL}, 0, {{0}},
        {VALUES(10240, 20480, 40960),
         VALUES(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
                23, 24, 25, 26, 27, 28, 29, 30, 31, 32),
@@ -72,7 +72,7 @@ static const struct kernels_suite suites[] = {
      "ISM2 against the faster cuBLAS call: m in {1e5, 1e6, 1e7}, k and n each in {1, 2, 3, "
      "4, 6, 8, 12, 16, 24, 32} (004 §6, widened)",
      1,
-     {{{"ism2_opt1", GRID_CUBLAS, NULL}, 0, {{0}},
+     {{{"tsm2", GRID_CUBLAS, NULL}, 0, {{0}},
        {VALUES(100000, 1000000, 10000000), ISM2_KN, ISM2_KN}}}},
 };
 

@@ -308,10 +308,10 @@ __device__ __forceinline__ void fma_tile_v(T (&c)[V][T2], const T (&a)[V][T3], c
  * elements of A) by V, and copy A V elements (up to 16 bytes) at a time when V
  * divides m.
  */
-template <typename T, int T2, int T3, int V>
-__global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__ B,
-                                  T *__restrict__ C, long m, long n, long k, long kchunk,
-                                  T *__restrict__ ws)
+template <typename T, int T2, int T3, int V, int MAXREG = 255>
+__global__ void __maxnreg__(MAXREG)
+    tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
+                      long n, long k, long kchunk, T *__restrict__ ws, int ncb)
 {
     extern __shared__ __align__(16) unsigned char kern_smem[];
     const int t1 = blockDim.x;
@@ -325,15 +325,20 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
     const long kend = min(k, kbeg + kchunk);
     const int G = (int)((kend - kbeg + T3 - 1) / T3); /* groups of t3 columns per row tile */
     const long ntiles = (m + rb - 1) / rb;
-    const long mine = blockIdx.x < ntiles ? (ntiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+    /* Column blocks (cblocks = ncb): the ncb blocks of a row tile are neighbours in x, so they
+     * run at the same time and the second reads A from the L2 the first filled; block cb takes
+     * the column tiles cb, cb + ncb, ... */
+    const long bx = blockIdx.x / ncb, gdx = gridDim.x / ncb;
+    const int cb = (int)(blockIdx.x % ncb);
+    const long mine = bx < ntiles ? (ntiles - 1 - bx) / gdx + 1 : 0;
     const long items = mine * G; /* (row tile, group) pairs this block streams through */
     /* all V rows in one aligned copy of at most 16 bytes */
     constexpr bool VEC_OK = V > 1 && V * sizeof(T) <= 16;
     const bool pair_copy = VEC_OK && m % V == 0;
 
-    for (long p = 0; p < n; p += T2) {
+    for (long p = (long)cb * T2; p < n; p += (long)T2 * ncb) {
         /* Producer: the next (row tile, group) to copy, kept incrementally (no divisions). */
-        long issued = 0, itile = blockIdx.x;
+        long issued = 0, itile = bx;
         int ig = 0;
         auto issue = [&]() {
             if (issued < items) {
@@ -365,7 +370,7 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
                 }
                 if (++ig == G) {
                     ig = 0;
-                    itile += gridDim.x;
+                    itile += gdx;
                 }
             }
             issued++;
@@ -376,7 +381,7 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
             issue();
 
         /* Consumer. */
-        long tile = blockIdx.x, cur_bt = -1, next_bt = -1;
+        long tile = bx, cur_bt = -1, next_bt = -1;
         int g = 0;
         T c[V][T2], nextB[T2];
 #pragma unroll 1
@@ -450,7 +455,7 @@ __global__ void tsm2_async_kernel(const T *__restrict__ A, const T *__restrict__
                     }
                 }
                 g = 0;
-                tile += gridDim.x;
+                tile += gdx;
             }
         }
         cp_async_wait<0>();
@@ -649,7 +654,15 @@ __global__ void __maxnreg__((opt2_regs<T, T2, T3>()))
 
 /* Parameter positions in the registry (registry.c lists them in this order). */
 /* P_SPLIT: ksplit (V2/V3) or tcf (ISM2); P_APIPE, P_RPT: V3 and ISM2 opt. 1 only. */
-enum { P_T1 = 0, P_T2 = 1, P_T3 = 2, P_SPLIT = 3, P_APIPE = 4, P_RPT = 5 };
+enum {
+    P_T1 = 0,
+    P_T2 = 1,
+    P_T3 = 2,
+    P_SPLIT = 3,
+    P_APIPE = 4,
+    P_RPT = 5,
+    P_CB = KERN_TSM2_V3_CBLOCKS
+};
 
 int ilog2_pow2(long v)
 {
@@ -671,6 +684,8 @@ int ilog2_pow2(long v)
 
 template <typename T, bool PF>
 using tsm2_fn = void (*)(const T *, const T *, T *, long, long, long, long, T *);
+template <typename T>
+using async_fn = void (*)(const T *, const T *, T *, long, long, long, long, T *, int);
 
 #define RK_T3_ROW(T, T2, PF)                                                                       \
     {                                                                                              \
@@ -698,10 +713,45 @@ template <typename T, bool PF> tsm2_fn<T, PF> pick_tsm2(long t2, long t3)
             RK_ASYNC_ROW(T, 8, V), RK_ASYNC_ROW(T, 16, V)                                          \
     }
 
-template <typename T> tsm2_fn<T, true> pick_async(long t2, long t3, long v)
+/*
+ * Column tiles beyond the powers of two (kernels.h KERNELS_TSM2_XCOLS), for the cp.async
+ * kernel only, fp32 only, each with one (t3, rpt): kern_tsm2_xcols_config() says which. At
+ * most 128 registers: unbounded, nvcc gave them 125-168 (t2 = 6: 168, t2 = 7: 130), one block
+ * of 256 threads per SM; 128 keeps two.
+ */
+#define RK_XCOLS_MAXREG 128
+template <typename T, int T2> constexpr async_fn<T> xcol()
 {
-    static const tsm2_fn<T, true> table[3][5][5] = {RK_ASYNC_V(T, 1), RK_ASYNC_V(T, 2),
-                                                    RK_ASYNC_V(T, 4)};
+    if constexpr (sizeof(T) != 4)
+        return nullptr;
+    else
+        return tsm2_async_kernel<T, T2, KERN_XCOLS_T3(T2), KERN_XCOLS_RPT(T2), RK_XCOLS_MAXREG>;
+}
+
+template <typename T> async_fn<T> pick_xcols(long t2)
+{
+    static const async_fn<T> table[] = {xcol<T, 3>(), xcol<T, 5>(),  xcol<T, 6>(),
+                                        xcol<T, 7>(), xcol<T, 20>(), xcol<T, 24>()};
+    static const int cols[] = {KERNELS_TSM2_XCOLS};
+    static_assert(sizeof table / sizeof table[0] == sizeof cols / sizeof cols[0],
+                  "one instantiation per KERNELS_TSM2_XCOLS value");
+    for (int i = 0; i < (int)(sizeof cols / sizeof cols[0]); i++)
+        if (cols[i] == t2)
+            return table[i];
+    return nullptr;
+}
+
+template <typename T> async_fn<T> pick_async(long t2, long t3, long v)
+{
+    static const async_fn<T> table[3][5][5] = {RK_ASYNC_V(T, 1), RK_ASYNC_V(T, 2),
+                                               RK_ASYNC_V(T, 4)};
+    if (ilog2_pow2(t2) < 0) { /* the extra column tiles: one (t3, rpt) each */
+        long xt3, xv;
+        if (!kern_tsm2_xcols_config(sizeof(T) == 8 ? KERNELS_FP64 : KERNELS_FP32, t2, &xt3, &xv) ||
+            xt3 != t3 || xv != v)
+            return nullptr;
+        return pick_xcols<T>(t2);
+    }
     return table[ilog2_pow2(v)][ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
@@ -749,6 +799,13 @@ bool uses_rows(enum variant v, const long *p)
 long rows_per_thread(enum variant v, const long *p)
 {
     return v == V3 || v == OPT1 ? kern_tsm2_rows(p[P_APIPE], p[P_RPT]) : 1;
+}
+
+/* Column blocks of V3 (internal.h KERN_TSM2_V3_CBLOCKS; 1: the column tiles are passes inside
+ * a block). */
+long col_blocks(enum variant v, const long *p)
+{
+    return v == V3 && p[P_CB] > 1 ? p[P_CB] : 1;
 }
 
 /* apipe = 2 (ISM2 opt. 1 only): B whole in shared memory, k rounded up to t3, n to t2. */
@@ -812,6 +869,14 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
 {
     /* Defaults chosen from sweeps on an H100 (docs/perf-notes.md "kernels"). */
     const bool wide = a->m > 0 && a->n > 8; /* t2 = 16: registers and shared memory are tight */
+    long xt3 = 0, xrpt = 0;
+    const bool xcols = kern_tsm2_xcols_config(a->prec, p[P_T2], &xt3, &xrpt);
+    if (xcols && uses_ring(v, p)) { /* an extra column tile: its own t3 and rpt */
+        if (p[P_T3] == 0)
+            p[P_T3] = xt3;
+        if (p[P_RPT] == 0)
+            p[P_RPT] = xrpt;
+    }
     if (p[P_T1] == 0) /* V3 through the cp.async ring: 256 threads for fp32, and for fp64 at
                          n > 8; else 128 */
         p[P_T1] = (v == V3 && p[P_APIPE] == 1 && (a->prec == KERNELS_FP32 || wide)) ? 256 : 128;
@@ -838,6 +903,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             return kern_why(why, len, "rpt must be 1, 2 or 4, not %ld", p[P_RPT]);
         if (p[P_RPT] > 1 && !kern_tsm2_ring(p[P_APIPE])) /* rows per thread: the ring only */
             return kern_why(why, len, "rpt = %ld needs apipe = 1", p[P_RPT]);
+        if (v == V3 && p[P_CB] > 1 && !kern_tsm2_ring(p[P_APIPE]))
+            return kern_why(why, len, "cblocks = %ld needs apipe = 1", p[P_CB]);
         if (p[P_RPT] == 0 && a->m > 0) /* TSM2: two rows per thread, four for fp32 at n > 8
                                            (a sweep: 87.9 -> 96.2% of the copy
                                            ceiling at m = 20480); ISM2: one */
@@ -847,8 +914,16 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     const long t1 = p[P_T1], t3 = p[P_T3];
     if (a->m > 0 && p[P_T2] == 0)
         p[P_T2] = kernels_tsm2_cols(a->n); /* the smallest instantiated t2 covering n */
-    if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0)
-        return kern_why(why, len, "t2 must be 1, 2, 4, 8 or 16, not %ld", p[P_T2]);
+    if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0) {
+        if (!xcols || !uses_ring(v, p))
+            return kern_why(why, len,
+                            "t2 must be 1, 2, 4, 8 or 16, not %ld (the other column tiles "
+                            "need tsm2_v3 with apipe = 1)",
+                            p[P_T2]);
+        if ((p[P_T3] != 0 && p[P_T3] != xt3) || (p[P_RPT] != 0 && p[P_RPT] != xrpt))
+            return kern_why(why, len, "t2 = %ld is instantiated with t3 = %ld and rpt = %ld only",
+                            p[P_T2], xt3, xrpt);
+    }
     if (t1 % 32 != 0 || t1 < 32 || t1 > 1024)
         return kern_why(why, len, "t1 must be a multiple of 32 between 32 and 1024, not %ld", t1);
     if (t3 != 0 && ilog2_pow2(t3) < 0) /* 0: chosen with the shape */
@@ -883,10 +958,17 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
                         t1, smem);
     const long resident = (long)per_sm * a->dev->sm_count; /* blocks in one full wave */
 
+    if (v == V3 && p[P_CB] < 1)
+        p[P_CB] = 1;              /* 0: one block takes every column tile, as the paper's */
+    if (v == V3 && p[P_CB] > 1) { /* no more column blocks than column tiles: what ran */
+        const long tiles = kern_ceil_div(a->n, p[P_T2]);
+        if (p[P_CB] > tiles)
+            p[P_CB] = tiles;
+    }
     if (v == V2 || v == V3) {
         if (p[P_SPLIT] == 0) {
             /* The largest split that keeps every block resident at once. */
-            long gx = kern_ceil_div(a->m, tile_rows(p, v));
+            long gx = kern_ceil_div(a->m, tile_rows(p, v)) * col_blocks(v, p);
             long want = resident / gx;
             long max_split = kern_ceil_div(a->k, t1); /* at least one tile of B per block */
             if (want > max_split)
@@ -956,8 +1038,9 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     void *ws = NULL;
     int rc;
 
+    const int ncb = (int)col_blocks(v, a->p);
     if (v == V2 || v == V3) {
-        gx = kern_ceil_div(a->m, tile_rows(a->p, v));
+        gx = kern_ceil_div(a->m, tile_rows(a->p, v)) * ncb;
         split_k(a, a->p, &kchunk, &nks);
         if (nks > 1)
             ws = a->ws;
@@ -980,7 +1063,7 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
             pick_rows<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<double>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
-                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws);
+                A, B, C, a->m, a->n, a->k, kchunk, (double *)ws, ncb);
         else if (v == V2)
             pick_tsm2<double, false>(t2, t3)<<<grid, block, smem, a->stream>>>(
                 A, B, C, a->m, a->n, a->k, kchunk, (double *)ws);
@@ -996,7 +1079,7 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
             pick_rows<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<float>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
-                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws);
+                A, B, C, a->m, a->n, a->k, kchunk, (float *)ws, ncb);
         else if (v == V2)
             pick_tsm2<float, false>(t2, t3)<<<grid, block, smem, a->stream>>>(
                 A, B, C, a->m, a->n, a->k, kchunk, (float *)ws);
@@ -1057,6 +1140,26 @@ int launch_opt2(const struct kern_args *a, struct kern_launch *info)
 }
 
 } // namespace
+
+extern "C" int kern_tsm2_occupancy(const struct kern_args *a, int variant, const long *p,
+                                   int *blocks_per_sm, int *regs)
+{
+    size_t smem;
+    cudaFuncAttributes attr;
+    const enum variant v = (enum variant)variant;
+    const void *f = variant_func(a, p, v, &smem);
+    *blocks_per_sm = 0;
+    *regs = 0;
+    if (!f || cudaFuncGetAttributes(&attr, f) != cudaSuccess ||
+        kern_smem_optin(f, smem, a->dev) != RK_OK ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, f, (int)p[P_T1], smem) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return RK_EUSAGE;
+    }
+    *regs = attr.numRegs;
+    return *blocks_per_sm > 0 ? RK_OK : RK_EUSAGE;
+}
 
 extern "C" {
 const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, NULL, launch_v2, NULL, NULL};

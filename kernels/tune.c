@@ -21,7 +21,9 @@ static const long tcf_axis[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 
 static int is_tsm2(const struct kernels_kernel *k)
 {
-    return k->cost_family == MODEL_FAM_TSM2_V2 || k->cost_family == MODEL_FAM_TSM2_V3;
+    /* the entry point tsm2 shares V3's cost family but is judged by kernels_tsm2_sweep */
+    return (k->cost_family == MODEL_FAM_TSM2_V2 || k->cost_family == MODEL_FAM_TSM2_V3) &&
+           strcmp(k->name, "tsm2") != 0;
 }
 
 static int is_ism2(const struct kernels_kernel *k)
@@ -152,4 +154,59 @@ int kernels_tune_same(const struct kernels_tune_space *s, const long *a, const l
         if (a[s->axes[x].index] != b[s->axes[x].index])
             return 0;
     return 1;
+}
+
+/* ---- the entry point's sweep ------------------------------------------------------ */
+
+static int push(long (*out)[KERNELS_MAX_PARAMS], int n, int max, long variant, long t1, long t2,
+                long t3, long split, long apipe, long rpt, long cblocks)
+{
+    const long v[KERNELS_MAX_PARAMS] = {variant, t1, t2, t3, split, apipe, rpt, cblocks};
+    if (n >= max)
+        return n;
+    for (int i = 0; i < n; i++) /* no configuration twice */
+        if (memcmp(out[i], v, sizeof v) == 0)
+            return n;
+    memcpy(out[n], v, sizeof v);
+    return n + 1;
+}
+
+int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape, long (*out)[KERNELS_MAX_PARAMS],
+                       int max)
+{
+    static const int xcols[] = {KERNELS_TSM2_XCOLS};
+    const long c2 = kernels_tsm2_cols(shape->n), ck = kernels_tsm2_cols(shape->k);
+    long x = 0;
+    int n = 0;
+    for (int i = 0; i < (int)(sizeof xcols / sizeof xcols[0]) && !x; i++)
+        if (xcols[i] >= shape->n && xcols[i] != c2 && (shape->n > 16 || xcols[i] < c2) &&
+            prec == KERNELS_FP32) /* fp32 has them only */
+            x = xcols[i];
+    if (shape->k <= KERNELS_TSM2_ISM2_K) {
+        for (long t3 = 4; t3 <= 16 && t3 <= (ck > 4 ? ck : 4); t3 *= 2)
+            for (long tcf = 0; tcf <= 4; tcf = tcf ? 2 * tcf : 1)
+                n = push(out, n, max, 3, 0, 0, t3, tcf, 2, 0, 0);
+        n = push(out, n, max, 3, 0, 0, 0, 0, 1, 0, 0);
+        n = push(out, n, max, 4, 0, 0, 0, 0, -1, 0, 0);
+        n = push(out, n, max, 2, 0, c2, 0, 0, 1, 0, 0);
+        if (x)
+            n = push(out, n, max, 2, 0, x, 0, 0, 1, 0, 0);
+        return n;
+    }
+    for (long t1 = 128; t1 <= 256; t1 *= 2) {
+        if (x)
+            n = push(out, n, max, 2, t1, x, 0, 0, 1, 0, 0);
+        for (long t3 = 8; t3 <= 16; t3 *= 2)
+            for (long rpt = 1; rpt <= (prec == KERNELS_FP64 ? 2 : 4); rpt *= 2)
+                n = push(out, n, max, 2, t1, c2, t3, 0, 1, rpt, 0);
+    }
+    for (long t3 = 8; t3 <= 16; t3 *= 2) {
+        n = push(out, n, max, 2, 128, c2, t3, 0, 0, 1, 0);
+        n = push(out, n, max, 1, 128, c2, t3, 0, -1, 0, 0);
+    }
+    if (shape->n > 16) /* column blocks side by side: t1 128 and 256, two and four rows */
+        for (long t1 = 128; t1 <= 256; t1 *= 2)
+            for (long rpt = 2; rpt <= (prec == KERNELS_FP64 ? 2 : 4); rpt *= 2)
+                n = push(out, n, max, 2, t1, 16, 8, 0, 1, rpt, (shape->n + 15) / 16);
+    return n;
 }

@@ -434,6 +434,46 @@ int model_tsm2_search_exhaustive(const struct model_gpu *gpu, const struct model
                                  const struct model_tsm2_bounds *bounds,
                                  struct model_tsm2_choice *out /* OUT */);
 
+/*
+ * The TSM2 entry point's cost of one configuration (extension beyond 004 §3.6, which models
+ * one kernel's t2 and t3; docs/model.md "the tsm2 entry point"). A launch of `blocks` blocks,
+ * `resident` of them at once, each moving bytes_dram / blocks through DRAM with
+ * bif_block bytes in flight, issuing fma multiply-adds (idle columns of a tile included)
+ * among instr thread instructions, lsu of them through the load/store pipe:
+ *   time_dram = sum over waves of its bytes / (bandwidth x model_dram_util(its blocks x
+ *               bif_block)): a last, partial wave keeps fewer bytes in flight
+ *   time_comp = max(2 fma / peak_flops, instr / (#SM x MODEL_ISSUE_LANES x clock),
+ *                   lsu / (#SM x MODEL_LSU_LANES x clock))
+ *   time      = max(time_dram, time_comp) + waves x model_start_s()
+ * The issue and load/store terms are what separate configurations that the roofline calls
+ * equal: an idle column costs multiply-adds, one row per thread costs a shared load of B per
+ * t3 multiply-adds.
+ */
+#define MODEL_ISSUE_LANES                                                                          \
+    128 /* thread instructions an SM issues per cycle: 4 schedulers x 32                           \
+           lanes (sm_70 to sm_90), an architecture constant */
+#define MODEL_LSU_LANES                                                                            \
+    32 /* thread instructions its load/store units take per cycle (32                              \
+          LD/ST units per SM, sm_70 to sm_90) */
+struct model_tsm2_plan_in {
+    double bytes_dram; /* DRAM bytes of the launch(es) [B] */
+    double blocks;     /* blocks of the grid, >= 1 */
+    double resident;   /* blocks resident at once on the GPU (occupancy x #SM), >= 1 */
+    double bif_block;  /* bytes a block keeps in flight (its threads' sum) [B] */
+    double fma;        /* multiply-adds executed */
+    double instr;      /* thread instructions issued, fma and lsu included */
+    double lsu;        /* thread instructions through the load/store pipe */
+};
+struct model_tsm2_plan_eval {
+    double time_s, time_dram_s, time_comp_s;
+    double util;            /* model_dram_util of the first wave */
+    double waves;           /* ceil(blocks / resident) */
+    enum model_bound bound; /* MODEL_BOUND_DRAM, _LATENCY (util < 1) or _COMPUTE */
+};
+/* RK_OK, or RK_EUSAGE for an invalid gpu or input (*out zeroed). */
+int model_tsm2_plan_evaluate(const struct model_gpu *gpu, const struct model_tsm2_plan_in *in,
+                             struct model_tsm2_plan_eval *out /* OUT */);
+
 /* ------------------------------------------------------------------------------
  * Occupancy and Little's law (extension beyond the seeds: the latency-bound regime of
  * 004 §5.1 and the unit-consistent form of 004 §3.6.2's Util_mem)

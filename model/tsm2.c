@@ -379,6 +379,42 @@ int model_tsm2_search_exhaustive(const struct model_gpu *gpu, const struct model
     return RK_OK;
 }
 
+int model_tsm2_plan_evaluate(const struct model_gpu *gpu, const struct model_tsm2_plan_in *in,
+                             struct model_tsm2_plan_eval *out)
+{
+    double full, rem, per_block, u_full = 1, u_rem = 1, cycles;
+    if (!out)
+        return RK_EUSAGE;
+    memset(out, 0, sizeof *out);
+    if (model_check_gpu(gpu) || !in || !(in->bytes_dram > 0) || !(in->blocks >= 1) ||
+        !(in->resident >= 1) || !(in->bif_block > 0) || !(in->fma >= 0) || !(in->lsu >= 0) ||
+        !(in->instr >= in->fma) ||
+        !isfinite(in->bytes_dram + in->blocks + in->resident + in->bif_block + in->instr + in->lsu))
+        return RK_EUSAGE;
+    full = floor(in->blocks / in->resident);
+    rem = in->blocks - full * in->resident;
+    per_block = in->bytes_dram / in->blocks;
+    if (full > 0)
+        u_full = model_dram_util(gpu, in->resident * in->bif_block);
+    if (rem > 0)
+        u_rem = model_dram_util(gpu, rem * in->bif_block);
+    if (!(u_full > 0) || !(u_rem > 0))
+        return RK_EUSAGE;
+    out->waves = full + (rem > 0 ? 1 : 0);
+    out->util = full > 0 ? u_full : u_rem;
+    out->time_dram_s = full * in->resident * per_block / (gpu->bandwidth * u_full) +
+                       rem * per_block / (gpu->bandwidth * u_rem);
+    cycles = (double)gpu->sms * gpu->clock_hz;
+    out->time_comp_s =
+        fmax(2.0 * in->fma / gpu->peak_flops,
+             fmax(in->instr / (cycles * MODEL_ISSUE_LANES), in->lsu / (cycles * MODEL_LSU_LANES)));
+    out->bound = out->time_comp_s > out->time_dram_s ? MODEL_BOUND_COMPUTE
+                 : out->util < 1.0                   ? MODEL_BOUND_LATENCY
+                                                     : MODEL_BOUND_DRAM;
+    out->time_s = fmax(out->time_dram_s, out->time_comp_s) + out->waves * model_start_s(gpu);
+    return RK_OK;
+}
+
 #define F(key, unit, type, help)                                                                   \
     {                                                                                              \
 #key, unit, help, offsetof(struct model_tsm2_eval, key), type                              \

@@ -25,8 +25,8 @@ static int ref_match(const char *p, const char *s)
     size_t np = strlen(p), ns = strlen(s);
     unsigned char *ok;
     int r;
-    if (!strpbrk(p, "*?"))
-        return strncmp(p, s, np) == 0;
+    if (!strpbrk(p, "*?")) /* a registry name selects itself alone, else a prefix */
+        return kernels_find(p) ? strcmp(p, s) == 0 : strncmp(p, s, np) == 0;
     ok = calloc((np + 1) * (ns + 1), 1); /* ok[i*(ns+1)+j]: p[i..] matches s[j..] */
     FUZZ_CHECK(ok != NULL);
     ok[np * (ns + 1) + ns] = 1;

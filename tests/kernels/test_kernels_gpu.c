@@ -9,6 +9,8 @@
  *   all_kernels_odd      every kernel x precision x shape of odd_shapes[], defaults
  *   tsm2_variants        tsm2_v2/v3 and ism2 over t1, t2, t3, ksplit/tcf variants on
  *                        shapes where k, n and m are no multiple of t1, t2, t3
+ *   tsm2_entry           the entry point tsm2's choice on odd shapes (m 1000-1003, n 1-7, k 1,
+ *                        3, 17; n 12, 24, 32), each variant given, V3's extra column tiles
  *   seed_variants        STMO/STMVB/tiled/rect/smem/blocktile parameter variants
  *   tf32_is_detected     cublas_gemmex tf32=1 passes its own tolerance but shows an
  *                        error far above fp32's: the check distinguishes precisions
@@ -100,7 +102,8 @@ static void registry_static(void **state)
     assert_non_null(kernels_suite_find("tsm2"));
     assert_non_null(kernels_suite_find("ism2"));
     assert_non_null(kernels_suite_find("default"));
-    assert_true(kernels_match("tsm2", "tsm2_v3"));
+    assert_true(kernels_match("tsm2_*", "tsm2_v3"));
+    assert_false(kernels_match("tsm2", "tsm2_v3")); /* the entry point's name alone */
     assert_true(kernels_match("*_v3", "tsm2_v3"));
     assert_false(kernels_match("ism2", "tsm2_v3"));
 }
@@ -168,6 +171,63 @@ static void tsm2_variants(void **state)
     variants("tsm2_v1", t1sets, 3, shapes, nshapes);
 }
 
+/*
+ * The entry point tsm2 on small and odd shapes (m 1000-1003, n 1-7 odd, k 1, 3, 17, and n
+ * 12, 24, 32 past the powers of two): its choice verifies, and the params JSON names the
+ * variant and the reason; each variant given explicitly, V3's column blocks (cblocks) among
+ * them; V3 with every extra column tile
+ * (KERNELS_TSM2_XCOLS) on shapes that no tile divides, n == t2 and n one past a smaller one.
+ */
+static void tsm2_entry(void **state)
+{
+    (void)state;
+    const struct kernels_kernel *e = kernels_find("tsm2"), *v3 = kernels_find("tsm2_v3");
+    static const long ns[] = {1, 3, 5, 7}, ks[] = {1, 3, 17};
+    static const struct kernels_shape more[] = {
+        {3001, 12, 2000}, {2000, 21, 3000}, {1025, 32, 1500}, {100003, 24, 24}};
+    /* variant, t1, t2, t3, split, apipe, rpt, cblocks: V3's column blocks split n's tiles
+     * evenly (16 + 16 at n = 32), unevenly (3 blocks of 4-column tiles at n = 21) and past
+     * the tiles (8 blocks, clamped) */
+    static const long given[][KERNELS_MAX_PARAMS] = {
+        {1, 128, 4, 8, 0, -1, 0, 0}, {2, 0, 0, 0, 0, -1, 0, 0},  {2, 128, 4, 0, 3, 1, 0, 0},
+        {3, 0, 0, 0, 0, 2, 0, 0},    {3, 128, 0, 0, 4, 1, 1, 0}, {4, 0, 0, 0, 0, -1, 0, 0},
+        {2, 128, 16, 8, 0, 1, 4, 2}, {2, 256, 4, 8, 3, 1, 2, 3}, {2, 64, 1, 4, 0, 1, 1, 8}};
+    static const int xcols[] = {KERNELS_TSM2_XCOLS};
+    struct kernels_result r;
+    assert_non_null(e);
+    assert_non_null(v3);
+    for (int prec = 0; prec < KERNELS_NPREC; prec++) {
+        for (long m = 1000; m <= 1003; m++)
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 3; j++) {
+                    const struct kernels_shape sh = {m, ns[i], ks[j]};
+                    assert_int_equal(kernels_session_prepare(sess, prec, &sh), RK_OK);
+                    expect_verified(e, NULL, &sh, prec);
+                    assert_int_equal(kernels_session_measure(sess, e, NULL, &quick, &r), RK_OK);
+                    assert_non_null(strstr(r.params_json, "\"why\":\""));
+                    assert_non_null(strstr(r.params_json, "\"kernel\":\""));
+                }
+        for (size_t s = 0; s < sizeof more / sizeof more[0]; s++) {
+            assert_int_equal(kernels_session_prepare(sess, prec, &more[s]), RK_OK);
+            expect_verified(e, NULL, &more[s], prec);
+            for (size_t g = 0; g < sizeof given / sizeof given[0]; g++)
+                expect_verified(e, given[g], &more[s], prec);
+        }
+        for (size_t x = 0; x < sizeof xcols / sizeof xcols[0]; x++) {
+            const long t2 = xcols[x];
+            if (prec != KERNELS_FP32) /* fp32 has them only */
+                continue;
+            const struct kernels_shape xs[] = {{1000, t2, 1001}, {257, t2 - 1, 1037}};
+            const long sets[][KERNELS_MAX_PARAMS] = {{0, t2, 0, 0, 1, 0}, {128, t2, 0, 3, 1, 0}};
+            for (int s = 0; s < 2; s++) {
+                assert_int_equal(kernels_session_prepare(sess, prec, &xs[s]), RK_OK);
+                for (int v = 0; v < 2; v++)
+                    expect_verified(v3, sets[v], &xs[s], prec);
+            }
+        }
+    }
+}
+
 static void seed_variants(void **state)
 {
     (void)state;
@@ -233,10 +293,10 @@ static void too_big_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(registry_static),  cmocka_unit_test(all_kernels_odd),
-        cmocka_unit_test(tsm2_variants),    cmocka_unit_test(seed_variants),
-        cmocka_unit_test(tf32_is_detected), cmocka_unit_test(bad_params_refused),
-        cmocka_unit_test(too_big_refused),
+        cmocka_unit_test(registry_static),    cmocka_unit_test(all_kernels_odd),
+        cmocka_unit_test(tsm2_variants),      cmocka_unit_test(tsm2_entry),
+        cmocka_unit_test(seed_variants),      cmocka_unit_test(tf32_is_detected),
+        cmocka_unit_test(bad_params_refused), cmocka_unit_test(too_big_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -80,14 +80,21 @@ static void names_unique(void **state)
         for (int j = i + 1; j < kernels_count(); j++)
             assert_string_not_equal(k->name, kernels_get(j)->name);
     }
-    assert_null(kernels_find("tsm2"));
+    assert_null(kernels_find("tsm2_v"));
+    assert_non_null(kernels_find("tsm2")); /* the entry point */
 }
 
 static void match_prefix_glob(void **state)
 {
     (void)state;
     assert_true(kernels_match("tsm2_v3", "tsm2_v3"));
-    assert_true(kernels_match("tsm2", "tsm2_v0"));
+    /* a kernel's exact name selects that kernel alone: "tsm2" is the entry point */
+    assert_true(kernels_match("tsm2", "tsm2"));
+    assert_false(kernels_match("tsm2", "tsm2_v0"));
+    assert_true(kernels_match("tsm2_*", "tsm2_v0"));
+    assert_false(kernels_match("tsm2_*", "tsm2"));
+    assert_true(kernels_match("tsm2_v", "tsm2_v1"));
+    assert_true(kernels_match("ism2", "ism2_opt2"));
     assert_true(kernels_match("cublas", "cublas_gemmex"));
     assert_true(kernels_match("*_v3", "tsm2_v3"));
     assert_true(kernels_match("tsm2_v?", "tsm2_v2"));

@@ -1,0 +1,403 @@
+/*
+ * tsm2_auto.c - the entry point `tsm2`: C = A B for a tall-and-skinny or large A (m x k)
+ * and a skinny B (k x n), any m, n, k, fp32 or fp64, without naming a variant. It chooses
+ * one of the variants of tsm2.cu (TSM2 V2 and V3, 004_dab40fe45003313a.txt §3.3-3.5; ISM2
+ * opt. 1 and 2, §5.2) and its parameters, then runs it exactly as the variant's own
+ * registry entry would (the same resolve, workspace and launch).
+ *
+ * How it chooses (kernels_tsm2_choose; docs/model.md "the tsm2 entry point"):
+ *   1. the family by k: k <= KERNELS_TSM2_ISM2_K is ISM2's regime (004 §5.1: B small, the
+ *      kernel latency-bound), else TSM2's;
+ *   2. a short list of candidate configurations for the family, precision and n, in the
+ *      order that sweeps of every plausible configuration on an H100 ranked them
+ *      (docs/perf-log.md 2026-11-26, `roofkit tune --exhaustive`);
+ *   3. for each, the variant's own resolve (split of k, tcf, shared memory, registers),
+ *      the CUDA occupancy calculator (resident blocks), and the model's cost
+ *      (model_tsm2_plan_evaluate: DRAM bytes, passes over A and waves at the bandwidth that
+ *      the bytes in flight sustain, against multiply-adds, instructions and loads issued),
+ *      with the measured ceilings of the device when the caller gave them, else its
+ *      datasheet figures;
+ *   4. the first candidate, unless a later one is predicted more than KERNELS_TSM2_MARGIN
+ *      faster. The margin is wide on purpose: the sweeps found the model unable to rank
+ *      one-pass configurations of equal bytes (it called them equal within 1 % where they
+ *      differed by up to 3x: few resident warps, register-capped tiles); what it does
+ *      rank, passes over A and waves, differs by far more.
+ * The variant and the reason are stored with each measurement in its params JSON ("kernel",
+ * "why"); the parameter "variant" (1 tsm2_v2, 2 tsm2_v3, 3 ism2_opt1, 4 ism2_opt2; 0 asks
+ * for the choice) and the variant's resolved parameters are stored as numbers, so that
+ * analysis/ recomputes the cost of a stored measurement through the variant's formula.
+ */
+#include "common.h"
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The entry point's parameters (registry.c lists them in this order): the variant, then the
+ * variants' common ones in tsm2.cu's order (t1, t2, t3, ksplit or tcf, apipe, rpt, cblocks). */
+enum { E_VARIANT = 0, E_T1, E_T2, E_T3, E_SPLIT, E_APIPE, E_RPT, E_CB, E_COUNT };
+
+#define KERNELS_TSM2_MARGIN 0.10
+#define MAX_CANDS           48
+#define LOOP_INSTR                                                                                 \
+    12.0 /* per group of t3: address, counter, branch, ring bookkeeping;                           \
+            counted from the loop body in the SASS, not fitted */
+
+static const char *const variant_name[] = {NULL, "tsm2_v2", "tsm2_v3", "ism2_opt1", "ism2_opt2"};
+#define N_VARIANTS 5
+
+static const struct kernels_kernel *variant_kernel(long code)
+{
+    return code >= 1 && code < N_VARIANTS ? kernels_find(variant_name[code]) : NULL;
+}
+
+/* The variant's parameter vector from the entry point's: a zero (or apipe -1) keeps the
+ * variant's registry default. */
+static const struct kernels_kernel *to_variant(const long *e, long *vp)
+{
+    const struct kernels_kernel *vk = variant_kernel(e[E_VARIANT]);
+    if (!vk)
+        return NULL;
+    for (int i = 0; i < KERNELS_MAX_PARAMS; i++)
+        vp[i] = i < vk->n_params ? vk->params[i].def : 0;
+    for (int i = 0; i < vk->n_params && i + 1 < E_COUNT; i++) {
+        const long v = e[i + 1];
+        if (i + 1 == E_APIPE ? v >= 0 : v != 0)
+            vp[i] = v;
+    }
+    if (e[E_VARIANT] == 2) /* V3's column blocks, the slot past its registry parameters */
+        vp[KERN_TSM2_V3_CBLOCKS] = e[E_CB];
+    return vk;
+}
+
+/* The entry point's vector from a variant's resolved one (V2 and opt. 2: registers, 1 row). */
+static void from_variant(long code, const struct kernels_kernel *vk, const long *vp, long *e)
+{
+    e[E_VARIANT] = code;
+    for (int i = 0; i + 1 < E_CB; i++)
+        e[i + 1] = i < vk->n_params ? vp[i] : i + 1 == E_APIPE ? 0 : 1;
+    e[E_CB] = code == 2 && vp[KERN_TSM2_V3_CBLOCKS] > 1 ? vp[KERN_TSM2_V3_CBLOCKS] : 1;
+}
+
+const struct kernels_kernel *kern_tsm2_entry_variant(const struct kernels_kernel *k, const long *p,
+                                                     long *vp)
+{
+    if (!k || k->impl != (const void *)&kern_tsm2_auto || !p)
+        return NULL;
+    return to_variant(p, vp);
+}
+
+/* ---- the model's view of one configuration --------------------------------------- */
+
+struct cand {
+    long code;
+    long vp[KERNELS_MAX_PARAMS]; /* resolved */
+    double passes;
+    struct model_tsm2_plan_eval ev;
+};
+
+/* Resolves want (a variant's vector) on the shape and prices it; RK_EUSAGE to skip it. */
+static int price(const struct kern_args *a0, const struct model_gpu *g, long code, const long *want,
+                 struct cand *c)
+{
+    const struct kernels_kernel *vk = variant_kernel(code);
+    const struct kern_ops *ops = (const struct kern_ops *)vk->impl;
+    struct kern_args a = *a0;
+    struct model_tsm2_plan_in in;
+    char why[200];
+    int bps = 0, regs = 0, grid[3];
+    const struct kernels_shape sh = {a0->m, a0->n, a0->k};
+    const double e = (double)kern_elem(a0->prec), m = (double)a0->m, n = (double)a0->n,
+                 k = (double)a0->k;
+
+    memset(c, 0, sizeof *c);
+    memcpy(c->vp, want, sizeof c->vp);
+    c->code = code;
+    a.p = c->vp;
+    a.note = NULL;
+    if (ops->resolve(&a, c->vp, why, sizeof why) != RK_OK ||
+        kern_tsm2_occupancy(&a, (int)code - 1, c->vp, &bps, &regs) != RK_OK)
+        return RK_EUSAGE;
+
+    const long *p = c->vp;
+    const int ia = kernels_param_index(vk, "apipe"), ir = kernels_param_index(vk, "rpt");
+    const long apipe = ia >= 0 ? p[ia] : 0;
+    const int ring = ia >= 0 && kern_tsm2_ring(apipe);
+    const int rows_kernel = code == 3 && apipe == 2;
+    const double rpt = ia >= 0 && ir >= 0 ? (double)kern_tsm2_rows(apipe, p[ir]) : 1.0;
+    const double t1 = (double)p[0], t2 = (double)p[1], t3 = (double)p[2], split = (double)p[3];
+    double gx, gy;
+    const double ncb =
+        code == 2 && p[KERN_TSM2_V3_CBLOCKS] > 1 ? (double)p[KERN_TSM2_V3_CBLOCKS] : 1.0;
+    if (code <= 2) { /* V2, V3: a row tile per block (ncb side by side), k split across y */
+        gx = ceil(m / (t1 * rpt)) * ncb;
+        gy = split;
+    } else { /* ISM2: tcf row tiles per block */
+        gx = ceil(m / (t1 * rpt * split));
+        gy = 1;
+    }
+    grid[0] = (int)gx;
+    grid[1] = (int)gy;
+    grid[2] = 1;
+    const double blocks = gx * gy, resident = fmin(blocks, (double)bps * a0->dev->sm_count);
+    const double bif = kernels_bytes_in_flight(vk, a0->prec, &sh, p, grid);
+    if (!(bif > 0))
+        return RK_EUSAGE;
+    c->passes = ceil(n / t2);
+    /* A once per pass of t2 columns (the rows kernel re-reads a row's k <= 64 elements from L1
+     * in its next pass; column blocks side by side share their reads through the L2), B, C
+     * written, split-k's partial sums written and read. */
+    in.bytes_dram = (rows_kernel ? 1.0 : ceil(c->passes / ncb)) * m * k * e + k * n * e +
+                    m * n * e + (gy > 1 ? 2.0 * gy * m * n * e : 0.0);
+    in.blocks = blocks;
+    in.resident = resident;
+    in.bif_block = t1 * bif;
+    in.fma = m * ceil(k / t3) * t3 * c->passes * t2;
+    /* per group of t3 elements of A and rpt rows of a thread: the FMAs; through the load/store
+     * pipe the loads of B from shared memory (16 bytes each) and A's copies and their reads
+     * (ring) or its loads; the loop */
+    const double lsu = t2 * ceil(t3 * e / 16.0) + (ring ? 2.0 : 1.0) * t3;
+    const double groups = m / rpt * ceil(k / t3) * c->passes;
+    in.lsu = groups * lsu;
+    in.instr = groups * (rpt * t2 * t3 + lsu + LOOP_INSTR);
+    return model_tsm2_plan_evaluate(g, &in, &c->ev);
+}
+
+/* ---- the choice --------------------------------------------------------------------- */
+
+void kernels_tsm2_nominal_gpu(const struct rk_gpu *dev, int prec, struct model_gpu *g)
+{
+    memset(g, 0, sizeof *g);
+    g->clock_hz = dev->sm_clock_mhz * 1e6;
+    g->sms = dev->sm_count;
+    /* FMA lanes per SM of sm_80/sm_90 datacenter parts: 128 fp32, 64 fp64 */
+    g->peak_flops = 2.0 * g->sms * g->clock_hz * (prec == KERNELS_FP64 ? 64 : 128);
+    g->bandwidth = 2.0 * dev->mem_clock_mhz * 1e6 * dev->bus_width_bits / 8.0; /* DDR */
+    g->regs_per_sm = dev->regs_per_sm;
+    g->smem_per_sm = dev->smem_per_sm_bytes;
+    g->max_threads_per_sm = dev->max_threads_per_sm;
+    g->mem_latency_cycles = 800; /* loaded DRAM latency of an H100 (probe lat_dram_loaded) */
+    g->comp_latency_cycles = prec == KERNELS_FP64 ? 8 : 4;
+}
+
+/* The smallest column tile >= n that runs in one pass: a power of two up to 16 or one of
+ * KERNELS_TSM2_XCOLS the precision has; 0 when there is none. */
+static long cover_cols(int prec, long n)
+{
+    static const int x[] = {KERNELS_TSM2_XCOLS};
+    long best = n <= 16 ? kernels_tsm2_cols(n) : 0, t3, rpt;
+    for (int i = 0; i < (int)(sizeof x / sizeof x[0]); i++)
+        if (x[i] >= n && (best == 0 || x[i] < best) &&
+            kern_tsm2_xcols_config(prec, x[i], &t3, &rpt))
+            best = x[i];
+    return best;
+}
+
+struct want {
+    long code;
+    long p[KERNELS_MAX_PARAMS];
+};
+
+static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, long split,
+                long apipe, long rpt, long cblocks)
+{
+    const struct kernels_kernel *vk = variant_kernel(code);
+    long e[E_COUNT] = {code, t1, t2, t3, split, apipe, rpt, cblocks};
+    if (*nw >= MAX_CANDS || !vk)
+        return;
+    w[*nw].code = code;
+    to_variant(e, w[*nw].p);
+    (*nw)++;
+}
+
+int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, int prec,
+                        const struct kernels_shape *shape, struct kernels_tsm2_choice *out)
+{
+    struct want w[MAX_CANDS];
+    struct kern_args a;
+    struct model_gpu nominal;
+    struct cand best, c;
+    int nw = 0, priced = 0, have = 0;
+    const long n = shape->n, k = shape->k, c2 = kernels_tsm2_cols(shape->n);
+    const long x = cover_cols(prec, n);
+
+    memset(out, 0, sizeof *out);
+    if (!dev || prec < 0 || prec >= KERNELS_NPREC || shape->m < 1 || n < 1 || k < 1)
+        return RK_EUSAGE;
+    if (!gpu || model_check_gpu(gpu)) {
+        kernels_tsm2_nominal_gpu(dev, prec, &nominal);
+        gpu = &nominal;
+        out->nominal = 1;
+    }
+    memset(&a, 0, sizeof a);
+    a.prec = prec;
+    a.m = shape->m;
+    a.n = n;
+    a.k = k;
+    a.dev = dev;
+
+    if (k <= KERNELS_TSM2_ISM2_K) {
+        /* ISM2: opt. 1 with B whole in shared memory, a row's k in groups of 4 (k <= 4) or of
+         * the power of two covering it up to 16; tcf chosen (2), 1, 4 */
+        const long t3 = k <= 4 ? 4 : kernels_tsm2_cols(k);
+        add(w, &nw, 3, 0, 0, t3, 0, 2, 0, 0);
+        add(w, &nw, 3, 0, 0, t3, 1, 2, 0, 0);
+        add(w, &nw, 3, 0, 0, t3, 4, 2, 0, 0);
+    } else if (prec == KERNELS_FP32) {
+        /* TSM2 fp32: V3 through the cp.async ring; up to 8 columns two rows per thread at t1
+         * 256, 9-16 four rows at t1 128; 17-24 the tile that covers n in one pass; above, two
+         * column blocks of 16 side by side (then two passes of 16 in one block) */
+        if (n <= 8) {
+            add(w, &nw, 2, 256, c2, n >= 5 ? 8 : 16, 0, 1, 2, 0);
+            if (x && x != c2)
+                add(w, &nw, 2, 256, x, 0, 0, 1, 0, 0);
+        } else {
+            if (n > 16 && x)
+                add(w, &nw, 2, 256, x, 0, 0, 1, 0, 0);
+            if (n > 16) /* two column blocks side by side, A read once */
+                add(w, &nw, 2, 128, 16, 8, 0, 1, 4, 2);
+            add(w, &nw, 2, 128, 16, 8, 0, 1, 4, 0);
+            add(w, &nw, 2, 256, 16, 8, 0, 1, 4, 0);
+        }
+    } else {
+        /* TSM2 fp64: up to 4 columns V3 with A in registers, up to 8 the ring at t1 128, above
+         * the ring at t1 256 (two rows per thread, groups of 8), passes of 16 in one block
+         * (column blocks side by side leave SMs idle: one block of 256 per SM) */
+        if (n <= 4)
+            add(w, &nw, 2, 128, c2, 16, 0, 0, 1, 0);
+        if (n <= 8)
+            add(w, &nw, 2, 128, c2, 8, 0, 1, 2, 0);
+        add(w, &nw, 2, 256, c2, 8, 0, 1, 2, 0);
+        add(w, &nw, 2, 128, c2, 8, 0, 1, 2, 0);
+    }
+
+    for (int i = 0; i < nw; i++) {
+        if (price(&a, gpu, w[i].code, w[i].p, &c) != RK_OK)
+            continue;
+        priced++;
+        if (!have || c.ev.time_s < best.ev.time_s * (1.0 - KERNELS_TSM2_MARGIN)) {
+            best = c;
+            have = 1;
+        }
+    }
+    (void)cudaGetLastError(); /* a refused occupancy query must not reach the next launch */
+    if (!have)
+        return RK_EUSAGE;
+
+    out->kernel = variant_kernel(best.code);
+    memcpy(out->params, best.vp, sizeof out->params);
+    from_variant(best.code, out->kernel, best.vp, out->entry);
+    out->predicted_s = best.ev.time_s;
+    out->bound = best.ev.bound;
+    out->candidates = priced;
+    snprintf(out->why, sizeof out->why,
+             "%s k=%ld: t2 %ld in %.0f pass%s%s; %s-bound %.1f us (util %.2f), best of %d (%s "
+             "ceilings)",
+             k <= KERNELS_TSM2_ISM2_K ? "ISM2" : "TSM2", k, best.vp[1], best.passes,
+             best.passes > 1 ? "es" : "",
+             best.code == 2 && best.vp[KERN_TSM2_V3_CBLOCKS] > 1 ? " side by side" : "",
+             model_bound_name(best.ev.bound), best.ev.time_s * 1e6, best.ev.util, priced,
+             out->nominal ? "datasheet" : "measured");
+    return RK_OK;
+}
+
+int kernels_tsm2_predict(const struct rk_gpu *dev, const struct model_gpu *gpu, int prec,
+                         const struct kernels_shape *shape, const long *params, double *time_s)
+{
+    struct kern_args a;
+    struct model_gpu nominal;
+    struct cand c;
+    long vp[KERNELS_MAX_PARAMS];
+    *time_s = NAN;
+    if (!dev || prec < 0 || prec >= KERNELS_NPREC || shape->m < 1 || shape->n < 1 || shape->k < 1 ||
+        !to_variant(params, vp))
+        return RK_EUSAGE;
+    if (!gpu || model_check_gpu(gpu)) {
+        kernels_tsm2_nominal_gpu(dev, prec, &nominal);
+        gpu = &nominal;
+    }
+    memset(&a, 0, sizeof a);
+    a.prec = prec;
+    a.m = shape->m;
+    a.n = shape->n;
+    a.k = shape->k;
+    a.dev = dev;
+    int rc = price(&a, gpu, params[E_VARIANT], vp, &c);
+    (void)cudaGetLastError();
+    if (rc != RK_OK)
+        return rc;
+    *time_s = c.ev.time_s;
+    return RK_OK;
+}
+
+/* ---- the entry point's kern_ops ------------------------------------------------------ */
+
+static int resolve_auto(const struct kern_args *a, long *p, char *why, size_t len)
+{
+    long vp[KERNELS_MAX_PARAMS];
+    const struct kernels_kernel *vk;
+    struct kern_args va;
+    int rc;
+
+    if (p[E_VARIANT] < 0 || p[E_VARIANT] >= N_VARIANTS)
+        return kern_why(why, len, "variant must be 0 (chosen) or 1-4, not %ld", p[E_VARIANT]);
+    if (p[E_VARIANT] == 0) {
+        struct kernels_tsm2_choice ch;
+        for (int i = E_T1; i < E_COUNT; i++)
+            if (p[i] != (i == E_APIPE ? -1 : 0))
+                return kern_why(why, len, "give variant (1-4) with the variant's parameters");
+        if (a->m <= 0)
+            return RK_OK; /* no shape yet: the choice is made with it */
+        if (kernels_tsm2_choose(a->dev, a->gpu, a->prec, &(struct kernels_shape){a->m, a->n, a->k},
+                                &ch) != RK_OK)
+            return kern_why(why, len, "no variant of TSM2 or ISM2 can run %ldx%ldx%ld", a->m, a->n,
+                            a->k);
+        memcpy(p, ch.entry, sizeof(long) * E_COUNT);
+        if (a->note)
+            snprintf(a->note, a->note_len, "\"kernel\":\"%s\",\"why\":\"%s\"", ch.kernel->name,
+                     ch.why);
+        return RK_OK;
+    }
+    vk = to_variant(p, vp);
+    va = *a;
+    va.p = vp;
+    va.note = NULL;
+    rc = ((const struct kern_ops *)vk->impl)->resolve(&va, vp, why, len);
+    if (rc != RK_OK || a->m <= 0)
+        return rc;
+    from_variant(p[E_VARIANT], vk, vp, p);
+    if (a->note)
+        snprintf(a->note, a->note_len, "\"kernel\":\"%s\",\"why\":\"variant given\"", vk->name);
+    return RK_OK;
+}
+
+/* The variant's ops and arguments for a resolved entry vector. */
+static const struct kern_ops *delegate(const struct kern_args *a, struct kern_args *va, long *vp)
+{
+    const struct kernels_kernel *vk = to_variant(a->p, vp);
+    if (!vk)
+        RK_BUG("tsm2 launched without a resolved variant");
+    *va = *a;
+    va->p = vp;
+    return (const struct kern_ops *)vk->impl;
+}
+
+static size_t workspace_auto(const struct kern_args *a)
+{
+    long vp[KERNELS_MAX_PARAMS];
+    struct kern_args va;
+    const struct kern_ops *ops = delegate(a, &va, vp);
+    return ops->workspace ? ops->workspace(&va) : 0;
+}
+
+static int launch_auto(const struct kern_args *a, struct kern_launch *info)
+{
+    long vp[KERNELS_MAX_PARAMS];
+    struct kern_args va;
+    const struct kern_ops *ops = delegate(a, &va, vp);
+    return ops->launch(&va, info);
+}
+
+const struct kern_ops kern_tsm2_auto = {resolve_auto, workspace_auto, NULL,
+                                        launch_auto,  NULL,           NULL};
