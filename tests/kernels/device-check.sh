@@ -6,6 +6,9 @@
 #          defaults (t1, t3, tcf, register cap) against cuBLAS
 #   final  roofkit probe (copy ceiling) and roofkit run of the suites with the
 #          registry defaults into $OUT/run.db: the closing figures
+#   entry  compute-sanitizer memcheck and racecheck on the entry point tsm2 (odd shapes
+#          m 1000, 1003 x n 1, 3, 5, 7 x k 1, 3, 17; n 12, 21, 32), V3's extra column tiles
+#          and column blocks; fails (exit 9) on any error or hazard
 # Full logs go to $OUT; a summary table is printed last.
 set -u
 D=${D:-build-kdev}
@@ -106,8 +109,26 @@ final)
     grep -E "^\| (tsm2_v3|ism2_opt1) " "$OUT/summary.md" | awk -F'|' '{printf "%s|%s|%s|%s|%s|%s\n", $2, $3, $4, $8, $9, $10}'
     tail -14 "$OUT/summary.md"
     ;;
+entry)
+    K="$D/kbench"
+    S=""
+    for m in 1000 1003; do for n in 1 3 5 7; do for k in 1 3 17; do S="$S,${m}x${n}x${k}"; done; done; done
+    S="${S#,},1001x12x1003,1002x21x517,1003x32x300"
+    rc=0
+    for tool in memcheck racecheck; do
+        for args in "--kernel tsm2 --sizes $S --precision fp32,fp64" \
+            "--kernel tsm2_v3 --param t2=3,5,6,7,20,24 --sizes 1001x5x203,502x23x117 --precision fp32" \
+            "--kernel tsm2 --param variant=2 --param t1=64 --param t2=4 --param t3=4 --param apipe=1 --param rpt=1,2 --param cblocks=2,3 --sizes 1001x7x203,502x21x117,1003x5x17 --precision fp32,fp64"; do
+            # shellcheck disable=SC2086
+            timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 $K $args --reps 1 --warm \
+                >> "$OUT/sanitize-$tool.log" 2>&1 || rc=9
+        done
+        echo "$tool: $(grep -cE 'SUMMARY: 0 (errors|hazards)' "$OUT/sanitize-$tool.log") of 3 clean"
+    done
+    exit $rc
+    ;;
 *)
-    echo "usage: device-check.sh test|tune|tune2|final" >&2
+    echo "usage: device-check.sh test|tune|tune2|final|entry" >&2
     exit 2
     ;;
 esac
