@@ -159,6 +159,29 @@ void rk_counters_note(const struct rk_counters *c, struct db *db, int64_t captur
 int rk_counters_status(const struct rk_counters *c, long measured);
 
 /*
+ * Energy of `roofkit run` (cli/run_energy.c): after a configuration is timed and its counters
+ * read, it runs once more as a batch of back-to-back launches (kernels_session_repeat) sized
+ * for about 0.8 s, with probes/'s meter reading NVML's energy counter around it; the
+ * reading is stored with the measurement (db.h: energy_j, power_w, sm_clock_mhz, temp_c,
+ * energy_launches).
+ */
+struct rk_energy;
+struct kernels_session;
+struct kernels_kernel;
+/* Opens the meter of the GPU at pci_bus_id; when there is no energy to read (no NVML, no
+ * counter, no permission) says so once (a warning) and *out is NULL: nothing is stored then.
+ * RK_OK or RK_ENOMEM. */
+int rk_energy_new(const char *pci_bus_id, struct rk_energy **out /* OUT */);
+void rk_energy_free(struct rk_energy *e); /* NULL is fine */
+/* Reads the energy of kernel k with its resolved params (time_ns a launch, from the timing)
+ * into m's energy fields; with e NULL leaves them as no reading. RK_OK (also when the counter
+ * did not move: m then has no reading, and a warning says why), or the launch's error. */
+int rk_energy_read(struct rk_energy *e, struct kernels_session *s, const struct kernels_kernel *k,
+                   const long *params, double time_ns, struct db_measurement *m);
+/* One line: the readings taken and the time they added (nothing with e NULL). */
+void rk_energy_summary(const struct rk_energy *e);
+
+/*
  * cli/format.c: the one table writer. What a command prints as data is a table of named,
  * typed columns, written as `--format text` (aligned, for a person), `csv` (RFC 4180: CRLF,
  * a header line always, fields quoted when they hold , " CR or LF) or `json` (an array of

@@ -13,7 +13,7 @@
 
 const struct rk_cmd rk_commands[] = {
     {"probe", cmd_probe, RK_PER_GPU | RK_AFTER_GPUS,
-     "measure the GPU's ceilings: bandwidth, latency, FLOP/s, launch",
+     "measure the GPU's ceilings: bandwidth, latency, FLOP/s, launch, energy",
      "usage: roofkit probe [--only GROUPS|PROBES] [--quick] [--format text|csv|json]\n"
      "       roofkit probe --list [--format text|csv|json]\n\n"
      "Measures the GPU's ceilings and stores them in the database as one capture. With several\n"
@@ -21,9 +21,10 @@ const struct rk_cmd rk_commands[] = {
      "(--serial: one after another), then every ordered pair of GPUs gets its peer ceilings\n"
      "(copy engine and SM-driven bandwidth one way and both ways, latency), one capture per\n"
      "source GPU.\n\n"
-     "  --only LIST   comma-separated groups (bandwidth, latency, flops, launch, peer) or\n"
-     "                probe-name prefixes (bw_dram, bw_l2, lat_chase, peak_fp64, ...); default:\n"
-     "                all\n"
+     "  --only LIST   comma-separated groups (bandwidth, latency, flops, launch, energy, peer)\n"
+     "                or probe-name prefixes (bw_dram, bw_l2, lat_chase, peak_fp64, ...);\n"
+     "                default: all (energy: the energy per flop, per byte and static power,\n"
+     "                fitted from an intensity sweep read with NVML's energy counter, ~25 s)\n"
      "  --quick       fewer repetitions and a coarser latency curve (under 10 s on an H100)\n"
      "  --list        list the probes and exit\n"
      "  --format F    text (default): each ceiling as it is measured; csv or json: every\n"

@@ -253,9 +253,11 @@ struct samples {
     long unverified;
 };
 
-static int samples_add(struct samples *ss, int kind, const struct db_measurement *m, double pred)
+/* One prediction pred of measured value meas (a time in ns, or an energy in J). */
+static int samples_add(struct samples *ss, int kind, const struct db_measurement *m, double pred,
+                       double meas)
 {
-    if (m->verified == 0 || !(m->time_median_ns > 0) || !isfinite(m->time_median_ns))
+    if (m->verified == 0 || !(meas > 0) || !isfinite(meas) || !isfinite(pred))
         return RK_OK; /* failed rows are never charted; nothing to compare with */
     if (ss->n == ss->cap) {
         size_t cap = ss->cap ? 2 * ss->cap : 256;
@@ -269,7 +271,7 @@ static int samples_add(struct samples *ss, int kind, const struct db_measurement
     snprintf(ss->v[ss->n].family, sizeof ss->v[ss->n].family, "%s",
              m->family ? m->family : "(profiled)");
     ss->v[ss->n].pred = pred;
-    ss->v[ss->n].meas = m->time_median_ns;
+    ss->v[ss->n].meas = meas;
     ss->n++;
     return RK_OK;
 }
@@ -440,16 +442,59 @@ static char *skipped_details(enum model_kind k, const char *why)
 
 /* --------------------------------------------------------------------- write */
 
+/* The energy model alone (em: kind 0, the energy over each reading's own time a launch), all
+ * and per family: what the time models' errors do not blur. */
+static void print_energy_alone(const struct samples *em)
+{
+    struct stats st;
+    printf("\nenergy model over the measured time of a launch:\n%-17s %-16s %6s %11s %11s %11s "
+           "%7s %7s\n",
+           "energy", "family", "n", "median APE", "mean APE", "p90 APE", "<=10%", "<=25%");
+    stats_of(em, 0, NULL, &st);
+    printf("%-17s %-16s %6zu", "energy", "(all)", st.n);
+    print_stats(&st);
+    printf("\n");
+    for (size_t i = 0; i < em->n; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(em->v[j].family, em->v[i].family) == 0;
+        if (seen)
+            continue;
+        stats_of(em, 0, em->v[i].family, &st);
+        printf("%-17s %-16s %6zu", "energy", em->v[i].family, st.n);
+        print_stats(&st);
+        printf("\n");
+    }
+}
+
+/* The energy model's energy of a launch of row over model k's time (analysis/energy.c) into
+ * *joules (NaN when it cannot say), counted in es. */
+static void energy_of(const struct analysis_device *d, const struct db_measurement_row *row, int k,
+                      double time_ns, double *joules, struct samples *es)
+{
+    const char *why = NULL;
+    if (analysis_energy_predict(d, row, time_ns * 1e-9, joules, &why) == RK_OK) {
+        es->made[k]++;
+        return;
+    }
+    *joules = NAN;
+    es->skipped[k]++;
+    if (!es->first_skip[k])
+        es->first_skip[k] = why;
+}
+
 static int write_predictions(struct db *db, const char *cmdline, const struct model_opts *o,
                              struct selection *s)
 {
-    struct samples ss;
+    struct samples ss, es, em; /* times; energies over each model's time; over the measured */
     int64_t cap = 0;
     long done = 0, in_tx = 0;
     int rc, tx = 0;
     char note[512];
 
     memset(&ss, 0, sizeof ss);
+    memset(&es, 0, sizeof es);
+    memset(&em, 0, sizeof em);
     if ((rc = db_capture_begin(db, 0, DB_CAPTURE_MODEL, cmdline, RK_VERSION, &cap)) != RK_OK)
         return rc;
     for (int c = 0; c < s->ncaps && rc == RK_OK; c++) {
@@ -467,6 +512,14 @@ static int write_predictions(struct db *db, const char *cmdline, const struct mo
             }
             if (m->verified == 0)
                 ss.unverified++;
+            if (d && m->energy_launches > 0 && m->power_w > 0) {
+                /* the energy model alone: over the reading's own time a launch */
+                double j = NAN;
+                const char *ewhy = NULL;
+                if (analysis_energy_predict(d, &s->rows[c][r], m->energy_j / m->power_w, &j,
+                                            &ewhy) == RK_OK)
+                    rc = samples_add(&em, 0, m, j, m->energy_j);
+            }
             for (int k = 0; k < MODEL_KIND_COUNT && rc == RK_OK; k++) {
                 struct analysis_prediction pd;
                 const char *why = NULL;
@@ -491,13 +544,17 @@ static int write_predictions(struct db *db, const char *cmdline, const struct mo
                     break;
                 }
                 struct db_prediction dp = {
-                    0,          m->id,    cap,       model_kind_name((enum model_kind)k),
+                    0,          m->id,    cap,        model_kind_name((enum model_kind)k),
                     pd.time_ns, pd.bound, pd.details, NAN};
+                if (pd.bound) /* the energy over the time this model predicts */
+                    energy_of(d, &s->rows[c][r], k, pd.time_ns, &dp.predicted_energy_j, &es);
                 rc = db_insert_prediction(db, &dp, NULL);
                 if (rc == RK_OK && pd.bound) {
                     ss.made[k]++;
-                    rc = samples_add(&ss, k, m, pd.time_ns);
+                    rc = samples_add(&ss, k, m, pd.time_ns, m->time_median_ns);
                 }
+                if (rc == RK_OK && pd.bound && m->energy_launches > 0)
+                    rc = samples_add(&es, k, m, dp.predicted_energy_j, m->energy_j);
                 free(pd.details);
             }
             done++;
@@ -544,9 +601,18 @@ static int write_predictions(struct db *db, const char *cmdline, const struct mo
             print_summary(&ss, o->models);
         else
             rc = summary_table(&ss, o->models, o->fmt);
+        if (o->fmt == RK_FMT_TEXT && es.n > 0) {
+            printf("\nenergy of one launch (the energy model over each model's time) against "
+                   "NVML's counter:\n");
+            print_summary(&es, o->models);
+        }
+        if (o->fmt == RK_FMT_TEXT && em.n > 0)
+            print_energy_alone(&em);
     }
 out:
     free(ss.v);
+    free(es.v);
+    free(em.v);
     return rc;
 }
 

@@ -59,6 +59,7 @@ struct run_opts {
     const char *metrics;          /* --metrics as given; NULL = the default set */
     struct rk_counters *counters; /* NULL for --metrics none */
     struct rk_table *table;       /* --format csv|json: the stored measurements; NULL: text */
+    struct rk_energy *energy;     /* NVML's energy counter; NULL: no energy to read */
 };
 
 /* What a run has done so far, for progress, the summary and the exit code. */
@@ -96,6 +97,7 @@ static void plan_shape(const struct plan_entry *pe, int i, struct kernels_shape 
 static void free_opts(struct run_opts *o)
 {
     rk_counters_free(o->counters);
+    rk_energy_free(o->energy);
     free(o->kopt.times_ns);
     for (int i = 0; o->kernel_filters && i < o->n_kernel_pats; i++)
         rk_kname_filter_release(&o->kernel_filters[i]);
@@ -577,6 +579,8 @@ static int measure_one(struct kernels_session *s, struct db *db, int64_t capture
 
     rk_measurement_row(k, prec, sh, &r, have_cost ? &cost : NULL, &m);
     rk_counters_fill_launch(o->counters, &m); /* cuBLAS: the launch CUPTI recorded */
+    if ((rc = rk_energy_read(o->energy, s, k, r.params, r.time_median_ns, &m)) != RK_OK)
+        return rc;
     rc = db_insert_measurement(db, capture, &m, rows, nrows, NULL);
     if (rc != RK_OK)
         return rc;
@@ -699,6 +703,8 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     rc = rk_begin_device_capture(ctx, kernels_session_device(s), DB_CAPTURE_RUN, &capture);
     if (rc == RK_OK) /* what the entry point tsm2 chooses with (datasheet figures without) */
         rk_session_ceilings(ctx, s);
+    if (rc == RK_OK)
+        rc = rk_energy_new(kernels_session_device(s)->pci_bus_id, &o.energy);
     if (rc == RK_OK && fmt != RK_FMT_TEXT)
         rc = rk_table_new(fmt, stdout, run_cols, 13, &o.table);
     if (rc != RK_OK)
@@ -741,6 +747,7 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     }
     rk_progress_end();
     rk_counters_note(o.counters, ctx->db, capture, t.stored);
+    rk_energy_summary(o.energy);
 
     if (rc == RK_EINTR || (rc == RK_OK && rk_interrupted)) {
         db_capture_mark_interrupted(ctx->db, capture);

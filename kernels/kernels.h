@@ -370,6 +370,15 @@ int kernels_session_launch(struct kernels_session *s, const struct kernels_kerne
                            const long *params, int warm, const struct kernels_hook *hook);
 
 /*
+ * kernels_session_repeat: as kernels_session_launch, warm (no L2 flush), with n >= 1 launches
+ * enqueued back to back between hook->begin and the synchronisation before hook->end: what an
+ * energy reading of the kernel runs (cli/run_energy.c). The output is not verified (the launches
+ * overwrite or accumulate into C; kernels_session_measure verified the kernel before).
+ */
+int kernels_session_repeat(struct kernels_session *s, const struct kernels_kernel *k,
+                           const long *params, long n, const struct kernels_hook *hook);
+
+/*
  * kernels_session_check: whether kernel k with params (as for kernels_check; NULL: the
  * defaults) can run on the prepared precision and shape of this device, without running
  * it and without printing: RK_OK with the resolved values in resolved (KERNELS_MAX_PARAMS

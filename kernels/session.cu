@@ -669,8 +669,24 @@ out:
     return rc;
 }
 
+/* kernels_session_launch and kernels_session_repeat: n launches between the hook's calls. */
+static int launch_n(struct kernels_session *s, const struct kernels_kernel *k, const long *params,
+                    int warm, long n, const struct kernels_hook *hook);
+
 int kernels_session_launch(struct kernels_session *s, const struct kernels_kernel *k,
                            const long *params, int warm, const struct kernels_hook *hook)
+{
+    return launch_n(s, k, params, warm, 1, hook);
+}
+
+int kernels_session_repeat(struct kernels_session *s, const struct kernels_kernel *k,
+                           const long *params, long n, const struct kernels_hook *hook)
+{
+    return launch_n(s, k, params, 1, n < 1 ? 1 : n, hook);
+}
+
+static int launch_n(struct kernels_session *s, const struct kernels_kernel *k, const long *params,
+                    int warm, long n, const struct kernels_hook *hook)
 {
     const struct kern_ops *ops = (const struct kern_ops *)k->impl;
     struct kern_args args;
@@ -698,8 +714,11 @@ int kernels_session_launch(struct kernels_session *s, const struct kernels_kerne
     RK_CUDA(cudaDeviceSynchronize());
     if (hook && hook->begin && (rc = hook->begin(hook->arg)) != RK_OK)
         return rc;
-    memset(&info, 0, sizeof info);
-    rc = ops->launch(&args, &info);
+    rc = RK_OK;
+    for (long i = 0; i < n && rc == RK_OK; i++) {
+        memset(&info, 0, sizeof info);
+        rc = ops->launch(&args, &info);
+    }
     cudaError_t cerr = cudaDeviceSynchronize();
     if (rc == RK_OK && cerr != cudaSuccess)
         rc = rk_error(RK_ECUDA, "running %s failed: %s", k->name, cudaGetErrorString(cerr));

@@ -15,12 +15,27 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *model_energy_op_name(enum model_energy_op op)
 {
     static const char *const names[MODEL_EOP_COUNT] = {"fp32", "fp64", "tc_bf16", "tc_fp16",
                                                        "tc_fp64"};
     return (unsigned)op < MODEL_EOP_COUNT ? names[op] : "?";
+}
+
+int model_energy_op_of(const char *precision, int tensor)
+{
+    if (!precision)
+        return -1;
+    if (!tensor)
+        return strcmp(precision, "fp32") == 0   ? MODEL_EOP_FP32
+               : strcmp(precision, "fp64") == 0 ? MODEL_EOP_FP64
+                                                : -1;
+    return strcmp(precision, "bf16") == 0   ? MODEL_EOP_TC_BF16
+           : strcmp(precision, "fp16") == 0 ? MODEL_EOP_TC_FP16
+           : strcmp(precision, "fp64") == 0 ? MODEL_EOP_TC_FP64
+                                            : -1;
 }
 
 /* The unknowns of a fit: the ops, then the levels, then p0 (column indices of the matrix). */
@@ -150,14 +165,17 @@ static int householder(double *a, double *b, int n, int k, double tol)
     return -1;
 }
 
-/* The fit once its columns are known: a (n x k) and b (n) are the caller's workspace. */
+/* The fit once its columns are known: a (n x k) and b (n) are the caller's workspace. A
+ * coefficient fitted negative refuses the fit, *neg then the index (in cols) of the most
+ * negative one. */
 static int solve(const struct model_energy_work *pts, int n, const int *cols, int k, double *a,
-                 double *b, struct model_energy *out, const char **why);
+                 double *b, struct model_energy *out, const char **why, int *neg);
 
 int model_energy_fit(const struct model_energy_work *pts, int n, struct model_energy *out,
-                     double *residual, const char **why)
+                     double *residual, unsigned *clamped, const char **why)
 {
-    int cols[NCOL_MAX], k = 0;
+    int cols[NCOL_MAX], k = 0, neg = -1;
+    unsigned fixed = 0;
 
     all_nan(out);
     set_why(why, NULL);
@@ -179,8 +197,30 @@ int model_energy_fit(const struct model_energy_work *pts, int n, struct model_en
     double *a = malloc(sizeof *a * (size_t)n * (size_t)(k + 1));
     if (!a)
         return set_why(why, "out of memory"), RK_ENOMEM;
-    int rc = solve(pts, n, cols, k, a, a + (size_t)n * k, out, why);
+    int rc = solve(pts, n, cols, k, a, a + (size_t)n * k, out, why, &neg);
+    /* with clamped: the most negative unknown fixed at 0 (its bound), the others refitted */
+    while (clamped && rc == RK_EUSAGE && neg >= 0 && k > 1) {
+        fixed |= 1u << cols[neg];
+        for (int j = neg; j + 1 < k; j++)
+            cols[j] = cols[j + 1];
+        k--;
+        neg = -1;
+        rc = solve(pts, n, cols, k, a, a + (size_t)n * k, out, why, &neg);
+    }
     free(a);
+    for (int c = 0; rc == RK_OK && c < NCOL_MAX; c++)
+        if (fixed & (1u << c)) {
+            if (c < MODEL_EOP_COUNT)
+                out->eps_flop[c] = 0;
+            else if (c < MODEL_EOP_COUNT + MODEL_LEVEL_COUNT)
+                out->eps_byte[c - MODEL_EOP_COUNT] = 0;
+            else
+                out->p0_w = 0;
+        }
+    if (clamped)
+        *clamped = rc == RK_OK ? fixed : 0;
+    if (rc == RK_OK)
+        set_why(why, NULL);
     for (int i = 0; rc == RK_OK && residual && i < n; i++) {
         double e = NAN;
         model_energy_predict(out, &pts[i], &e, NULL);
@@ -190,9 +230,10 @@ int model_energy_fit(const struct model_energy_work *pts, int n, struct model_en
 }
 
 static int solve(const struct model_energy_work *pts, int n, const int *cols, int k, double *a,
-                 double *b, struct model_energy *out, const char **why)
+                 double *b, struct model_energy *out, const char **why, int *neg)
 {
-    double scale[NCOL_MAX], y[NCOL_MAX];
+    double scale[NCOL_MAX], y[NCOL_MAX], worst = 0;
+    all_nan(out);
     for (int j = 0; j < k; j++) {
         double norm = 0;
         for (int i = 0; i < n; i++) {
@@ -215,10 +256,16 @@ static int solve(const struct model_energy_work *pts, int n, const int *cols, in
             v -= a[(size_t)c * n + j] * y[c];
         y[j] = v / a[(size_t)j * n + j];
     }
+    *neg = -1;
+    for (int j = 0; j < k; j++)
+        if (y[j] < worst) { /* in the scaled unknowns: relative to the column's weight */
+            worst = y[j];
+            *neg = j;
+        }
+    if (*neg >= 0)
+        return all_nan(out), set_why(why, negative[cols[*neg]]), RK_EUSAGE;
     for (int j = 0; j < k; j++) {
         double v = y[j] / scale[j];
-        if (v < 0)
-            return all_nan(out), set_why(why, negative[cols[j]]), RK_EUSAGE;
         if (cols[j] < MODEL_EOP_COUNT)
             out->eps_flop[cols[j]] = v;
         else if (cols[j] < MODEL_EOP_COUNT + MODEL_LEVEL_COUNT)

@@ -1026,6 +1026,9 @@ enum model_energy_op {
 };
 /* "fp32", "fp64", "tc_bf16", "tc_fp16", "tc_fp64"; "?" for an invalid value. */
 const char *model_energy_op_name(enum model_energy_op op);
+/* The op of arithmetic of `precision` ("fp32", "bf16", ...) on the CUDA cores (tensor 0) or the
+ * tensor cores (tensor 1); -1 when no op is fitted for it (tf32, fp16 on CUDA cores, NULL). */
+int model_energy_op_of(const char *precision, int tensor);
 
 /*
  * A machine's energy constants: E = sum_op flops_op x eps_flop[op] + sum_level bytes_level x
@@ -1071,9 +1074,14 @@ int model_energy_predict(const struct model_energy *e, const struct model_energy
  * separate ..."); a fitted coefficient negative ("... fitted negative: the sweep does not
  * constrain it"); RK_ENOMEM ("out of memory"). residual (may be NULL) receives each point's
  * (predicted - measured) / measured.
+ * clamped NULL: a negative coefficient refuses the fit as above. Else a bounded fit: the most
+ * negative unknown is fixed at 0 (its bound) and the others fitted again, until none is
+ * negative; *clamped receives the unknowns so fixed, bit c for column c (the ops 0..4, the
+ * levels 5..8 in enum model_level_id's order, p0 9); 0 when none was.
  */
 int model_energy_fit(const struct model_energy_work *pts, int n, struct model_energy *out /* OUT */,
-                     double *residual /* OUT, n */, const char **why /* OUT */);
+                     double *residual /* OUT, n */, unsigned *clamped /* OUT, may be NULL */,
+                     const char **why /* OUT */);
 
 #ifdef __cplusplus
 }

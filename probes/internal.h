@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common.h"
+#include "model.h" /* struct model_energy_work */
 #include "probes.h"
 
 #ifdef __cplusplus
@@ -35,6 +36,8 @@ struct pt_nvml {
     int (*nvlink_state)(void *dev, unsigned link, int *active);
     int (*nvlink_remote_pci)(void *dev, unsigned link, void *pci_info);
     int (*nvlink_remote_type)(void *dev, unsigned link, int *type);
+    /* nvmlDeviceGetTotalEnergyConsumption [mJ], NULL where the driver lacks it */
+    int (*get_energy)(void *dev, unsigned long long *mj);
 };
 
 struct pt_samples {
@@ -68,6 +71,9 @@ struct probes {
     void *blas;      /* cublasHandle_t */
     void *workspace; /* cuBLASLt workspace */
     size_t workspace_bytes;
+    /* the energy probe's points (energy.cu), NULL outside it: the FMA and tensor probes
+     * add theirs while it runs them */
+    struct pt_energy_set *energy;
 };
 
 /*
@@ -158,6 +164,31 @@ void pt_nvml_close(struct pt_nvml *n);
  */
 int pt_nvml_nvlinks(const struct pt_nvml *n, const char *peer, int *switched /* OUT */);
 
+/* ---- energy (energy.cu, meter.c) ---- */
+
+#define PT_ENERGY_MAX_POINTS 64
+struct pt_energy_point {
+    char name[40];              /* "dram_fp32_k16", "tensor_bf16" */
+    struct model_energy_work w; /* one call's flops and bytes, its time and measured energy */
+    struct probes_energy r;     /* the reading */
+};
+struct pt_energy_set {
+    struct probes_meter *meter;
+    int n;
+    struct pt_energy_point p[PT_ENERGY_MAX_POINTS];
+};
+
+/*
+ * Measures the energy of one call of fn (call_ms long, its work in *work: flops and bytes of
+ * ONE call) with the session's meter: a batch sized for PROBES_ENERGY_BATCH_S, once more twice
+ * as long if the counter did not move enough; appends the point named name to s->energy.
+ * RK_OK, RK_ECUDA, RK_ENODATA (the counter did not move: printed), RK_EINTR.
+ */
+int pt_energy_point(struct probes *s, pt_enqueue_fn fn, void *arg, double call_ms,
+                    const struct model_energy_work *work, const char *name);
+/* Which energy op an FMA probe's or tensor probe's precision is (-1: none fitted). */
+int pt_energy_op(const char *precision, int tensor);
+
 /* ---- the probes' run functions and their kernels' launchers (*.cu) ---- */
 int pt_bw_dram(struct probes *s, int arg, struct probes_output *out);
 int pt_bw_cache(struct probes *s, int arg, struct probes_output *out);
@@ -171,6 +202,7 @@ int pt_peak_fma(struct probes *s, int arg, struct probes_output *out);
 int pt_peak_tensor(struct probes *s, int arg, struct probes_output *out);
 int pt_launch(struct probes *s, int arg, struct probes_output *out);
 int pt_lat_loaded(struct probes *s, int arg, struct probes_output *out);
+int pt_energy(struct probes *s, int arg, struct probes_output *out);
 
 /* The DRAM probes' three buffers (>= 8x the L2, >= 1 GiB each), allocated once (bandwidth.cu). */
 int pt_alloc_dram(struct probes *s);

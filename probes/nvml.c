@@ -1,7 +1,7 @@
 /*
- * nvml.c - reads the SM clock, memory clock, power draw and temperature through
- * NVML while probes run (CUDA 13 removed the clock fields from cudaDeviceProp, and
- * the clock seen under load is what the theoretical ceilings need), and for the
+ * nvml.c - reads the SM clock, memory clock, power draw, temperature (and, for meter.c, the
+ * energy counter) through NVML while probes run (CUDA 13 removed the clock fields from
+ * cudaDeviceProp, and the clock seen under load is what the theoretical ceilings need), and for the
  * peer probes how many active NVLinks join two GPUs (the NVLink queries are
  * optional: a driver without them leaves the link count unknown).
  *
@@ -53,6 +53,7 @@ int pt_nvml_open(struct pt_nvml *n, const char *pci_bus_id)
     SYM(n->nvlink_state, "nvmlDeviceGetNvLinkState");
     SYM(n->nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
     SYM(n->nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
+    SYM(n->get_energy, "nvmlDeviceGetTotalEnergyConsumption");
     if (!init || !by_pci || !n->get_clock || !n->get_power || !n->get_temp || !n->shutdown)
         goto fail;
     if (init() != NVML_SUCCESS)

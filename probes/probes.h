@@ -45,21 +45,24 @@ enum probes_group {
     PROBES_LATENCY = 1 << 1,
     PROBES_FLOPS = 1 << 2,
     PROBES_LAUNCH = 1 << 3,
+    PROBES_ENERGY = 1 << 4,
 };
 
 /* One measured ceiling. Strings that are pointers are static. NaN = unknown. */
 struct probes_result {
     char name[48];           /* the ceiling's name: "bw_dram_read", "lat_chase_l2_far" */
-    const char *kind;        /* "bandwidth", "compute", "latency" or "launch" */
+    const char *kind;        /* "bandwidth", "compute", "latency", "launch" or "energy" */
     const char *level;       /* "dram", "l2", "l1", "shared", "stage", "host", "register",
                                 "peer" (between two GPUs), or NULL */
     const char *precision;   /* "fp32", "bf16", ... or NULL */
     double value;            /* the ceiling: the median of the best configuration */
-    const char *unit;        /* "GB/s", "TFLOP/s", "TOP/s", "cycles", "ns", "us" */
+    const char *unit;        /* "GB/s", "TFLOP/s", "TOP/s", "cycles", "ns", "us"; energy:
+                                "pJ/FLOP", "pJ/B", "W" */
     double min, median, max; /* over the repetitions of the best configuration */
     int reps;
     char method[256];    /* how it was measured, in words */
-    char params[1024];   /* JSON object: configuration, sizes, references */
+    char params[8192];   /* JSON object: configuration, sizes, references (the energy fit's
+                            points and residuals) */
     double theoretical;  /* datasheet formula at the clock seen, in `unit`; NaN if none */
     double sm_clock_mhz; /* median NVML SM clock during the probe; NaN without NVML */
     double power_w;      /* median NVML power during the probe; NaN without NVML */
@@ -93,7 +96,7 @@ struct probes_info {
 /* Number of probes in the registry and the i-th one (0 <= i < probes_count()). */
 int probes_count(void);
 const struct probes_info *probes_get(int i);
-/* "bandwidth", "latency", "flops" or "launch". */
+/* "bandwidth", "latency", "flops", "launch" or "energy". */
 const char *probes_group_name(enum probes_group g);
 
 /*
@@ -146,6 +149,66 @@ int probes_lanes_per_sm(int cc_major, int cc_minor, const char *precision);
  * installed, no permission). Needs no CUDA; prints nothing.
  */
 int probes_gpus_busy(const char *self_pci_bus_id);
+
+/* ---- energy: NVML's energy counter around back-to-back launches (meter.c) ---- */
+
+/*
+ * A meter reads one GPU's energy counter (nvmlDeviceGetTotalEnergyConsumption, mJ, updated by
+ * the driver about every 100 ms) while the caller runs a batch of back-to-back launches:
+ *
+ *     probes_meter_begin(m)  -> enqueue `launches` launches, wait for them -> probes_meter_end
+ *
+ * Between begin and end a thread polls the counter every ~0.5 ms and keeps each change with its
+ * time, and samples power, SM clock and temperature every ~10 ms. End takes the first counter
+ * change at least PROBES_ENERGY_LEAD_S after begin and the last one before end: their
+ * difference over their time apart (updates x the median interval between updates, from 3
+ * updates on) is the average power of the GPU running the batch (whole counter updates only,
+ * so the counter's coarse steps cancel); one launch's energy is that
+ * power x the batch's wall time / launches (launch gaps included: what running it back to back
+ * costs). A batch should last about PROBES_ENERGY_BATCH_S (probes_energy_launches).
+ */
+/* Where the window starts: from 50 ms into 0.45 s batches, a sweep that changed kernel every
+ * batch read points of one regime far apart (DRAM streams with 0 and 4 FMAs an element: 550 and
+ * 644 W on an H100) while five batches of one kernel agreed within 0.6 %; taken to mean that the
+ * counter lags the GPU by up to a few hundred ms (not measured directly), the window starts
+ * 0.35 s in. */
+#define PROBES_ENERGY_LEAD_S   0.35 /* skipped at the start: the counter's lag, the ramp */
+#define PROBES_ENERGY_WINDOW_S 0.25 /* the shortest interval between the two changes */
+#define PROBES_ENERGY_BATCH_S  0.8  /* what a batch is sized for */
+
+struct probes_energy {
+    double energy_j;        /* one launch [J] */
+    double power_w;         /* average power over the window [W] */
+    double power_sampled_w; /* median of NVML's power samples over the batch [W], a check */
+    double sm_clock_mhz;    /* median SM clock sampled over the batch (NaN: none) */
+    double temp_c;          /* median GPU temperature over the batch (NaN: none) */
+    double window_s;        /* time between the two counter changes [s] */
+    double batch_s;         /* wall time of the batch, begin to end [s] */
+    long launches;          /* launches in the batch */
+    int updates;            /* counter updates inside the window */
+};
+
+struct probes_meter;
+
+/*
+ * Opens the meter of the GPU at PCI bus id `pci_bus_id`. RK_OK, or RK_ENODATA with the reason in
+ * why (nothing printed): NVML missing, the GPU has no energy counter (before Volta), no
+ * permission to read it. RK_ENOMEM.
+ */
+int probes_meter_open(const char *pci_bus_id, struct probes_meter **out /* OUT */, char *why,
+                      size_t why_len);
+void probes_meter_close(struct probes_meter *m); /* NULL is fine */
+/* Starts the sampling thread. RK_OK, RK_EFAIL (the thread could not start; printed). */
+int probes_meter_begin(struct probes_meter *m);
+/*
+ * Stops it after the batch of `launches` launches has finished and fills *out. RK_OK, or
+ * RK_ENODATA (not printed) when the batch held fewer than two counter changes at least
+ * PROBES_ENERGY_WINDOW_S apart after the lead (too short: the caller runs a longer one), *out
+ * then has what was seen (energy NaN).
+ */
+int probes_meter_end(struct probes_meter *m, long launches, struct probes_energy *out /* OUT */);
+/* Launches of launch_s seconds each that fill PROBES_ENERGY_BATCH_S (>= 1). */
+long probes_energy_launches(double launch_s);
 
 /* ---- between two GPUs: the peer probes (peer.cu) ---- */
 

@@ -76,6 +76,7 @@ static const struct pt_probe registry[] = {
     {{"peak_tensor_fp8", PROBES_FLOPS, "cuBLASLt fp8 e4m3 GEMM 8192^3, bf16 out"}, waive_tensor, pt_peak_tensor, PT_TC_FP8},
     {{"launch_async", PROBES_LAUNCH, "empty kernel, back-to-back asynchronous launches"}, NULL, pt_launch, PT_LAUNCH_ASYNC},
     {{"launch_sync", PROBES_LAUNCH, "empty kernel, launch plus synchronise round trip"}, NULL, pt_launch, PT_LAUNCH_SYNC},
+    {{"energy_fit", PROBES_ENERGY, "energy per flop, per byte (DRAM, L2, shared) and static power: intensity sweep read with NVML's energy counter, one least-squares fit"}, NULL, pt_energy, 0},
 };
 /* clang-format on */
 
@@ -102,6 +103,8 @@ const char *probes_group_name(enum probes_group g)
         return "flops";
     case PROBES_LAUNCH:
         return "launch";
+    case PROBES_ENERGY:
+        return "energy";
     }
     return "?";
 }
@@ -135,10 +138,11 @@ int probes_select(const char *list, unsigned char *selected)
             }
         }
         if (!hits)
-            rc = rk_error(RK_EUSAGE,
-                          "'%s' is neither a probe group (bandwidth, latency, flops, launch) nor "
-                          "the start of a probe name; see 'roofkit probe --list'",
-                          items[k]);
+            rc = rk_error(
+                RK_EUSAGE,
+                "'%s' is neither a probe group (bandwidth, latency, flops, launch, energy) nor "
+                "the start of a probe name; see 'roofkit probe --list'",
+                items[k]);
     }
     rk_free_name_list(items, n);
     return rc;

@@ -318,6 +318,18 @@ int pt_peak_tensor(struct probes *s, int t, struct probes_output *out)
     j.algo = &heur[best].algo;
     if ((rc = pt_time(s, enqueue_lt, &j, 2, reps, best_ms)) != RK_OK)
         goto out;
+    if (s->energy && pt_energy_op(ty->name, 1) >= 0) {
+        /* the energy probe's tensor point (energy.cu): A and B read, D written, once */
+        struct model_energy_work w;
+        memset(&w, 0, sizeof w);
+        w.flops[pt_energy_op(ty->name, 1)] = flops;
+        w.bytes[MODEL_LEVEL_DRAM] = w.bytes[MODEL_LEVEL_L2] =
+            (double)elems * (2.0 * ty->ab_bytes + ty->cd_bytes);
+        char name[40];
+        snprintf(name, sizeof name, "tensor_%s", ty->name);
+        if ((rc = pt_energy_point(s, enqueue_lt, &j, pt_median(best_ms, reps), &w, name)) != RK_OK)
+            goto out;
+    }
 
     if (t == PT_TC_BF16) {
         struct blas_job bj = {NULL, s->gemm[0], s->gemm[1], s->gemm[2]};

@@ -9,7 +9,9 @@
  *   F2 the same with 1 % multiplicative noise (fixed seed): constants within 5 %, |residual|
  *      median under 1.5 %
  *   F3 refused: no points, a point with energy 0, NaN work, fewer points than unknowns,
- *      two columns always in the same ratio (rank-deficient), a constant fitted negative
+ *      two columns always in the same ratio (rank-deficient), a constant fitted negative;
+ *      bounded (clamped): that constant fixed at 0 and named, the others fitted; a fit with
+ *      nothing negative unchanged
  *   P1 prediction: hand-computed sum; a missing eps named; L1 bytes without an eps skipped;
  *      time 0 refused
  */
@@ -111,7 +113,7 @@ static void f1_exact(void **state)
     double res[64];
     const char *why = "unset";
     int n = sweep(p, 0);
-    assert_int_equal(model_energy_fit(p, n, &f, res, &why), RK_OK);
+    assert_int_equal(model_energy_fit(p, n, &f, res, NULL, &why), RK_OK);
     assert_null(why);
     expect_fit(&f, 1e-9);
     for (int i = 0; i < n; i++)
@@ -125,7 +127,7 @@ static void f2_noise(void **state)
     struct model_energy f;
     double res[64], ares[64], med = 0;
     int n = sweep(p, 0.01);
-    assert_int_equal(model_energy_fit(p, n, &f, res, NULL), RK_OK);
+    assert_int_equal(model_energy_fit(p, n, &f, res, NULL, NULL), RK_OK);
     expect_fit(&f, 0.05);
     for (int i = 0; i < n; i++)
         ares[i] = fabs(res[i]);
@@ -137,7 +139,7 @@ static void expect_refused(struct model_energy_work *p, int n, const char *needl
 {
     struct model_energy f;
     const char *why = NULL;
-    assert_int_equal(model_energy_fit(p, n, &f, NULL, &why), RK_EUSAGE);
+    assert_int_equal(model_energy_fit(p, n, &f, NULL, NULL, &why), RK_EUSAGE);
     assert_non_null(why);
     if (!strstr(why, needle))
         fail_msg("reason '%s' lacks '%s'", why, needle);
@@ -176,6 +178,20 @@ static void f3_refused(void **state)
         q[i].energy_j = 20 - 1e-9 * q[i].bytes[MODEL_LEVEL_DRAM];
     }
     expect_refused(q, 8, "fitted negative");
+    /* bounded: the energy per byte fixed at 0, p0 fitted alone (the mean power, 200 W) */
+    struct model_energy f;
+    unsigned clamped = 99;
+    const char *why = "unset";
+    assert_int_equal(model_energy_fit(q, 8, &f, NULL, &clamped, &why), RK_OK);
+    assert_null(why);
+    assert_int_equal(clamped, 1u << (MODEL_EOP_COUNT + MODEL_LEVEL_DRAM));
+    assert_true(f.eps_byte[MODEL_LEVEL_DRAM] == 0);
+    assert_true(f.p0_w > 0);
+    /* nothing to clamp: the same fit as without */
+    int n2 = sweep(p, 0);
+    assert_int_equal(model_energy_fit(p, n2, &f, NULL, &clamped, NULL), RK_OK);
+    assert_int_equal(clamped, 0);
+    expect_fit(&f, 1e-9);
 }
 
 static void p1_predict(void **state)
@@ -204,6 +220,12 @@ static void p1_predict(void **state)
     assert_string_equal(why, "time unknown");
     assert_string_equal(model_energy_op_name(MODEL_EOP_TC_FP64), "tc_fp64");
     assert_string_equal(model_energy_op_name(MODEL_EOP_COUNT), "?");
+    assert_int_equal(model_energy_op_of("fp32", 0), MODEL_EOP_FP32);
+    assert_int_equal(model_energy_op_of("fp64", 1), MODEL_EOP_TC_FP64);
+    assert_int_equal(model_energy_op_of("bf16", 1), MODEL_EOP_TC_BF16);
+    assert_int_equal(model_energy_op_of("tf32", 1), -1);
+    assert_int_equal(model_energy_op_of("fp16", 0), -1);
+    assert_int_equal(model_energy_op_of(NULL, 0), -1);
 }
 
 int main(void)

@@ -33,7 +33,7 @@ static int index_of(const char *name)
 
 static void r1_names(void **state)
 {
-    static const char *prefix[] = {"bw_", "lat_", "peak_", "launch_"};
+    static const char *prefix[] = {"bw_", "lat_", "peak_", "launch_", "energy_"};
     (void)state;
     assert_true(probes_count() >= 20);
     assert_null(probes_get(-1));
@@ -43,7 +43,8 @@ static void r1_names(void **state)
         int g = p->group == PROBES_BANDWIDTH ? 0
                 : p->group == PROBES_LATENCY ? 1
                 : p->group == PROBES_FLOPS   ? 2
-                                             : 3;
+                : p->group == PROBES_LAUNCH  ? 3
+                                             : 4;
         assert_true(strncmp(p->name, prefix[g], strlen(prefix[g])) == 0);
         assert_true(p->summary && p->summary[0]);
         for (int k = 0; k < i; k++)

@@ -1,0 +1,522 @@
+/*
+ * energy.cu - the energy probe (energy_fit): the energy per flop, per byte and the constant
+ * power of the GPU, fitted as Choi, Bedard, Fowler and Vuduc fit their energy roofline ("A
+ * roofline model of energy", IPDPS 2013): microbenchmarks that sweep the intensity, each read
+ * with NVML's energy counter (meter.c), then one least-squares fit (model_energy_fit) of
+ *
+ *     E = sum_op W_op eps_op + sum_level Q_level eps_level + p0 T
+ *
+ * over every point at once. The points:
+ *   - the sweep kernel below, per precision (fp32, fp64) and level (DRAM, L2, shared): each
+ *     thread streams 16-byte vectors from that level and runs k FMAs on every element
+ *     (k in {0, 32, 256}: memory-bound to compute-bound);
+ *   - the FMA peak kernels of flops.cu (fp32, fp64: arithmetic alone) and the tensor GEMMs of
+ *     tensor.cu (bf16, fp16, fp64), run by this probe with s->energy set so that they add
+ *     their point (pt_energy_point) after they have timed themselves.
+ * A GEMM's bytes are its compulsory DRAM traffic (A, B read, D written once): its on-chip
+ * traffic is not separated from its tensor eps. L1 is not swept: no eps for it.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define E_BLOCK      256
+#define E_BLOCKS_SM  8
+#define E_TILE_VECS  (4 * E_BLOCK)       /* shared tile: 16 KiB of 16-byte vectors */
+#define E_L2_BYTES   ((size_t)16 << 20)  /* well inside an H100's 50 MiB L2 */
+#define E_CALL_BYTES ((double)(1 << 30)) /* bytes one call moves at its level */
+
+enum { LEVEL_DRAM, LEVEL_L2, LEVEL_SHARED, N_LEVELS };
+static const char *const level_name[N_LEVELS] = {"dram", "l2", "shared"};
+static const int ks[] = {0, 32, 256}; /* memory-bound, near the ridge, compute-bound: the
+                                          kernels instantiated in enqueue_sweep */
+#define N_KS ((int)(sizeof ks / sizeof ks[0]))
+
+template <typename T> struct vec16;
+template <> struct vec16<float> {
+    typedef float4 type;
+    enum { lanes = 4 };
+};
+template <> struct vec16<double> {
+    typedef double2 type;
+    enum { lanes = 2 };
+};
+
+static __device__ __forceinline__ float lane(const float4 &v, int i)
+{
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+static __device__ __forceinline__ double lane(const double2 &v, int i)
+{
+    return i == 0 ? v.x : v.y;
+}
+
+/* acc += x, then K times acc = acc * y + z: 1 + 2K flops per element, a dependent chain per
+ * lane (lanes independent chains per thread), bounded (converges to z / (1 - y)). K is a
+ * compile-time count, unrolled: the chain is FMAs alone, as in the peak probe's loop (a loop
+ * counted at run time spent a third of its instructions on the loop, and their power with
+ * them). */
+template <int K, typename T, typename V>
+static __device__ __forceinline__ void work(T *acc, const V &v, T y, T z)
+{
+#pragma unroll
+    for (int l = 0; l < vec16<T>::lanes; l++) {
+        T a = acc[l] + lane(v, l);
+#pragma unroll
+        for (int q = 0; q < K; q++)
+            a = fma(a, y, z);
+        acc[l] = a;
+    }
+}
+
+/*
+ * One call: LEVEL_DRAM streams n_vec vectors of buf once (grid-stride); LEVEL_L2 streams the
+ * first n_vec vectors `passes` times with ld.global.cg (L2, not L1); LEVEL_SHARED copies one
+ * E_TILE_VECS tile per block into shared memory and reads it `passes` times. out[thread] gets
+ * the sum of the thread's chains when verify is set or it equals never (dead-code guard).
+ */
+template <typename T, int LEVEL, int K>
+__global__ void __launch_bounds__(E_BLOCK)
+    k_esweep(const typename vec16<T>::type *__restrict__ buf, long n_vec, int passes, T y, T z,
+             T never, T *out, int verify)
+{
+    typedef typename vec16<T>::type V;
+    __shared__ V tile[LEVEL == LEVEL_SHARED ? E_TILE_VECS : 1];
+    T acc[vec16<T>::lanes];
+    long tid = (long)blockIdx.x * blockDim.x + threadIdx.x, stride = (long)gridDim.x * blockDim.x;
+#pragma unroll
+    for (int l = 0; l < vec16<T>::lanes; l++)
+        acc[l] = 0;
+    if (LEVEL == LEVEL_DRAM) {
+        for (long i = tid; i < n_vec; i += stride)
+            work<K>(acc, buf[i], y, z);
+    } else if (LEVEL == LEVEL_L2) {
+        for (int p = 0; p < passes; p++)
+            for (long i = tid; i < n_vec; i += stride)
+                work<K>(acc, __ldcg(&buf[i]), y, z);
+    } else {
+        long base = ((long)blockIdx.x * E_TILE_VECS) % (n_vec - E_TILE_VECS + 1);
+        for (int i = threadIdx.x; i < E_TILE_VECS; i += E_BLOCK)
+            tile[i] = buf[base + i];
+        __syncthreads();
+        for (int p = 0; p < passes; p++)
+#pragma unroll
+            for (int j = 0; j < E_TILE_VECS / E_BLOCK; j++)
+                work<K>(acc, tile[threadIdx.x + j * E_BLOCK], y, z);
+    }
+    T sum = 0;
+#pragma unroll
+    for (int l = 0; l < vec16<T>::lanes; l++)
+        sum += acc[l];
+    if (verify || sum == never)
+        out[tid] = sum;
+}
+
+/* Uniform values in [-1, 1) from a hash of the index: host and device agree. */
+static __host__ __device__ double e_draw(unsigned long long i)
+{
+    i = (i ^ 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+    i ^= i >> 31;
+    return (double)(i >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+template <typename T> __global__ void k_efill(T *buf, long n)
+{
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long)gridDim.x * blockDim.x)
+        buf[i] = (T)e_draw((unsigned long long)i);
+}
+
+template <typename T> struct sweep_job {
+    const typename vec16<T>::type *buf;
+    long n_vec;
+    int level, passes, k, grid, verify;
+    T *out;
+};
+
+/* The level's kernel for FMA count K (one of ks). */
+template <typename T, int K> static void launch_k(const sweep_job<T> *j, cudaStream_t st)
+{
+    const T y = (T)0.9375, z = (T)0.0625, never = (T)-1234.5;
+    if (j->level == LEVEL_DRAM)
+        k_esweep<T, LEVEL_DRAM, K><<<j->grid, E_BLOCK, 0, st>>>(j->buf, j->n_vec, j->passes, y, z,
+                                                                never, j->out, j->verify);
+    else if (j->level == LEVEL_L2)
+        k_esweep<T, LEVEL_L2, K><<<j->grid, E_BLOCK, 0, st>>>(j->buf, j->n_vec, j->passes, y, z,
+                                                              never, j->out, j->verify);
+    else
+        k_esweep<T, LEVEL_SHARED, K><<<j->grid, E_BLOCK, 0, st>>>(j->buf, j->n_vec, j->passes, y, z,
+                                                                  never, j->out, j->verify);
+}
+
+template <typename T> static int enqueue_sweep(void *arg, cudaStream_t st)
+{
+    sweep_job<T> *j = (sweep_job<T> *)arg;
+    if (j->k == ks[0])
+        launch_k<T, 0>(j, st);
+    else if (j->k == ks[1])
+        launch_k<T, 32>(j, st);
+    else if (j->k == ks[2])
+        launch_k<T, 256>(j, st);
+    else
+        RK_BUG("energy sweep: an FMA count without a kernel");
+    return cudaGetLastError() == cudaSuccess
+               ? RK_OK
+               : rk_error(RK_ECUDA, "the energy sweep kernel did not launch");
+}
+
+/* Host float64 replay of thread tid of job j (j->verify set). */
+template <typename T> static double host_thread(const sweep_job<T> *j, long tid)
+{
+    const int lanes = vec16<T>::lanes;
+    const long stride = (long)j->grid * E_BLOCK;
+    double acc[4] = {0, 0, 0, 0};
+    auto one = [&](long v) {
+        for (int l = 0; l < lanes; l++) {
+            double a = acc[l] + e_draw((unsigned long long)(v * lanes + l));
+            for (int q = 0; q < j->k; q++)
+                a = a * 0.9375 + 0.0625;
+            acc[l] = a;
+        }
+    };
+    if (j->level == LEVEL_DRAM) {
+        for (long i = tid; i < j->n_vec; i += stride)
+            one(i);
+    } else if (j->level == LEVEL_L2) {
+        for (int p = 0; p < j->passes; p++)
+            for (long i = tid; i < j->n_vec; i += stride)
+                one(i);
+    } else {
+        long blk = tid / E_BLOCK, t = tid % E_BLOCK;
+        long base = (blk * E_TILE_VECS) % (j->n_vec - E_TILE_VECS + 1);
+        for (int p = 0; p < j->passes; p++)
+            for (int q = 0; q < E_TILE_VECS / E_BLOCK; q++)
+                one(base + t + q * E_BLOCK);
+    }
+    return acc[0] + acc[1] + acc[2] + acc[3];
+}
+
+/* Runs a small copy of each level's call (every thread written) and compares 64 threads with
+ * the float64 replay. */
+template <typename T> static int check_sweep(struct probes *s, const char *prec)
+{
+    const double tol = sizeof(T) == 4 ? 1e-4 : 1e-10;
+    for (int level = 0; level < N_LEVELS; level++) {
+        sweep_job<T> j{};
+        j.buf = (const typename vec16<T>::type *)s->dram[0];
+        j.n_vec = level == LEVEL_DRAM ? 1 << 16 : 1 << 14;
+        j.level = level;
+        j.passes = 3;
+        j.k = ks[1];
+        j.grid = 16;
+        j.verify = 1;
+        j.out = (T *)s->dram[1];
+        int rc = enqueue_sweep<T>(&j, s->stream);
+        if (rc != RK_OK)
+            return rc;
+        T got[16 * E_BLOCK];
+        RK_CUDA(cudaMemcpyAsync(got, j.out, sizeof got, cudaMemcpyDeviceToHost, s->stream));
+        RK_CUDA(cudaStreamSynchronize(s->stream));
+        for (long t = 0; t < 16 * E_BLOCK; t += 16 * E_BLOCK / 64) {
+            double want = host_thread<T>(&j, t);
+            if (!(fabs((double)got[t] - want) <= tol * (fabs(want) + 1)))
+                return rk_error(RK_EVERIFY,
+                                "the %s energy sweep kernel (%s) is wrong: thread %ld gave %.17g, "
+                                "float64 says %.17g",
+                                prec, level_name[level], t, (double)got[t], want);
+        }
+    }
+    return RK_OK;
+}
+
+int pt_energy_op(const char *precision, int tensor)
+{
+    return model_energy_op_of(precision, tensor);
+}
+
+int pt_energy_point(struct probes *s, pt_enqueue_fn fn, void *arg, double call_ms,
+                    const struct model_energy_work *work, const char *name)
+{
+    struct pt_energy_set *set = s->energy;
+    struct probes_energy r;
+    long n = probes_energy_launches(call_ms * 1e-3);
+    int rc = RK_ENODATA;
+
+    if (!set || set->n >= PT_ENERGY_MAX_POINTS)
+        return RK_OK;
+    for (int attempt = 0; attempt < 2 && rc == RK_ENODATA; attempt++, n *= 2) {
+        int lrc = probes_meter_begin(set->meter);
+        if (lrc != RK_OK)
+            return lrc;
+        for (long i = 0; i < n && lrc == RK_OK; i++)
+            lrc = fn(arg, s->stream);
+        cudaError_t e = cudaStreamSynchronize(s->stream);
+        rc = probes_meter_end(set->meter, n, &r);
+        if (lrc != RK_OK)
+            return lrc;
+        if (e != cudaSuccess)
+            return rk_error(RK_ECUDA, "the energy batch of %s failed: %s", name,
+                            cudaGetErrorString(e));
+        if (rk_interrupted)
+            return RK_EINTR;
+    }
+    if (rc != RK_OK)
+        return rk_error(RK_ENODATA,
+                        "the energy counter did not move enough over %ld calls of %s (%.2f s)",
+                        n / 2, name, r.batch_s);
+    struct pt_energy_point *p = &set->p[set->n++];
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->w = *work;
+    p->w.time_s = r.batch_s / (double)r.launches;
+    p->w.energy_j = r.energy_j;
+    p->r = r;
+    return RK_OK;
+}
+
+/* The sweep of one precision: every level and k, each timed, then read. */
+template <typename T> static int sweep(struct probes *s, const char *prec, int op)
+{
+    const double elem = sizeof(T);
+    const long dram_vec = (long)(E_CALL_BYTES / 16);
+    k_efill<T><<<s->dev.sm_count * 8, 256, 0, s->stream>>>((T *)s->dram[0], dram_vec * 16 / elem);
+    RK_CUDA(cudaGetLastError());
+    int rc = check_sweep<T>(s, prec);
+    if (rc != RK_OK)
+        return rc;
+    for (int level = 0; level < N_LEVELS && !rk_interrupted; level++)
+        for (int q = 0; q < N_KS && !rk_interrupted; q++) {
+            sweep_job<T> j{};
+            struct model_energy_work w;
+            double ms[3], bytes;
+            char name[40];
+            memset(&w, 0, sizeof w);
+            j.buf = (const typename vec16<T>::type *)s->dram[0];
+            j.level = level;
+            j.k = ks[q];
+            j.grid = s->dev.sm_count * E_BLOCKS_SM;
+            j.out = (T *)s->dram[1];
+            if (level == LEVEL_DRAM) {
+                j.n_vec = dram_vec;
+                j.passes = 1;
+                bytes = (double)dram_vec * 16;
+                w.bytes[MODEL_LEVEL_DRAM] = w.bytes[MODEL_LEVEL_L2] = bytes;
+            } else if (level == LEVEL_L2) {
+                j.n_vec = (long)(E_L2_BYTES / 16);
+                j.passes = (int)(E_CALL_BYTES / (double)E_L2_BYTES);
+                bytes = (double)j.n_vec * 16 * j.passes;
+                w.bytes[MODEL_LEVEL_L2] = bytes;
+            } else {
+                j.n_vec = dram_vec;
+                j.passes = (int)(E_CALL_BYTES / ((double)j.grid * E_TILE_VECS * 16));
+                bytes = (double)j.grid * E_TILE_VECS * 16 * j.passes;
+                w.bytes[MODEL_LEVEL_SHARED] = bytes;
+                w.bytes[MODEL_LEVEL_L2] = (double)j.grid * E_TILE_VECS * 16; /* the fill */
+            }
+            w.flops[op] = bytes / elem * (1 + 2.0 * ks[q]);
+            if ((rc = pt_time(s, enqueue_sweep<T>, &j, 1, 3, ms)) != RK_OK)
+                return rc;
+            snprintf(name, sizeof name, "%s_%s_k%d", level_name[level], prec, ks[q]);
+            if ((rc = pt_energy_point(s, enqueue_sweep<T>, &j, pt_median(ms, 3), &w, name)) !=
+                RK_OK)
+                return rc;
+        }
+    return rk_interrupted ? RK_EINTR : RK_OK;
+}
+
+/* Runs registry probe `name` (unless waived) into a scratch output: its energy point only. */
+static int run_for_energy(struct probes *s, const char *name)
+{
+    for (int i = 0; i < probes_count(); i++) {
+        if (strcmp(probes_get(i)->name, name) != 0 || probes_waived(s, i))
+            continue;
+        struct probes_output scratch = {};
+        int quick = s->quick;
+        s->quick = 1;
+        int rc = probes_run(s, i, &scratch);
+        s->quick = quick;
+        probes_output_release(&scratch);
+        return rc;
+    }
+    return RK_OK;
+}
+
+/* One ceiling of the fit. */
+static int add_ceiling(struct probes_output *out, const char *name, const char *level,
+                       const char *prec, double value, const char *unit, int n,
+                       const struct rk_buf *params)
+{
+    struct probes_result *r = pt_add_result(out, name);
+    if (!r)
+        return rk_error(RK_ENOMEM, "out of host memory");
+    r->kind = "energy";
+    r->level = level;
+    r->precision = prec;
+    r->value = r->median = value;
+    r->unit = unit;
+    r->reps = n;
+    snprintf(r->method, sizeof r->method,
+             "one joint least-squares fit (relative errors) of E = sum flops x eps_flop + sum "
+             "bytes x eps_byte + P0 x T over %d intensity microbenchmarks read with NVML's "
+             "energy counter (Choi et al., IPDPS 2013)",
+             n);
+    struct rk_buf b = RK_BUF_INIT;
+    rk_buf_puts(&b, params->s ? params->s : "{}");
+    return pt_set_params(r, &b);
+}
+
+/* The points and residuals as JSON columns (what the ceilings' params carry). */
+static void points_json(struct rk_buf *b, const struct pt_energy_set *set, const double *res,
+                        unsigned clamped)
+{
+    static const char *const cols[] = {"time_s", "energy_j", "power_w", "residual"};
+    /* the unknowns the fit fixed at 0, by model_energy_fit's column numbers */
+    rk_buf_puts(b, "{\"fit\":\"joint\",\"clamped_at_zero\":[");
+    for (int c = 0, first = 1; c < MODEL_EOP_COUNT + MODEL_LEVEL_COUNT + 1; c++) {
+        if (!(clamped & (1u << c)))
+            continue;
+        rk_buf_puts(b, first ? "" : ",");
+        first = 0;
+        rk_json_str(b, c < MODEL_EOP_COUNT ? model_energy_op_name((enum model_energy_op)c)
+                       : c < MODEL_EOP_COUNT + MODEL_LEVEL_COUNT
+                           ? model_level_name((enum model_level_id)(c - MODEL_EOP_COUNT))
+                           : "static");
+    }
+    rk_buf_puts(b, "],\"names\":[");
+    for (int i = 0; i < set->n; i++) {
+        if (i)
+            rk_buf_puts(b, ",");
+        rk_json_str(b, set->p[i].name);
+    }
+    rk_buf_puts(b, "],\"op\":[");
+    for (int i = 0; i < set->n; i++) {
+        int op = -1;
+        for (int o = 0; o < MODEL_EOP_COUNT; o++)
+            if (set->p[i].w.flops[o] > 0)
+                op = o;
+        rk_buf_puts(b, i ? "," : "");
+        if (op < 0)
+            rk_buf_puts(b, "null");
+        else
+            rk_json_str(b, model_energy_op_name((enum model_energy_op)op));
+    }
+    rk_buf_puts(b, "],\"flops\":[");
+    for (int i = 0; i < set->n; i++) {
+        double f = 0;
+        for (int o = 0; o < MODEL_EOP_COUNT; o++)
+            f += set->p[i].w.flops[o];
+        rk_buf_printf(b, "%s%.6g", i ? "," : "", f);
+    }
+    for (int l = 0; l < MODEL_LEVEL_COUNT; l++) {
+        if (l == MODEL_LEVEL_L1)
+            continue;
+        rk_buf_printf(b, "],\"bytes_%s\":[", model_level_name((enum model_level_id)l));
+        for (int i = 0; i < set->n; i++)
+            rk_buf_printf(b, "%s%.6g", i ? "," : "", set->p[i].w.bytes[l]);
+    }
+    for (int c = 0; c < 4; c++) {
+        rk_buf_printf(b, "],\"%s\":[", cols[c]);
+        for (int i = 0; i < set->n; i++) {
+            const struct pt_energy_point *p = &set->p[i];
+            double v = c == 0   ? p->w.time_s
+                       : c == 1 ? p->w.energy_j
+                       : c == 2 ? p->r.power_w
+                                : res[i];
+            rk_buf_printf(b, "%s%.6g", i ? "," : "", v);
+        }
+    }
+    rk_buf_puts(b, "]}");
+}
+
+int pt_energy(struct probes *s, int arg, struct probes_output *out)
+{
+    struct pt_energy_set *set = (struct pt_energy_set *)calloc(1, sizeof *set);
+    char why[200] = "";
+    int rc = RK_OK;
+    (void)arg;
+
+    if (!set)
+        return rk_error(RK_ENOMEM, "out of host memory");
+    if (probes_meter_open(s->dev.pci_bus_id, &set->meter, why, sizeof why) != RK_OK) {
+        rk_warn("energy_fit: %s; no energy ceilings measured", why);
+        free(set);
+        return RK_OK;
+    }
+    if ((rc = pt_alloc_dram(s)) != RK_OK)
+        goto out;
+    s->energy = set;
+    {
+        /* warm up about a second (a first reading after idle reads low), not recorded */
+        sweep_job<float> j{};
+        j.buf = (const float4 *)s->dram[0];
+        j.n_vec = (long)(E_CALL_BYTES / 16);
+        j.level = LEVEL_DRAM;
+        j.passes = 1;
+        j.k = ks[1];
+        j.grid = s->dev.sm_count * E_BLOCKS_SM;
+        j.out = (float *)s->dram[1];
+        for (int i = 0; i < 2000 && rc == RK_OK; i++)
+            rc = enqueue_sweep<float>(&j, s->stream);
+        PT_CUDA(cudaStreamSynchronize(s->stream));
+    }
+    if (rc == RK_OK)
+        rc = sweep<float>(s, "fp32", MODEL_EOP_FP32);
+    if (rc == RK_OK)
+        rc = sweep<double>(s, "fp64", MODEL_EOP_FP64);
+    static const char *const others[] = {"peak_fp32_fma", "peak_fp64_fma", "peak_tensor_bf16",
+                                         "peak_tensor_fp16", "peak_tensor_fp64"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0] && rc == RK_OK; i++)
+        rc = run_for_energy(s, others[i]);
+    s->energy = NULL;
+    if (rc != RK_OK)
+        goto out;
+    {
+        struct model_energy e;
+        double res[PT_ENERGY_MAX_POINTS];
+        const char *fwhy = NULL;
+        struct model_energy_work w[PT_ENERGY_MAX_POINTS];
+        for (int i = 0; i < set->n; i++)
+            w[i] = set->p[i].w;
+        unsigned clamped = 0;
+        rc = model_energy_fit(w, set->n, &e, res, &clamped, &fwhy);
+        if (rc != RK_OK || clamped) /* the points, to see why */
+            for (int i = 0; i < set->n; i++)
+                rk_info("energy_fit: %-18s %7.1f W (NVML samples %7.1f W) %.5g J in %.5g s",
+                        set->p[i].name, set->p[i].r.power_w, set->p[i].r.power_sampled_w,
+                        set->p[i].w.energy_j, set->p[i].w.time_s);
+        if (rc != RK_OK) {
+            rc = rk_error(rc, "energy_fit: the fit of %d points failed: %s", set->n, fwhy);
+            goto out;
+        }
+        struct rk_buf pj = RK_BUF_INIT;
+        points_json(&pj, set, res, clamped);
+        rc = pj.oom ? rk_error(RK_ENOMEM, "out of host memory") : RK_OK;
+        for (int o = 0; o < MODEL_EOP_COUNT && rc == RK_OK; o++) {
+            char name[48];
+            const char *op = model_energy_op_name((enum model_energy_op)o);
+            if (isnan(e.eps_flop[o]))
+                continue;
+            snprintf(name, sizeof name, "energy_flop_%s", op);
+            rc = add_ceiling(out, name, strncmp(op, "tc_", 3) == 0 ? "tensor" : NULL,
+                             strncmp(op, "tc_", 3) == 0 ? op + 3 : op, e.eps_flop[o] * 1e12,
+                             "pJ/FLOP", set->n, &pj);
+        }
+        for (int l = 0; l < MODEL_LEVEL_COUNT && rc == RK_OK; l++) {
+            char name[48];
+            const char *lv = model_level_name((enum model_level_id)l);
+            if (isnan(e.eps_byte[l]))
+                continue;
+            snprintf(name, sizeof name, "energy_byte_%s", lv);
+            rc = add_ceiling(out, name, lv, NULL, e.eps_byte[l] * 1e12, "pJ/B", set->n, &pj);
+        }
+        if (rc == RK_OK)
+            rc = add_ceiling(out, "energy_static", NULL, NULL, e.p0_w, "W", set->n, &pj);
+        rk_buf_release(&pj);
+    }
+out:
+    s->energy = NULL;
+    probes_meter_close(set->meter);
+    free(set);
+    return rc;
+}
