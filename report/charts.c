@@ -869,6 +869,8 @@ int rp_build_charts(const struct rp_data *d, struct rp_out *o, struct rp_chart *
     if (cs.rc == RK_OK)
         rp_gpu_charts(d, &cs, o);
     if (cs.rc == RK_OK)
+        rp_energy_charts(d, &cs, o);
+    if (cs.rc == RK_OK)
         rp_compare_charts(d, &cs, o);
     for (int j = 0; j < d->nmodels && cs.rc == RK_OK; j++)
         predmeas_chart(d, d->models[j], &cs, o);

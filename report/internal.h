@@ -163,7 +163,10 @@ struct rp_data {
     int npeer_devs;
     struct rp_rank_group *groups; /* programs profiled as 2 or more ranks */
     int ngroups;
-    struct analysis_cmp *cmp; /* --baseline: the comparison (compare.c); NULL without */
+    struct analysis_cmp *cmp;     /* --baseline: the comparison (compare.c); NULL without */
+    struct db_energy_span *spans; /* energy spans of the reported captures (profile --energy) */
+    int nspans;                   /* ... those, first ... */
+    int nspans_all; /* ... then the others, spans[nspans .. nspans_all) (freed with all) */
 };
 
 int rp_load(struct db *db, const struct report_select *sel, struct rp_data *out /* OUT */);
@@ -242,6 +245,8 @@ enum rp_section {
     RP_SEC_KERNELS,      /* measurements per family, GFLOP/s and speedup charts */
     RP_SEC_MODEL,        /* model accuracy, predicted against measured */
     RP_SEC_TSM2,         /* TSM2 threshold and parameters, bandwidth utilisation */
+    RP_SEC_ENERGY,       /* energy roofline, energy per launch, spans, TSM2 against cuBLAS
+                            (energy.c); only when the database has energy readings */
     RP_SEC_COMPARE,      /* --baseline: capture B against A (compare.c); only with it */
     RP_SEC_COUNT
 };
@@ -488,6 +493,12 @@ void rp_roofline_charts(const struct rp_data *d, int dev, struct rp_charts *cs, 
 /* gpucharts.c: the charts of several GPUs and ranks, each only when its data is there: every
  * GPU's ceilings on one roofline, a heat map per ceiling of GPU pairs, kernel time per rank. */
 void rp_gpu_charts(const struct rp_data *d, struct rp_charts *cs, struct rp_out *o);
+
+/* energy.c: the energy section (RP_SEC_ENERGY): its tables when some measurement has an energy
+ * reading or a capture has energy spans, and each device's energy roofline when it has energy
+ * ceilings. */
+void rp_energy_tables(const struct rp_data *d, struct rp_tabs *ts);
+void rp_energy_charts(const struct rp_data *d, struct rp_charts *cs, struct rp_out *o);
 
 /* compare.c: the chart of --baseline's ratios (nothing without d->cmp). */
 void rp_compare_charts(const struct rp_data *d, struct rp_charts *cs, struct rp_out *o);

@@ -340,6 +340,28 @@ out:
     return rc;
 }
 
+/* The energy spans of the reported captures on reported devices (or naming none), first. */
+static int load_spans(struct db *db, struct rp_data *d)
+{
+    int rc = db_query_energy_spans(db, 0, &d->spans, &d->nspans_all);
+    if (rc != RK_OK)
+        return rc;
+    for (int i = 0; i < d->nspans_all; i++) {
+        const struct db_energy_span *s = &d->spans[i];
+        int cap = 0, dev = s->device_id == 0;
+        for (int k = 0; k < d->ncaps && !cap; k++)
+            cap = d->caps[k].id == s->capture_id;
+        for (int k = 0; k < d->ndevs && !dev; k++)
+            dev = d->devs[k].a.dev.id == s->device_id;
+        if (cap && dev) {
+            struct db_energy_span t = d->spans[d->nspans];
+            d->spans[d->nspans++] = *s;
+            d->spans[i] = t;
+        }
+    }
+    return RK_OK;
+}
+
 int rp_load(struct db *db, const struct report_select *select, struct rp_data *out)
 {
     struct rp_data d;
@@ -414,6 +436,8 @@ int rp_load(struct db *db, const struct report_select *select, struct rp_data *o
         distinct(models, k, &d.models, &d.nmodels);
     }
     rc = rp_select(&d, is_cublas, &d.cublas, &d.ncublas);
+    if (rc == RK_OK)
+        rc = load_spans(db, &d);
     if (rc == RK_OK)
         rc = load_gpus(&d);
     if (rc == RK_OK)
@@ -741,6 +765,7 @@ void rp_data_release(struct rp_data *d)
     free(d->devs);
     db_free_captures(d->caps, d->ncaps_all);
     db_free_measurements(d->rows, d->nrows_all);
+    db_free_energy_spans(d->spans, d->nspans_all);
     free(d->meas);
     free((void *)d->cublas);
     free((void *)d->models);

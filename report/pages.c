@@ -22,10 +22,15 @@
 #include "internal.h"
 
 static const char *const section_id[RP_SEC_COUNT] = {"overview", "devices", "gpus",   "kernels",
-                                                     "model",    "tsm2",    "compare"};
-static const char *const section_title[RP_SEC_COUNT] = {
-    "Overview",       "Devices and ceilings", "Several GPUs, hosts and ranks", "Kernels",
-    "Model accuracy", "TSM2 and ISM2",        "Comparison with a baseline"};
+                                                     "model",    "tsm2",    "energy", "compare"};
+static const char *const section_title[RP_SEC_COUNT] = {"Overview",
+                                                        "Devices and ceilings",
+                                                        "Several GPUs, hosts and ranks",
+                                                        "Kernels",
+                                                        "Model accuracy",
+                                                        "TSM2 and ISM2",
+                                                        "Energy",
+                                                        "Comparison with a baseline"};
 
 /* Does section s have anything to show? Only the section of several GPUs and ranks can be
  * empty (a one-GPU database): it is then left out of the page altogether. */

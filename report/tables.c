@@ -741,6 +741,7 @@ int rp_build_tables(const struct rp_data *d, struct rp_table **out, int *n)
     tsm2_threshold_table(d, &ts);
     tsm2_params_table(d, &ts);
     rp_gpu_tables(d, &ts);
+    rp_energy_tables(d, &ts);
     rp_compare_tables(d, &ts);
     for (int i = 0; i < ts.n; i++)
         ts.oom |= ts.t[i].oom;

@@ -22,6 +22,11 @@ command and checks its content against the database, read back through
      median time; a kernel's speedup over cuBLAS is its reference's median time over its own,
      the reference being the fastest verified cuBLAS call of its capture, device, precision,
      shape and cache state that is not TF32 (none: both cells empty)
+  C9 energy (only when the database has energy readings or spans): csv/energy-measurements.csv
+     has one row per measurement with a reading, its J per launch, W and launches as stored;
+     csv/energy-cublas.csv one row per verified TSM2/ISM2 measurement with a reading whose C8
+     reference has one too, the ratio of their energies and which is the cheaper;
+     csv/energy-spans.csv one row per energy span; the page has the section "Energy"
 
 Used by CI on the example database (examples/) and on the test fixture.
 """
@@ -138,6 +143,60 @@ if any(r.get('family') in ('tsm2', 'ism2') for r in meas.values()):
 
 html_path = os.path.join(out, 'index.html')
 html = open(html_path, encoding='utf-8').read()
+
+# C9
+def has_energy(m):
+    return (m.get('energy_launches') or 0) > 0 and (m.get('energy_j') or 0) > 0
+
+
+def read_csv(name):
+    path = os.path.join(out, 'csv', name)
+    return list(csv.DictReader(open(path, newline=''))) if os.path.exists(path) else None
+
+
+spans = json.loads(export('energy_span', 'json'))
+with_energy = {i: m for i, m in meas.items() if has_energy(m)}
+nenergy = 0
+if with_energy or spans:
+    check('<section id="energy">' in html, 'C9 no energy section in index.html')
+    rows = read_csv('energy-measurements.csv') or []
+    check(with_energy or rows == [], 'C9 an energy-measurements table without readings')
+    check(len(rows) == len(with_energy), 'C9 energy-measurements.csv: %d rows, %d readings'
+          % (len(rows), len(with_energy)))
+    by_j = sorted((float(r['J per launch']), float(r['average W'] or 'nan'),
+                   int(r['energy launches'])) for r in rows)
+    want = sorted((m['energy_j'], m['power_w'] if m['power_w'] is not None else float('nan'),
+                   m['energy_launches']) for m in with_energy.values())
+    check(len(by_j) == len(want) and all(abs(a[0] / b[0] - 1) < 1e-9 and a[2] == b[2]
+                                         for a, b in zip(by_j, want)),
+          'C9 energy per launch or launches differ from the database')
+    cub = read_csv('energy-cublas.csv') or []
+    expect = []
+    for m in with_energy.values():
+        if m['family'] not in ('tsm2', 'ism2') or m['verified'] == 0 or not m['time_median_ns']:
+            continue
+        refs = [c for c in meas.values() if cublas_ok(m, c)]
+        ref = min(refs, key=lambda c: (c['time_median_ns'], c['id'])) if refs else None
+        if ref is not None and has_energy(ref):
+            expect.append((m['kernel'], m['m'], m['n'], m['k'], m['precision'],
+                           m['energy_j'] / ref['energy_j']))
+    got = []
+    for r in cub:
+        mm, nn, kk = (int(v) for v in r['shape m x n x k'].split(' x '))
+        ratio = float(r['kernel / cuBLAS J'])
+        got.append((r['kernel'], mm, nn, kk, r['precision'], ratio))
+        check(r['fewer joules'] == (r['kernel'] if ratio < 1 else 'cuBLAS' if ratio > 1
+                                    else 'same'), 'C9 fewer joules of %s' % r['shape m x n x k'])
+    expect.sort()
+    got.sort()
+    check(len(got) == len(expect) and all(a[:5] == b[:5] and abs(a[5] / b[5] - 1) < 1e-9
+                                          for a, b in zip(got, expect)),
+          'C9 energy-cublas.csv: %d rows, expected %d (or a ratio differs)'
+          % (len(got), len(expect)))
+    srows = read_csv('energy-spans.csv') or []
+    check(len(srows) == len(spans), 'C9 energy-spans.csv: %d rows, %d spans'
+          % (len(srows), len(spans)))
+    nenergy = len(rows) + len(cub) + len(srows)
 for tid, rows in tables.items():
     m = re.search(r'<table id="%s">(.*?)</table>' % re.escape(tid), html, re.S)
     if rows:
@@ -282,5 +341,6 @@ if fails:
     print('\n'.join('FAIL: ' + f for f in fails[:40]))
     sys.exit(1)
 print('PASS: %d measurements in %d tables equal the database; %d predictions; %d SVG charts%s; '
-      '%d overview entries' % (len(seen), len(tables), len(preds), len(svgs),
-                               '' if drawn else ' (gnuplot missing)', ntop))
+      '%d overview entries; %d energy rows' % (len(seen), len(tables), len(preds), len(svgs),
+                                               '' if drawn else ' (gnuplot missing)', ntop,
+                                               nenergy))
