@@ -116,7 +116,7 @@ void profile_energy_store(struct rk_ctx *ctx, struct profile_energy *pe, int64_t
     char **uuids = NULL, progname[512] = "";
     int nlines = 0, nspans = 0, nd = 0, nu = 0, rc;
     long kshort = 0, nshort = 0;
-    double kshort_j = 0, program_j = 0;
+    double kshort_j = 0, program_j = 0, busy_j = 0;
     if (!pe->on)
         return;
     collect_energy_stop(pe->meter);
@@ -166,6 +166,10 @@ void profile_energy_store(struct rk_ctx *ctx, struct profile_energy *pe, int64_t
     }
     for (int i = 0; i < nlines; i++) {
         const struct collect_energy_line *x = &lines[i];
+        if (strcmp(x->scope, "busy") == 0) {
+            busy_j += x->energy_j;
+            continue;
+        }
         if (strcmp(x->scope, "kshort") == 0 || strcmp(x->scope, "nshort") == 0) {
             if (x->scope[0] == 'k') {
                 kshort += x->launches;
@@ -208,6 +212,11 @@ void profile_energy_store(struct rk_ctx *ctx, struct profile_energy *pe, int64_t
                     "short for a reading (%.3g J apportioned, not stored); %d NVTX range%s read%s",
                     program_j, nu, nu == 1 ? "" : "s", nk, nk == 1 ? "" : "s", kj, kshort, kshort_j,
                     nn, nn == 1 ? "" : "s", nshort ? " (others too short)" : "");
+        if (busy_j > 0)
+            rk_info("energy: from the first kernel's start to the last one's end the GPU drew "
+                    "%.4g J; the kernels got %.4g J of it (%.1f %%), the gaps between them the "
+                    "rest",
+                    busy_j, kj + kshort_j, 100.0 * (kj + kshort_j) / busy_j);
     }
 out:
     if (rc != RK_OK)

@@ -498,8 +498,9 @@ int collect_energy_read(const struct collect_energy_share *sh);
  * The file a profiled process leaves for `roofkit profile` (injection library -> parent): one
  * line per group read, "scope TAB uuid TAB energy_j TAB busy_ns TAB launches TAB windows TAB
  * name" (scope "kernel" or "nvtx"; "kshort" / "nshort": the kernels / NVTX paths of a GPU too
- * short for a reading, launches = how many, energy_j their apportioned sum; "lost": the
- * process could not keep every launch, none apportioned; tabs and newlines in a name become
+ * short for a reading, launches = how many, energy_j their apportioned sum; "busy": the
+ * counter from a GPU's first launch's start to its last launch's end (busy_ns that time); "lost":
+ * the process could not keep every launch, none apportioned; tabs and newlines in a name become
  * spaces).
  * collect_energy_write writes them (RK_OK or RK_EIO); collect_energy_load appends a file's
  * lines to *l (*n of them; malformed lines skipped): RK_OK, RK_EIO (no file), RK_ENOMEM.

@@ -433,7 +433,7 @@ static void energy_finish(void)
         collect_energy_write(path, &x, 1);
         goto out;
     }
-    if (e_nnames == 0 || !(lines = calloc((size_t)e_nnames + 128, sizeof *lines)) ||
+    if (e_nnames == 0 || !(lines = calloc((size_t)e_nnames + 192, sizeof *lines)) ||
         !(busy = malloc((size_t)e_nlaunch * 2 * sizeof *busy)) ||
         !(sh = calloc((size_t)e_nnames, sizeof *sh)))
         goto out;
@@ -448,6 +448,29 @@ static void energy_finish(void)
         if (!any || !(uuid = device_uuid(dev)) || (gpu = collect_energy_find(meter, uuid)) < 0)
             continue;
         ns = collect_energy_samples(meter, gpu, &smp);
+        {
+            /* "busy": the counter from the first launch's start to the last one's end, what the
+             * kernels' figures are to add up to with the gaps between them (a check) */
+            uint64_t first = UINT64_MAX, last = 0;
+            for (long i = 0; i < e_nlaunch; i++) {
+                const struct e_launch *e = &e_launch[i];
+                if (e_names[e->kernel].device != dev)
+                    continue;
+                first = e->start < first ? e->start : first;
+                last = e->end > last ? e->end : last;
+            }
+            double j = last > first ? collect_energy_between(smp, ns, first, last) : NAN;
+            if (isfinite(j)) {
+                static char busy_name[] = "first launch to last";
+                struct collect_energy_line *x = &lines[nlines++];
+                memset(x, 0, sizeof *x);
+                snprintf(x->scope, sizeof x->scope, "busy");
+                snprintf(x->uuid, sizeof x->uuid, "%s", uuid);
+                x->energy_j = j;
+                x->busy_ns = (double)(last - first);
+                x->name = busy_name;
+            }
+        }
         /* kernels and NVTX paths apportioned apart: each launch once in either set */
         for (int pass = 0; pass < 2; pass++) {
             nb = 0;
@@ -480,7 +503,7 @@ static void energy_finish(void)
                 x->launches = sh[g].launches;
                 x->name = e_names[g].name;
             }
-            if (skipped.launches > 0 && nlines < e_nnames + 128) {
+            if (skipped.launches > 0 && nlines < e_nnames + 192) {
                 /* launches: how many groups were too short for a reading */
                 struct collect_energy_line *x = &lines[nlines++];
                 *x = skipped;

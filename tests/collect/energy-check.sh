@@ -11,6 +11,8 @@
 #      power over the time without kernels: CUDA's start, the host)
 #   G4 --summary says energy_from 'kernel' for the three and 'too short' for fma_loop
 #   G5 with counters (the default metrics) only the program's span is stored
+#   G6 from the first kernel's start to the last one's end, the kernels (read and too short) got
+#      at least 90 % of what the GPU drew (gpu_prog100 launches back to back: the gaps are small)
 set -u
 R=$1
 P=$2
@@ -31,7 +33,7 @@ if grep -q "no energy reading" "$W/p1.txt"; then
 fi
 "$R" --db "$db" profile --summary --format csv >"$W/summary.csv" 2>"$W/summary.err"
 "$R" --db "$db" profile --energy -- "$P" 100 1024 >"$W/p2.txt" 2>&1
-python3 - "$db" "$W/summary.csv" <<'PY'
+python3 - "$db" "$W/summary.csv" "$W/p1.txt" <<'PY'
 import csv, sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 fails = []
@@ -60,5 +62,9 @@ check(all(rows.get(k, {}).get("energy_from") == "kernel" for k in ("triad", "sca
       "G4 summary energy_from: %s" % {k: r.get("energy_from") for k, r in rows.items()})
 sp2 = c.execute("select scope from energy_span where capture_id = 2").fetchall()
 check(sp2 == [("program",)], "G5 with counters: %s" % sp2)
+import re
+m = re.search(r"the kernels got [0-9.e+]+ J of it \(([0-9.]+) %\)", open(sys.argv[3]).read())
+check(m is not None and float(m.group(1)) >= 90,
+      "G6 kernels' share of the GPU's energy while they ran: %s %%" % (m.group(1) if m else None))
 sys.exit(1 if fails else 0)
 PY
