@@ -211,6 +211,10 @@ static inline long kernels_tsm2_cols(long n)
  */
 #define KERNELS_TSM2_XCOLS 3, 5, 6, 7, 20, 24
 
+/* Column tiles beyond 16 of ISM2 opt. 1 with B whole in shared memory (apipe = 2), each with
+ * t3 4, 8 or 16: a row's n = 17-32 outputs in one pass. */
+#define KERNELS_ISM2_WIDE_COLS 24, 32
+
 /*
  * Bytes one thread of a TSM2/ISM2 kernel keeps in flight (docs/model.md "occupancy"), for the
  * model's Little's law: V2, V3 and ISM2 fetch t3 elements of A before they use them (004 §3.5,

@@ -34,6 +34,10 @@
     {"t2", 0, 0, 32, AUTO,                                                                         \
      "tile_size_C: columns of C per pass (1,2,4,8,16; fp32 with apipe = 1 also 3,5,6,7,20,24 "   \
      "with their t3 and rpt; 0: smallest power of two >= n)"}
+#define P_T2R                                                                                      \
+    {"t2", 0, 0, 32, AUTO,                                                                         \
+     "tile_size_C: columns of C per pass (1,2,4,8,16; with apipe = 2 also 24, 32 at t3 >= 4; "   \
+     "0: smallest power of two >= n)"}
 #define P_APIPE                                                                                    \
     {"apipe", 1, 0, 1, 0,                                                                          \
      "1: next A groups via a 4-stage cp.async ring in shared memory (H100 extension); 0: "        \
@@ -121,10 +125,11 @@ static const struct kernels_kernel registry[] = {
        "tsm2_v3 with apipe = 1: column blocks, the blocks of a row tile side by side, each its "
        "share of the column tiles, A read once from DRAM (0, 1: the tiles are passes in a block)"}},
      "004 §3.6, §4.2, §5.2",
-     "TSM2/ISM2 entry point: the variant and parameters the model chooses for the shape",
+     "TSM2/ISM2 entry point: runs the variant and parameters chosen for the shape and GPU "
+     "(costed as that variant)",
      &kern_tsm2_auto},
     {"ism2_opt1", "ism2", MODEL_FAM_ISM2, KERNELS_COL_MAJOR, FP32 | FP64, 6,
-     {P_T1, P_T2,
+     {P_T1, P_T2R,
       {"t3", 0, 0, 16, AUTO | POW2,
        "tile_size_A: elements of A loaded at a time (0: 8, 4 at k <= 4; with apipe 1: 4, 8 or "
        "16 >= k, 8 for fp64 at k > 8)"},

@@ -775,9 +775,16 @@ template <typename T> opt2_fn<T> pick_opt2(long t2, long t3)
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
+/* The rows kernel also covers n = 17-32 in one pass over a row's columns (kernels.h
+ * KERNELS_ISM2_WIDE_COLS: t2 24 and 32 with t3 4, 8, 16), where t2 = 16 walks each row twice. */
 template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
 {
     static const opt2_fn<T> table[5][5] = RK_T2T3_TABLE(ism2_rows_kernel, T);
+    static const opt2_fn<T> wide[2][3] = {
+        {ism2_rows_kernel<T, 24, 4>, ism2_rows_kernel<T, 24, 8>, ism2_rows_kernel<T, 24, 16>},
+        {ism2_rows_kernel<T, 32, 4>, ism2_rows_kernel<T, 32, 8>, ism2_rows_kernel<T, 32, 16>}};
+    if (t2 == 24 || t2 == 32)
+        return t3 >= 4 && ilog2_pow2(t3) >= 2 ? wide[t2 == 32][ilog2_pow2(t3) - 2] : nullptr;
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
@@ -914,7 +921,10 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     const long t1 = p[P_T1], t3 = p[P_T3];
     if (a->m > 0 && p[P_T2] == 0)
         p[P_T2] = kernels_tsm2_cols(a->n); /* the smallest instantiated t2 covering n */
-    if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0) {
+    const bool wide_rows = (p[P_T2] == 24 || p[P_T2] == 32) && uses_rows(v, p);
+    if (wide_rows && p[P_T3] != 0 && p[P_T3] != 4 && p[P_T3] != 8 && p[P_T3] != 16)
+        return kern_why(why, len, "t2 = %ld with apipe = 2 needs t3 = 4, 8 or 16", p[P_T2]);
+    if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0 && !wide_rows) {
         if (!xcols || !uses_ring(v, p))
             return kern_why(why, len,
                             "t2 must be 1, 2, 4, 8 or 16, not %ld (the other column tiles "

@@ -183,9 +183,12 @@ int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape, long (*out)[
             prec == KERNELS_FP32) /* fp32 has them only */
             x = xcols[i];
     if (shape->k <= KERNELS_TSM2_ISM2_K) {
-        for (long t3 = 4; t3 <= 16 && t3 <= (ck > 4 ? ck : 4); t3 *= 2)
+        for (long t3 = 4; t3 <= 16 && t3 <= (ck > 4 ? ck : 4); t3 *= 2) {
             for (long tcf = 0; tcf <= 4; tcf = tcf ? 2 * tcf : 1)
                 n = push(out, n, max, 3, 0, 0, t3, tcf, 2, 0, 0);
+            if (shape->n > 16 && shape->n <= 32) /* KERNELS_ISM2_WIDE_COLS: one pass */
+                n = push(out, n, max, 3, 0, shape->n <= 24 ? 24 : 32, t3, 0, 2, 0, 0);
+        }
         n = push(out, n, max, 3, 0, 0, 0, 0, 1, 0, 0);
         n = push(out, n, max, 4, 0, 0, 0, 0, -1, 0, 0);
         n = push(out, n, max, 2, 0, c2, 0, 0, 1, 0, 0);

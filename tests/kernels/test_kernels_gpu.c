@@ -166,6 +166,15 @@ static void tsm2_variants(void **state)
     };
     variants("ism2_opt1", rsets, (int)(sizeof rsets / sizeof rsets[0]), rshapes,
              (int)(sizeof rshapes / sizeof rshapes[0]));
+    /* the wide tiles (t2 24, 32): n below, at and past them, k padded to t3 */
+    static const struct kernels_shape wshapes[] = {
+        {77777, 17, 13}, {100003, 32, 33}, {1000, 30, 1}};
+    static const long wsets[][KERNELS_MAX_PARAMS] = {{128, 24, 4, 0, 2, 0},
+                                                     {128, 32, 8, 3, 2, 0},
+                                                     {64, 32, 16, 1, 2, 0},
+                                                     {256, 24, 16, 64, 2, 0}};
+    variants("ism2_opt1", wsets, (int)(sizeof wsets / sizeof wsets[0]), wshapes,
+             (int)(sizeof wshapes / sizeof wshapes[0]));
     static const long t1sets[][KERNELS_MAX_PARAMS] = {{32}, {96}, {256}};
     variants("tsm2_v0", t1sets, 3, shapes, nshapes);
     variants("tsm2_v1", t1sets, 3, shapes, nshapes);
