@@ -13,6 +13,10 @@
  *                    out of the parameter's range and too many values are refused
  *   refused          kernels that are not TSM2 V2/V3 or ISM2, and bad shapes
  *   same             kernels_tune_same compares the axes only
+ *   entry_sweep      kernels_tsm2_sweep for the entry point tsm2: every vector distinct and
+ *                    valid for its precision (kernels_check), the covering tile where fp32
+ *                    has one (t2 5 at n = 5, 20 at n = 17) and never in fp64, column blocks
+ *                    only above 16 columns, ISM2's wide tile at k <= 64, n = 32
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -181,11 +185,55 @@ static void same(void **state)
     assert_false(kernels_tune_same(&sp, a, b));
 }
 
+/* 1 when one of the n vectors of out has parameter i (entry point order) equal to v. */
+static int has(long (*out)[KERNELS_MAX_PARAMS], int n, int i, long v)
+{
+    for (int j = 0; j < n; j++)
+        if (out[j][i] == v)
+            return 1;
+    return 0;
+}
+
+static void entry_sweep(void **state)
+{
+    const struct kernels_kernel *e = kernels_find("tsm2");
+    const struct kernels_shape shapes[] = {{20480, 5, 20480},
+                                           {20480, 17, 20480},
+                                           {20480, 32, 20480},
+                                           {10000000, 32, 12},
+                                           {1000, 1, 1}};
+    long out[64][KERNELS_MAX_PARAMS];
+    char why[200];
+    (void)state;
+    assert_non_null(e);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int prec = 0; prec < KERNELS_NPREC; prec++) {
+            const int n = kernels_tsm2_sweep(prec, &shapes[s], out, 64);
+            assert_true(n >= 3 && n < 64);
+            for (int i = 0; i < n; i++) {
+                assert_true(out[i][0] >= 1 && out[i][0] <= 4); /* a variant, never the choice */
+                assert_int_equal(kernels_check(e, prec, out[i], why, sizeof why), RK_OK);
+                for (int j = 0; j < i; j++)
+                    assert_memory_not_equal(out[i], out[j], sizeof out[i]);
+            }
+            const long ncol = shapes[s].n, k = shapes[s].k;
+            if (k > KERNELS_TSM2_ISM2_K) {
+                assert_int_equal(has(out, n, 2, ncol == 5 ? 5 : 20),
+                                 prec == KERNELS_FP32 && (ncol == 5 || ncol == 17));
+                assert_int_equal(has(out, n, 7, 2), ncol > 16);
+            } else if (ncol == 32) {
+                assert_true(has(out, n, 2, 32)); /* the rows kernel's wide tile */
+            }
+        }
+    assert_int_equal(kernels_tsm2_sweep(KERNELS_FP32, &shapes[0], out, 2), 2); /* max holds */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tsm2_axes), cmocka_unit_test(ism2_axes), cmocka_unit_test(enumeration),
-        cmocka_unit_test(override),  cmocka_unit_test(refused),   cmocka_unit_test(same),
+        cmocka_unit_test(tsm2_axes),   cmocka_unit_test(ism2_axes), cmocka_unit_test(enumeration),
+        cmocka_unit_test(override),    cmocka_unit_test(refused),   cmocka_unit_test(same),
+        cmocka_unit_test(entry_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,11 @@
  *   map_tsm2         the TSM2 choice onto instantiated values: the neighbour pair the model
  *                    predicts fastest (t3 = 10 -> 16 when 8 leaves utilisation under 1), a
  *                    tie to the larger t3, exact values stay, the ends clamp, refusals
+ *   plan_hand        the entry point's cost of a configuration (model_tsm2_plan_evaluate) by
+ *                    hand: one saturated wave is its bytes at the bandwidth plus one start; a
+ *                    partial second wave with bytes in flight under Little's law is slower
+ *                    wave by wave (latency-bound); load/store instructions past the DRAM time
+ *                    make it compute-bound; invalid inputs refused
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -265,12 +270,59 @@ static void tcf_refused(void **state)
     assert_non_null(model_check_ism2_tcf(NULL));
 }
 
+static void plan_hand(void **state)
+{
+    const struct model_gpu g = h100();
+    const double lat_s = 800 / 1.98e9, need = 3.2e12 * lat_s; /* Little's law: 1.29 MB */
+    struct model_tsm2_plan_in in = {1.6e9, 264, 264, 256 * 512.0, 1e9, 2e9, 1e8};
+    struct model_tsm2_plan_eval e;
+    (void)state;
+    /* one wave, 34.6 MB in flight: the bytes at the full bandwidth */
+    assert_int_equal(model_tsm2_plan_evaluate(&g, &in, &e), RK_OK);
+    CLOSE(e.waves, 1.0);
+    CLOSE(e.util, 1.0);
+    CLOSE(e.time_dram_s, 1.6e9 / 3.2e12);
+    CLOSE(e.time_comp_s, 2e9 / (132 * 128 * 1.98e9)); /* issue beats 2 fma / peak and lsu */
+    CLOSE(e.time_s, 1.6e9 / 3.2e12 + model_start_s(&g));
+    assert_int_equal(e.bound, MODEL_BOUND_DRAM);
+
+    /* 396 blocks, 264 at once, 4 KB each in flight: 1.08 MB then 0.54 MB, both short of 1.29 */
+    in.blocks = 396;
+    in.bif_block = 4096;
+    assert_int_equal(model_tsm2_plan_evaluate(&g, &in, &e), RK_OK);
+    const double pb = 1.6e9 / 396, u1 = 264 * 4096 / need, u2 = 132 * 4096 / need;
+    CLOSE(e.waves, 2.0);
+    CLOSE(e.util, u1);
+    CLOSE(e.time_dram_s, 264 * pb / (3.2e12 * u1) + 132 * pb / (3.2e12 * u2));
+    CLOSE(e.time_s, e.time_dram_s + 2 * model_start_s(&g));
+    assert_int_equal(e.bound, MODEL_BOUND_LATENCY);
+    assert_true(e.time_dram_s > 1.6e9 / 3.2e12 / u1);
+
+    /* 1e11 loads through 32 LD/ST lanes an SM: 12 ms, past the DRAM time */
+    in = (struct model_tsm2_plan_in){1.6e9, 264, 264, 256 * 512.0, 1e9, 2e11, 1e11};
+    assert_int_equal(model_tsm2_plan_evaluate(&g, &in, &e), RK_OK);
+    CLOSE(e.time_comp_s, 1e11 / (132 * 32 * 1.98e9));
+    assert_int_equal(e.bound, MODEL_BOUND_COMPUTE);
+
+    /* refusals: no output, fewer instructions than FMAs, nothing resident, no bytes */
+    assert_int_equal(model_tsm2_plan_evaluate(&g, &in, NULL), RK_EUSAGE);
+    in.instr = 1;
+    assert_int_equal(model_tsm2_plan_evaluate(&g, &in, &e), RK_EUSAGE);
+    in.instr = 2e11;
+    in.resident = 0;
+    assert_int_equal(model_tsm2_plan_evaluate(&g, &in, &e), RK_EUSAGE);
+    in.resident = 264;
+    in.bytes_dram = 0;
+    assert_int_equal(model_tsm2_plan_evaluate(&g, &in, &e), RK_EUSAGE);
+    assert_int_equal(model_tsm2_plan_evaluate(NULL, &in, &e), RK_EUSAGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nearest_log2), cmocka_unit_test(regret),     cmocka_unit_test(tcf_hand),
         cmocka_unit_test(tcf_latency),  cmocka_unit_test(tcf_search), cmocka_unit_test(tcf_refused),
-        cmocka_unit_test(map_tsm2),
+        cmocka_unit_test(map_tsm2),     cmocka_unit_test(plan_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
