@@ -366,6 +366,30 @@ static int add_ceiling(struct probes_output *out, const char *name, const char *
     return pt_set_params(r, &b);
 }
 
+/*
+ * The power cap the GPU enforces now (NVML's enforced limit: the board's, or one an
+ * administrator set), as ceiling power_limit [W]: the energy roofline's capped roof. Read, not
+ * measured; nothing stored where NVML does not give it.
+ */
+static int add_power_limit(struct probes *s, struct probes_output *out)
+{
+    unsigned mw = 0;
+    if (!s->nvml.get_power_limit || s->nvml.get_power_limit(s->nvml.device, &mw) != 0 || !mw) {
+        rk_warn("energy_fit: NVML gives no enforced power limit; no power_limit ceiling");
+        return RK_OK;
+    }
+    struct probes_result *r = pt_add_result(out, "power_limit");
+    if (!r)
+        return rk_error(RK_ENOMEM, "out of host memory");
+    r->kind = "energy";
+    r->value = r->median = mw * 1e-3;
+    r->unit = "W";
+    r->reps = 1;
+    snprintf(r->method, sizeof r->method,
+             "NVML's enforced power limit (nvmlDeviceGetEnforcedPowerLimit), read once");
+    return RK_OK;
+}
+
 /* The points and residuals as JSON columns (what the ceilings' params carry). */
 static void points_json(struct rk_buf *b, const struct pt_energy_set *set, const double *res,
                         unsigned clamped)
@@ -513,6 +537,8 @@ int pt_energy(struct probes *s, int arg, struct probes_output *out)
         if (rc == RK_OK)
             rc = add_ceiling(out, "energy_static", NULL, NULL, e.p0_w, "W", set->n, &pj);
         rk_buf_release(&pj);
+        if (rc == RK_OK)
+            rc = add_power_limit(s, out);
     }
 out:
     s->energy = NULL;

@@ -38,6 +38,8 @@ struct pt_nvml {
     int (*nvlink_remote_type)(void *dev, unsigned link, int *type);
     /* nvmlDeviceGetTotalEnergyConsumption [mJ], NULL where the driver lacks it */
     int (*get_energy)(void *dev, unsigned long long *mj);
+    /* nvmlDeviceGetEnforcedPowerLimit [mW], NULL where the driver lacks it */
+    int (*get_power_limit)(void *dev, unsigned *mw);
 };
 
 struct pt_samples {

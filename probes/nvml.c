@@ -54,6 +54,7 @@ int pt_nvml_open(struct pt_nvml *n, const char *pci_bus_id)
     SYM(n->nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
     SYM(n->nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
     SYM(n->get_energy, "nvmlDeviceGetTotalEnergyConsumption");
+    SYM(n->get_power_limit, "nvmlDeviceGetEnforcedPowerLimit");
     if (!init || !by_pci || !n->get_clock || !n->get_power || !n->get_temp || !n->shutdown)
         goto fail;
     if (init() != NVML_SUCCESS)
