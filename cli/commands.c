@@ -33,7 +33,8 @@ const struct rk_cmd rk_commands[] = {
     {"run", cmd_run, RK_PER_GPU, "run, verify and time kernels of the suite",
      "usage: roofkit run [--suite NAME | --kernel NAME] [--sizes LIST] [--precision fp32,fp64]\n"
      "                   [--param NAME=V1,V2 ...] [--reps N] [--warm]\n"
-     "                   [--metrics LIST|default|none] [--format text|csv|json]\n\n"
+     "                   [--metrics LIST|default|none] [--energy on|off]\n"
+     "                   [--format text|csv|json]\n\n"
      "Runs each kernel on random inputs, verifies it against a float64 cuBLAS result, times it\n"
      "with CUDA events (median of --reps repetitions, L2 flushed between them unless --warm)\n"
      "and stores one measurement per kernel, shape and parameter set. Its hardware counters\n"
@@ -54,6 +55,11 @@ const struct rk_cmd rk_commands[] = {
      "                     (the default set, see 'roofkit list metrics') or 'none'. Without\n"
      "                     permission to read counters the timings are still stored: with\n"
      "                     the default set after a warning, with a named LIST and exit 6\n"
+     "  --energy on|off    read NVML's energy counter over about 0.8 s of back-to-back\n"
+     "                     launches of each configuration and store joules per launch,\n"
+     "                     power, clock and temperature (default on; the time it adds is\n"
+     "                     printed); off for a quick or large run. Without NVML's counter\n"
+     "                     (not root, no driver support) nothing is stored, said once\n"
      "  --format F         text (default), csv or json: each stored measurement (kernel,\n"
      "                     precision, m, n, k, params, median/min/max ns, GFLOP/s, GB/s,\n"
      "                     verified, relative error) as it is stored\n" COMMON_OPTS},

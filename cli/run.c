@@ -60,6 +60,7 @@ struct run_opts {
     struct rk_counters *counters; /* NULL for --metrics none */
     struct rk_table *table;       /* --format csv|json: the stored measurements; NULL: text */
     struct rk_energy *energy;     /* NVML's energy counter; NULL: no energy to read */
+    int no_energy;                /* --energy off */
 };
 
 /* What a run has done so far, for progress, the summary and the exit code. */
@@ -257,11 +258,17 @@ static void kernel_names(char *buf, size_t len)
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
     static const struct option longopts[] = {
-        {"suite", required_argument, NULL, 's'}, {"kernel", required_argument, NULL, 'k'},
-        {"sizes", required_argument, NULL, 'S'}, {"precision", required_argument, NULL, 'p'},
-        {"param", required_argument, NULL, 'P'}, {"reps", required_argument, NULL, 'r'},
-        {"warm", no_argument, NULL, 'w'},        {"metrics", required_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"suite", required_argument, NULL, 's'},
+        {"kernel", required_argument, NULL, 'k'},
+        {"sizes", required_argument, NULL, 'S'},
+        {"precision", required_argument, NULL, 'p'},
+        {"param", required_argument, NULL, 'P'},
+        {"reps", required_argument, NULL, 'r'},
+        {"warm", no_argument, NULL, 'w'},
+        {"metrics", required_argument, NULL, 'm'},
+        {"energy", required_argument, NULL, 'E'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *suite = NULL;
     long reps = 10;
@@ -269,7 +276,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 
     o->precisions = KERNELS_PREC_BIT(KERNELS_FP32) | KERNELS_PREC_BIT(KERNELS_FP64);
     rk_getopt_reset();
-    while ((c = rk_getopt(argc, argv, ":s:k:S:p:P:r:wm:h", longopts)) != -1) {
+    while ((c = rk_getopt(argc, argv, ":s:k:S:p:P:r:wm:E:h", longopts)) != -1) {
         switch (c) {
         case 's':
             suite = optarg;
@@ -308,6 +315,12 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             break;
         case 'm':
             o->metrics = optarg;
+            break;
+        case 'E':
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+                return rk_error(RK_EUSAGE, "option '--energy' needs 'on' or 'off', not '%s'",
+                                optarg);
+            o->no_energy = strcmp(optarg, "off") == 0;
             break;
         case 'h':
             break; /* main() prints the usage before we get here */
@@ -703,7 +716,7 @@ int cmd_run(int argc, char **argv, struct rk_ctx *ctx)
     rc = rk_begin_device_capture(ctx, kernels_session_device(s), DB_CAPTURE_RUN, &capture);
     if (rc == RK_OK) /* what the entry point tsm2 chooses with (datasheet figures without) */
         rk_session_ceilings(ctx, s);
-    if (rc == RK_OK)
+    if (rc == RK_OK && !o.no_energy)
         rc = rk_energy_new(kernels_session_device(s)->pci_bus_id, &o.energy);
     if (rc == RK_OK && fmt != RK_FMT_TEXT)
         rc = rk_table_new(fmt, stdout, run_cols, 13, &o.table);
