@@ -353,7 +353,7 @@ static int add_ceiling(struct probes_output *out, const char *name, const char *
     r->kind = "energy";
     r->level = level;
     r->precision = prec;
-    r->value = r->median = value;
+    r->value = r->median = r->min = r->max = value; /* one fit, one value */
     r->unit = unit;
     r->reps = n;
     snprintf(r->method, sizeof r->method,
@@ -382,7 +382,7 @@ static int add_power_limit(struct probes *s, struct probes_output *out)
     if (!r)
         return rk_error(RK_ENOMEM, "out of host memory");
     r->kind = "energy";
-    r->value = r->median = mw * 1e-3;
+    r->value = r->median = r->min = r->max = mw * 1e-3;
     r->unit = "W";
     r->reps = 1;
     snprintf(r->method, sizeof r->method,
