@@ -1,7 +1,7 @@
 /*
  * run_energy.c - energy readings of `roofkit run` (cli.h "rk_energy"): the wiring between the
  * kernels/ harness, which knows how to launch a configuration again, and probes/'s meter, which
- * reads NVML's energy counter (kernels/ knows nothing of NVML; DESIGN.md's dependency table).
+ * reads NVML's energy counter (kernels/ may not depend on probes/, so cli/ joins the two).
  *
  * A reading: kernels_session_repeat launches the configuration back to back (warm: the L2 is
  * not flushed between launches, whatever the timed repetitions did) for about

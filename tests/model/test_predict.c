@@ -713,8 +713,8 @@ static void test_p15_overlap(void **state)
     struct model_prediction a, b;
     enum model_kind k;
     pipe_fixture(&g, &l, &o);
-    /* P14's counts: instruction issue 3e5 x 0.6 / 4 = 45000 cycles = 45 us at 1 GHz; DRAM 1.35e8 B
-     * / 3e12 B/s = 45 us too; the FMA term (1000 warp FMAs) is nanoseconds */
+    /* P14's counts: 3e5 instructions issued x 0.6 / 4 = 45000 cycles = 45 us at 1 GHz; DRAM 1.35e8
+     * B / 3e12 B/s = 45 us too; the FMA term (1000 warp FMAs) is nanoseconds */
     struct model_issue_counts c = {1000, 3e5, 0, 0, 0, NAN, NAN, NAN, 0, 0, 0, 0};
     struct model_predict_in in = issue_in(&g, &l, &c);
     in.level_bytes[MODEL_LEVEL_DRAM] = 1.35e8;
@@ -756,7 +756,7 @@ static void test_p15_overlap(void **state)
     in.dram_write_bytes = 0;
     in.epilogue_tiles = 0;
 
-    /* three resources each busy 0.55 of the time (issue 45 us, L2 45 us, DRAM 22.5 us with a
+    /* three resources each busy 0.55 of the time (instructions 45 us, L2 45 us, DRAM 22.5 us with a
      * 22.5 us epilogue, of 1 + cbrt(2 x 45^3 + 22.5^3) + 22.5 = 81.3 us): none near its rate,
      * overlap calls the row latency-bound (MODEL_BOUND_SATURATED); issue_counters still names
      * its largest term. Alone (no L2, no epilogue) the DRAM-issue pair stays bound: 0.78 */
