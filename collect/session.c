@@ -26,10 +26,10 @@
  * A launch is "selected" when its name passes the name filters (--kernel-name and --kernel-id in
  * Nsight Compute's syntax, matched on the name of --kernel-name-base by common/kname.h's rule)
  * and it falls inside the --launch-skip/--launch-count window, which counts the launches that
- * passed; only selected launches are recorded and profiled. A
- * runtime launch (cudaLaunchKernel) is one launch even when the driver call inside it
- * (cuLaunchKernel) reports again: the backend marks the inner one nested and its correlation id
- * becomes an alias of the outer launch.
+ * passed (filter.c); only selected launches are recorded and profiled. A runtime launch
+ * (cudaLaunchKernel) is one launch even when the driver call inside it (cuLaunchKernel) reports
+ * again: the backend marks the inner one nested and its correlation id becomes an alias of the
+ * outer launch.
  *
  * Hand-over as launches complete (options' emit, `roofkit profile`): a launch is complete when
  * its launch call has returned and, in counter mode, its batch was decoded (or failed), in timing
@@ -55,12 +55,11 @@
 #include "backend.h"
 #include "collect.h"
 #include "common.h"
-#include "kname.h"
+#include "filter.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CTX    16
-#define NAME_CACHE 64
+#define MAX_CTX 16
 
 const struct bk_ops *bk_active = &bk_cupti;
 
@@ -108,12 +106,6 @@ struct rec {
     int emitted;     /* handed over; name and raw are freed */
 };
 
-/* Launches so far of a kernel name (base) that the kernel id names. */
-struct inv_count {
-    char *name;
-    long n; /* the invocation number of its last launch */
-};
-
 struct collect_session {
     pthread_mutex_t mu; /* recursive: CUPTI may call back into us while we hold it */
     const struct bk_ops *bk;
@@ -124,16 +116,7 @@ struct collect_session {
     int max_ranges;
     int silent;
     char *dump_dir;
-    int has_re;
-    regex_t re;
-    enum rk_kname_base base; /* what kernel_name and kernel_id match */
-    int has_name;
-    struct rk_kname_filter name; /* --kernel-name */
-    int has_id;
-    struct rk_kernel_id id; /* --kernel-id */
-    struct inv_count *inv;  /* the kernel id's invocation numbers, per kernel name */
-    long ninv, capinv;
-    long skip, count, matched;
+    struct collect_filter filter; /* which launches are recorded (filter.c) */
     struct rec *rec;
     long nrec, caprec;
     uint32_t *map_key; /* correlation id -> launch index + 1 (open addressing) */
@@ -141,13 +124,6 @@ struct collect_session {
     long map_cap, map_used;
     struct ctx_state ctx[MAX_CTX];
     int nctx;
-    struct {
-        char *name;   /* mangled */
-        int match;    /* passes --kernel-name and the raw regex */
-        int id_match; /* is the kernel id's kernel name */
-        long inv;     /* its index in inv[] when id_match, else -1 */
-    } cache[NAME_CACHE];
-    int ncache, next_evict;
     int time_raw; /* index of gpu__time_duration.sum in plan->raw, or -1 */
     long nmismatch;
     long ndropped_records;
@@ -352,101 +328,6 @@ static long add_rec(struct collect_session *s, const char *symbol, uint32_t corr
         return -1;
     }
     return s->nrec++;
-}
-
-/* The kernel name in the session's base (kname.h): malloc'd, NULL when out of memory. */
-static char *base_name(const struct collect_session *s, const char *symbol, const char *dem)
-{
-    if (s->base == RK_KNAME_MANGLED)
-        return strdup(symbol);
-    if (!dem)
-        return NULL;
-    return s->base == RK_KNAME_DEMANGLED ? strdup(dem) : rk_kname_function(dem);
-}
-
-/* The invocation counter of kernel name `name` (kept for the whole session), or -1. */
-static long inv_slot(struct collect_session *s, const char *name)
-{
-    for (long i = 0; i < s->ninv; i++)
-        if (strcmp(s->inv[i].name, name) == 0)
-            return i;
-    if (s->ninv == s->capinv) {
-        long cap = s->capinv ? 2 * s->capinv : 16;
-        void *p = realloc(s->inv, (size_t)cap * sizeof *s->inv);
-        if (!p)
-            return -1;
-        s->inv = p;
-        s->capinv = cap;
-    }
-    if (!(s->inv[s->ninv].name = strdup(name)))
-        return -1;
-    s->inv[s->ninv].n = 0;
-    return s->ninv++;
-}
-
-/*
- * Does a launch of kernel `symbol` pass the name filters (--kernel-name, --kernel-id, the raw
- * regex of ROOFKIT_KERNEL)? A launch of the kernel id's kernel name is counted as its name's
- * next invocation, so call this once per launch. What a name matched is cached by mangled
- * name (CUPTI's pointers are not stable; demangling costs more than the lookup).
- */
-static int name_matches(struct collect_session *s, const char *symbol)
-{
-    if (!s->has_re && !s->has_name && !s->has_id)
-        return 1;
-    if (!symbol)
-        return 0;
-    int slot = -1, match = 1, id_match = 0;
-    long inv = -1;
-    for (int i = 0; i < s->ncache && slot < 0; i++)
-        if (strcmp(s->cache[i].name, symbol) == 0)
-            slot = i;
-    if (slot >= 0) {
-        match = s->cache[slot].match;
-        id_match = s->cache[slot].id_match;
-        inv = s->cache[slot].inv;
-    } else {
-        char *dem = s->has_re || s->base != RK_KNAME_MANGLED ? bk_demangle(symbol) : NULL;
-        if (s->has_re)
-            match = regexec(&s->re, symbol, 0, NULL, 0) == 0 ||
-                    (dem && regexec(&s->re, dem, 0, NULL, 0) == 0);
-        if (s->has_name || s->has_id) {
-            char *b = base_name(s, symbol, dem);
-            if (s->has_name)
-                match = match && rk_kname_filter_match(&s->name, b);
-            if (s->has_id && b && (id_match = rk_kernel_id_name_match(&s->id, b)))
-                inv = inv_slot(s, b);
-            free(b);
-        }
-        free(dem);
-        char *copy = strdup(symbol);
-        if (copy) {
-            if (s->ncache < NAME_CACHE) {
-                slot = s->ncache++;
-            } else {
-                slot = s->next_evict++ % NAME_CACHE;
-                free(s->cache[slot].name);
-            }
-            s->cache[slot].name = copy;
-            s->cache[slot].match = match;
-            s->cache[slot].id_match = id_match;
-            s->cache[slot].inv = inv;
-        }
-    }
-    if (s->has_id) {
-        if (!id_match || inv < 0)
-            return 0;
-        if (!rk_kernel_id_invocation_match(&s->id, ++s->inv[inv].n))
-            return 0;
-    }
-    return match;
-}
-
-/* Counts a matching launch against --launch-skip/--launch-count. */
-static int in_window(struct collect_session *s)
-{
-    long k = s->matched++;
-    return k >= s->skip && (s->count <= 0 || k < s->skip + s->count);
 }
 
 /* ------------------------------------------------------------------ mode decisions */
@@ -779,8 +660,8 @@ static void on_launch_enter(void *arg, const struct bk_launch *l, int nested)
         /* A graph's kernels are not profiled one by one: close any open batch. */
         selected = 0;
         graph_launched(s, l->corr, ranges_ok, &nvtx);
-    } else if (s->mode != COLLECT_MODE_OFF && name_matches(s, l->symbol) && ranges_ok &&
-               in_window(s)) {
+    } else if (s->mode != COLLECT_MODE_OFF && collect_filter_name(&s->filter, l->symbol) &&
+               ranges_ok && collect_filter_window(&s->filter)) {
         selected = 1;
         if ((idx = add_rec(s, l->symbol, l->corr)) < 0) {
             selected = 0;
@@ -835,9 +716,9 @@ static void on_kernel(void *arg, const struct bk_kernel *k)
     pthread_mutex_lock(&s->mu);
     long idx = map_get(s, k->corr);
     const struct graph_launch *g = idx < 0 && k->graph_node ? graph_of(s, k->corr) : NULL;
-    if (idx < 0 && k->graph_node && s->mode != COLLECT_MODE_OFF && name_matches(s, k->name) &&
-        (g ? g->selected : s->profiling) && in_window(s) &&
-        (idx = add_rec(s, k->name, k->corr)) >= 0) {
+    if (idx < 0 && k->graph_node && s->mode != COLLECT_MODE_OFF &&
+        collect_filter_name(&s->filter, k->name) && (g ? g->selected : s->profiling) &&
+        collect_filter_window(&s->filter) && (idx = add_rec(s, k->name, k->corr)) >= 0) {
         s->rec[idx].exited = 1; /* a graph's kernel: recorded, timing only */
         s->rec[idx].pub.nvtx = g && g->nvtx ? strdup(g->nvtx) : NULL;
     }
@@ -1074,8 +955,6 @@ static void session_free(struct collect_session *s)
         free(s->ctx[i].batch);
         free(s->ctx[i].done);
     }
-    for (int i = 0; i < s->ncache; i++)
-        free(s->cache[i].name);
     free(s->rec);
     free(s->map_key);
     free(s->map_val);
@@ -1085,15 +964,7 @@ static void session_free(struct collect_session *s)
     free(s->only);
     free(s->sel);
     free(s->sel_idx);
-    if (s->has_re)
-        regfree(&s->re);
-    if (s->has_name)
-        rk_kname_filter_release(&s->name);
-    if (s->has_id)
-        rk_kernel_id_release(&s->id);
-    for (long i = 0; i < s->ninv; i++)
-        free(s->inv[i].name);
-    free(s->inv);
+    collect_filter_release(&s->filter);
     collect_plan_free(s->plan);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->poll_mu);
@@ -1129,35 +1000,13 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     s->flush_interval = opt->flush_interval == 0 ? 0.5 : opt->flush_interval;
     s->bk = bk_active;
     s->silent = opt->silent;
-    s->skip = opt->launch_skip;
-    s->count = opt->launch_count;
     s->max_ranges = opt->max_ranges ? opt->max_ranges : 64;
     s->time_raw = -1;
     s->mode = opt->nmetrics < 0 ? COLLECT_MODE_TIMING : COLLECT_MODE_COUNTERS;
     if (opt->nmetrics < 0)
         snprintf(s->reason, sizeof s->reason, "counters not requested (--metrics none)");
-    if (opt->kernel_regex) {
-        int rrc = regcomp(&s->re, opt->kernel_regex, REG_EXTENDED | REG_NOSUB);
-        if (rrc != 0) {
-            char msg[256];
-            regerror(rrc, &s->re, msg, sizeof msg);
-            rc = rk_error(RK_EUSAGE, "bad kernel name pattern '%s': %s", opt->kernel_regex, msg);
-            goto out;
-        }
-        s->has_re = 1;
-    }
-    if ((rc = rk_kname_base_parse(opt->kernel_base, &s->base)) != RK_OK)
+    if ((rc = collect_filter_init(&s->filter, opt)) != RK_OK)
         goto out;
-    if (opt->kernel_name && *opt->kernel_name) {
-        if ((rc = rk_kname_filter_init(&s->name, opt->kernel_name, "--kernel-name")) != RK_OK)
-            goto out;
-        s->has_name = 1;
-    }
-    if (opt->kernel_id && *opt->kernel_id) {
-        if ((rc = rk_kernel_id_init(&s->id, opt->kernel_id)) != RK_OK)
-            goto out;
-        s->has_id = 1;
-    }
     if (opt->dump_dir && !(s->dump_dir = strdup(opt->dump_dir))) {
         rc = rk_error(RK_ENOMEM, "out of memory starting a collection session");
         goto out;
