@@ -148,7 +148,6 @@ struct collect_session {
     /* NVTX ranges and the profiler API */
     int nvtx; /* record each launch's ranges (nvtx.c) */
     const struct collect_nvtx_filter *nvtx_filter;
-    int from_start_off;
     int profiling;               /* 0: recording off (after a stop, or before the first start
                                     with from_start_off) */
     struct graph_launch *graphs; /* graph launch calls, for their kernels' records */
@@ -995,7 +994,6 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     s->emit_arg = opt->emit_arg;
     s->nvtx = opt->nvtx || opt->nvtx_filter;
     s->nvtx_filter = opt->nvtx_filter;
-    s->from_start_off = opt->from_start_off;
     s->profiling = !opt->from_start_off;
     s->flush_interval = opt->flush_interval == 0 ? 0.5 : opt->flush_interval;
     s->bk = bk_active;
