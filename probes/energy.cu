@@ -16,10 +16,14 @@
  *     for the other (p0 0 W on an H100 that idles at ~72 W);
  *   - the tensor GEMMs of tensor.cu (bf16, fp16, fp64), run by this probe with s->energy set
  *     so that they add their point (pt_energy_point) after they have timed themselves.
- * Not the FMA peak kernels of flops.cu: a chain of FMAs alone costs 24-35 % less a flop than
- * the sweep's (which loads, addresses and loops as a kernel does), and with them in the fit its
- * own sweep missed by 5.7-7.9 % median on H100s; fitted without them and with the static point,
- * 1.8-2.5 % on the same readings.
+ * The sweep's FMAs work on data as a GEMM's inner loop does: each element loaded is multiplied
+ * by E_NACC weights of the thread (random, in registers) into E_NACC accumulators, so every FMA
+ * reads other registers and its operands and results keep changing. A first sweep ran one chain
+ * a = a * 0.9375 + 0.0625 per element, which converges to 1 within about a hundred FMAs: its
+ * operands then stop toggling and it fitted fp32 at 3.8 pJ/FLOP, where CUDA-core GEMMs (cuBLAS,
+ * the seeds' tiled kernels) on the same H100 spent 8-9 pJ a flop beyond their bytes, and the
+ * model fell 40-50 % short of their readings. For the same reason the FMA peak kernels of
+ * flops.cu (constant operands) are not points of the fit.
  * A GEMM's bytes are its compulsory DRAM traffic (A, B read, D written once): its on-chip
  * traffic is not separated from its tensor eps. L1 is not swept: no eps for it.
  */
@@ -60,21 +64,39 @@ static __device__ __forceinline__ double lane(const double2 &v, int i)
     return i == 0 ? v.x : v.y;
 }
 
-/* acc += x, then K times acc = acc * y + z: 1 + 2K flops per element, a dependent chain per
- * lane (lanes independent chains per thread), bounded (converges to z / (1 - y)). K is a
- * compile-time count, unrolled: the chain is FMAs alone, as in the peak probe's loop (a loop
- * counted at run time spent a third of its instructions on the loop, and their power with
- * them). */
+/* Uniform values in [-1, 1) from a hash of the index: host and device agree. */
+static __host__ __device__ double e_draw(unsigned long long i)
+{
+    i = (i ^ 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+    i ^= i >> 31;
+    return (double)(i >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* Accumulators and weights per thread: the register tile of the sweep's FMAs. */
+#define E_NACC 8
+
+/* The weights of thread tid: uniform in [-1, 1), fixed per thread (host and device agree). */
+template <typename T> static __host__ __device__ T e_weight(long tid, int j)
+{
+    return (T)e_draw(0x5EEDull << 40 | (unsigned long long)(tid * E_NACC + j));
+}
+
+/* The work on one loaded vector: K = 0 adds each element to an accumulator (1 flop); K > 0
+ * runs K FMAs per element, acc[q % E_NACC] += x * w[(q + q / E_NACC) % E_NACC] (2K flops): as in
+ * a GEMM's inner loop, one loaded value times a row of register-held values into independent
+ * accumulators, every FMA on other registers and on data that changes. Unrolled: the loop is
+ * FMAs alone (a loop counted at run time spent a third of its instructions on the loop). */
 template <int K, typename T, typename V>
-static __device__ __forceinline__ void work(T *acc, const V &v, T y, T z)
+static __device__ __forceinline__ void work(T (&acc)[E_NACC], const V &v, const T (&w)[E_NACC])
 {
 #pragma unroll
     for (int l = 0; l < vec16<T>::lanes; l++) {
-        T a = acc[l] + lane(v, l);
+        const T x = lane(v, l);
+        if (K == 0)
+            acc[l] += x;
 #pragma unroll
         for (int q = 0; q < K; q++)
-            a = fma(a, y, z);
-        acc[l] = a;
+            acc[q % E_NACC] = fma(x, w[(q + q / E_NACC) % E_NACC], acc[q % E_NACC]);
     }
 }
 
@@ -86,23 +108,25 @@ static __device__ __forceinline__ void work(T *acc, const V &v, T y, T z)
  */
 template <typename T, int LEVEL, int K>
 __global__ void __launch_bounds__(E_BLOCK)
-    k_esweep(const typename vec16<T>::type *__restrict__ buf, long n_vec, int passes, T y, T z,
-             T never, T *out, int verify)
+    k_esweep(const typename vec16<T>::type *__restrict__ buf, long n_vec, int passes, T never,
+             T *out, int verify)
 {
     typedef typename vec16<T>::type V;
     __shared__ V tile[LEVEL == LEVEL_SHARED ? E_TILE_VECS : 1];
-    T acc[vec16<T>::lanes];
+    T acc[E_NACC], w[E_NACC];
     long tid = (long)blockIdx.x * blockDim.x + threadIdx.x, stride = (long)gridDim.x * blockDim.x;
 #pragma unroll
-    for (int l = 0; l < vec16<T>::lanes; l++)
+    for (int l = 0; l < E_NACC; l++) {
         acc[l] = 0;
+        w[l] = e_weight<T>(tid, l);
+    }
     if (LEVEL == LEVEL_DRAM) {
         for (long i = tid; i < n_vec; i += stride)
-            work<K>(acc, buf[i], y, z);
+            work<K>(acc, buf[i], w);
     } else if (LEVEL == LEVEL_L2) {
         for (int p = 0; p < passes; p++)
             for (long i = tid; i < n_vec; i += stride)
-                work<K>(acc, __ldcg(&buf[i]), y, z);
+                work<K>(acc, __ldcg(&buf[i]), w);
     } else {
         long base = ((long)blockIdx.x * E_TILE_VECS) % (n_vec - E_TILE_VECS + 1);
         for (int i = threadIdx.x; i < E_TILE_VECS; i += E_BLOCK)
@@ -111,22 +135,14 @@ __global__ void __launch_bounds__(E_BLOCK)
         for (int p = 0; p < passes; p++)
 #pragma unroll
             for (int j = 0; j < E_TILE_VECS / E_BLOCK; j++)
-                work<K>(acc, tile[threadIdx.x + j * E_BLOCK], y, z);
+                work<K>(acc, tile[threadIdx.x + j * E_BLOCK], w);
     }
     T sum = 0;
 #pragma unroll
-    for (int l = 0; l < vec16<T>::lanes; l++)
+    for (int l = 0; l < E_NACC; l++)
         sum += acc[l];
     if (verify || sum == never)
         out[tid] = sum;
-}
-
-/* Uniform values in [-1, 1) from a hash of the index: host and device agree. */
-static __host__ __device__ double e_draw(unsigned long long i)
-{
-    i = (i ^ 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
-    i ^= i >> 31;
-    return (double)(i >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
 template <typename T> __global__ void k_efill(T *buf, long n)
@@ -146,16 +162,16 @@ template <typename T> struct sweep_job {
 /* The level's kernel for FMA count K (one of ks). */
 template <typename T, int K> static void launch_k(const sweep_job<T> *j, cudaStream_t st)
 {
-    const T y = (T)0.9375, z = (T)0.0625, never = (T)-1234.5;
+    const T never = (T)-1234.5;
     if (j->level == LEVEL_DRAM)
-        k_esweep<T, LEVEL_DRAM, K><<<j->grid, E_BLOCK, 0, st>>>(j->buf, j->n_vec, j->passes, y, z,
-                                                                never, j->out, j->verify);
+        k_esweep<T, LEVEL_DRAM, K>
+            <<<j->grid, E_BLOCK, 0, st>>>(j->buf, j->n_vec, j->passes, never, j->out, j->verify);
     else if (j->level == LEVEL_L2)
-        k_esweep<T, LEVEL_L2, K><<<j->grid, E_BLOCK, 0, st>>>(j->buf, j->n_vec, j->passes, y, z,
-                                                              never, j->out, j->verify);
+        k_esweep<T, LEVEL_L2, K>
+            <<<j->grid, E_BLOCK, 0, st>>>(j->buf, j->n_vec, j->passes, never, j->out, j->verify);
     else
-        k_esweep<T, LEVEL_SHARED, K><<<j->grid, E_BLOCK, 0, st>>>(j->buf, j->n_vec, j->passes, y, z,
-                                                                  never, j->out, j->verify);
+        k_esweep<T, LEVEL_SHARED, K>
+            <<<j->grid, E_BLOCK, 0, st>>>(j->buf, j->n_vec, j->passes, never, j->out, j->verify);
 }
 
 template <typename T> static int enqueue_sweep(void *arg, cudaStream_t st)
@@ -201,13 +217,16 @@ template <typename T> static double host_thread(const sweep_job<T> *j, long tid)
 {
     const int lanes = vec16<T>::lanes;
     const long stride = (long)j->grid * E_BLOCK;
-    double acc[4] = {0, 0, 0, 0};
+    double acc[E_NACC] = {0}, w[E_NACC];
+    for (int l = 0; l < E_NACC; l++)
+        w[l] = (double)e_weight<T>(tid, l);
     auto one = [&](long v) {
         for (int l = 0; l < lanes; l++) {
-            double a = acc[l] + e_draw((unsigned long long)(v * lanes + l));
+            const double x = (double)(T)e_draw((unsigned long long)(v * lanes + l));
+            if (j->k == 0)
+                acc[l] += x;
             for (int q = 0; q < j->k; q++)
-                a = a * 0.9375 + 0.0625;
-            acc[l] = a;
+                acc[q % E_NACC] += x * w[(q + q / E_NACC) % E_NACC];
         }
     };
     if (j->level == LEVEL_DRAM) {
@@ -224,7 +243,10 @@ template <typename T> static double host_thread(const sweep_job<T> *j, long tid)
             for (int q = 0; q < E_TILE_VECS / E_BLOCK; q++)
                 one(base + t + q * E_BLOCK);
     }
-    return acc[0] + acc[1] + acc[2] + acc[3];
+    double sum = 0;
+    for (int l = 0; l < E_NACC; l++)
+        sum += acc[l];
+    return sum;
 }
 
 /* Runs a small copy of each level's call (every thread written) and compares 64 threads with
@@ -343,7 +365,7 @@ template <typename T> static int sweep(struct probes *s, const char *prec, int o
                 w.bytes[MODEL_LEVEL_SHARED] = bytes;
                 w.bytes[MODEL_LEVEL_L2] = (double)j.grid * E_TILE_VECS * 16; /* the fill */
             }
-            w.flops[op] = bytes / elem * (1 + 2.0 * ks[q]);
+            w.flops[op] = bytes / elem * (ks[q] == 0 ? 1.0 : 2.0 * ks[q]);
             if ((rc = pt_time(s, enqueue_sweep<T>, &j, 1, 3, ms)) != RK_OK)
                 return rc;
             snprintf(name, sizeof name, "%s_%s_k%d", level_name[level], prec, ks[q]);
