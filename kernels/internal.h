@@ -90,9 +90,34 @@ static inline int kern_tsm2_ring(long apipe)
 {
     return apipe == 1;
 }
+
+/*
+ * TSM2 V3 with apipe = 3 (tsm2_stream.cu): A straight to registers, a vector of rows per
+ * thread (kern_tsm2_stream_rows), every column of C in one pass
+ * (t2 = n, 1 to KERN_TSM2_STREAM_MAXN), B through shared memory in stages of
+ * KERN_TSM2_STREAM_KC values of k; t3 is the granularity of the split of k.
+ */
+#define KERN_TSM2_STREAM_MAXN 32
+#define KERN_TSM2_STREAM_KC   64
+#define KERN_TSM2_STREAM_T3   16
+static inline int kern_tsm2_stream(long apipe)
+{
+    return apipe == 3;
+}
+/* Rows per thread: fp32 4 up to 12 columns, 2 above; fp64 2 up to 20, 1 above (the
+ * accumulators' registers: more spilled or left one block per SM). */
+#define KERN_TSM2_STREAM_ROWS(fp64, t2) ((fp64) ? ((t2) <= 20 ? 2 : 1) : (t2) <= 12 ? 4 : 2)
+static inline long kern_tsm2_stream_rows(int prec, long t2)
+{
+    return KERN_TSM2_STREAM_ROWS(prec == KERNELS_FP64, t2);
+}
+/* The kernel for t2 columns (a tsm2.cu split-k kernel's signature), NULL when not
+ * instantiated; its dynamic shared memory [bytes]. */
+const void *kern_tsm2_stream_kernel(int prec, long t2);
+size_t kern_tsm2_stream_smem(int prec, long t2);
 static inline long kern_tsm2_rows(long apipe, long rpt)
 {
-    return kern_tsm2_ring(apipe) && rpt > 1 ? rpt : 1;
+    return (kern_tsm2_ring(apipe) || kern_tsm2_stream(apipe)) && rpt > 1 ? rpt : 1;
 }
 
 /*

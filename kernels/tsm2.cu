@@ -23,6 +23,7 @@
  * for 1, 2, 4, 8, 16; t1 (threads per block), ksplit and tcf are run-time values.
  */
 #include "common.h"
+#include "cp_async.cuh"
 #include "internal.h"
 
 #include <cuda_runtime.h>
@@ -263,26 +264,6 @@ __global__ void __maxnreg__((tsm2_regs<T, T2, T3>()))
  * pipeline stays full from one row to the next.
  */
 constexpr int ASTAGES = KERNELS_TSM2_RING_STAGES;
-
-template <int BYTES>
-__device__ __forceinline__ void cp_async_elem(void *smem, const void *gmem, bool valid)
-{
-    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
-    const int src_size = valid ? BYTES : 0; /* 0: fill with zeros, read nothing */
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gmem),
-                 "n"(BYTES), "r"(src_size)
-                 : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int N> __device__ __forceinline__ void cp_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 
 /* c[v][q] += sum_x a[v][x] * Bs[q*t1 + l0 + x] for the V rows of a thread: each value of
  * B read from shared memory serves V rows (register blocking along m). */
@@ -796,6 +777,12 @@ bool uses_ring(enum variant v, const long *p)
     return (v == V3 || v == OPT1) && kern_tsm2_ring(p[P_APIPE]);
 }
 
+/* V3 streaming A to registers, every column in one pass (apipe = 3, tsm2_stream.cu). */
+bool uses_stream(enum variant v, const long *p)
+{
+    return v == V3 && kern_tsm2_stream(p[P_APIPE]);
+}
+
 /* ISM2 opt. 1 with B whole in shared memory (apipe = 2). */
 bool uses_rows(enum variant v, const long *p)
 {
@@ -830,6 +817,10 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     const bool async = uses_ring(v, p);
     const size_t e = kern_elem(a->prec);
     const long rpt = rows_per_thread(v, p);
+    if (uses_stream(v, p)) {
+        *smem = kern_tsm2_stream_smem(a->prec, t2);
+        return kern_tsm2_stream_kernel(a->prec, t2);
+    }
     if (uses_rows(v, p)) {
         *smem = rows_smem(a, p);
         return a->prec == KERNELS_FP64 ? (const void *)pick_rows<double>(t2, t3)
@@ -877,6 +868,31 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     /* Defaults chosen from sweeps on an H100 (docs/perf-notes.md "kernels"). */
     const bool wide = a->m > 0 && a->n > 8; /* t2 = 16: registers and shared memory are tight */
     long xt3 = 0, xrpt = 0;
+    if (uses_stream(v, p)) {
+        if (a->m > 0 && p[P_T2] == 0)
+            p[P_T2] = a->n; /* every column in one pass */
+        const long r = p[P_T2] > 0 ? kern_tsm2_stream_rows(a->prec, p[P_T2]) : 0;
+        if (p[P_T2] != 0 && (p[P_T2] < 1 || p[P_T2] > KERN_TSM2_STREAM_MAXN))
+            return kern_why(why, len, "t2 must be 1 to %d with apipe = 3, not %ld",
+                            KERN_TSM2_STREAM_MAXN, p[P_T2]);
+        if (p[P_T3] != 0 && p[P_T3] != KERN_TSM2_STREAM_T3)
+            return kern_why(why, len, "t3 is %d with apipe = 3 (the split's granularity), not %ld",
+                            KERN_TSM2_STREAM_T3, p[P_T3]);
+        if (r && p[P_RPT] != 0 && p[P_RPT] != r)
+            return kern_why(why, len, "rpt is %ld with apipe = 3 in this precision, not %ld", r,
+                            p[P_RPT]);
+        if (p[P_CB] > 1)
+            return kern_why(why, len, "cblocks = %ld needs apipe = 1", p[P_CB]);
+        if (a->m > 0 && p[P_T2] < a->n)
+            return kern_why(why, len,
+                            "t2 = %ld does not cover n = %ld: apipe = 3 runs every column "
+                            "in one pass",
+                            p[P_T2], a->n);
+        p[P_T3] = KERN_TSM2_STREAM_T3;
+        p[P_RPT] = r;
+        if (p[P_T1] == 0)
+            p[P_T1] = 128;
+    }
     const bool xcols = kern_tsm2_xcols_config(a->prec, p[P_T2], &xt3, &xrpt);
     if (xcols && uses_ring(v, p)) { /* an extra column tile: its own t3 and rpt */
         if (p[P_T3] == 0)
@@ -901,14 +917,16 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 8 : 16;
     }
     if (v == V3 || v == OPT1) {
-        if (!uses_rows(v, p) && p[P_APIPE] != 0 && p[P_APIPE] != 1)
+        if (!uses_rows(v, p) && !uses_stream(v, p) && p[P_APIPE] != 0 && p[P_APIPE] != 1)
             return kern_why(why, len,
                             v == OPT1 ? "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring) or "
                                         "2 (B whole in shared memory)"
-                                      : "apipe must be 0 (registers, Alg. 4) or 1 (cp.async ring)");
+                                      : "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring) "
+                                        "or 3 (A streamed to registers, every column at once)");
         if (p[P_RPT] != 0 && p[P_RPT] != 1 && p[P_RPT] != 2 && p[P_RPT] != 4)
             return kern_why(why, len, "rpt must be 1, 2 or 4, not %ld", p[P_RPT]);
-        if (p[P_RPT] > 1 && !kern_tsm2_ring(p[P_APIPE])) /* rows per thread: the ring only */
+        if (p[P_RPT] > 1 && !kern_tsm2_ring(p[P_APIPE]) && !uses_stream(v, p))
+            /* rows per thread: the ring and the stream only */
             return kern_why(why, len, "rpt = %ld needs apipe = 1", p[P_RPT]);
         if (v == V3 && p[P_CB] > 1 && !kern_tsm2_ring(p[P_APIPE]))
             return kern_why(why, len, "cblocks = %ld needs apipe = 1", p[P_CB]);
@@ -924,7 +942,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     const bool wide_rows = (p[P_T2] == 24 || p[P_T2] == 32) && uses_rows(v, p);
     if (wide_rows && p[P_T3] != 0 && p[P_T3] != 4 && p[P_T3] != 8 && p[P_T3] != 16)
         return kern_why(why, len, "t2 = %ld with apipe = 2 needs t3 = 4, 8 or 16", p[P_T2]);
-    if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0 && !wide_rows) {
+    if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0 && !wide_rows && !uses_stream(v, p)) {
         if (!xcols || !uses_ring(v, p))
             return kern_why(why, len,
                             "t2 must be 1, 2, 4, 8 or 16, not %ld (the other column tiles "
@@ -980,7 +998,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             /* The largest split that keeps every block resident at once. */
             long gx = kern_ceil_div(a->m, tile_rows(p, v)) * col_blocks(v, p);
             long want = resident / gx;
-            long max_split = kern_ceil_div(a->k, t1); /* at least one tile of B per block */
+            long max_split = kern_ceil_div(a->k, uses_stream(v, p) ? KERN_TSM2_STREAM_KC : t1);
+            /* at least one tile (stream: one stage) of B per block */
             if (want > max_split)
                 want = max_split;
             p[P_SPLIT] = want < 1 ? 1 : want;
@@ -1067,7 +1086,10 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     if (a->prec == KERNELS_FP64) {
         const double *A = (const double *)a->a, *B = (const double *)a->b;
         double *C = (double *)a->c;
-        if (v == OPT2)
+        if (uses_stream(v, a->p))
+            ((async_fn<double>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k,
+                                                                    kchunk, (double *)ws, 1);
+        else if (v == OPT2)
             pick_opt2<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (rows)
             pick_rows<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
@@ -1083,7 +1105,10 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     } else {
         const float *A = (const float *)a->a, *B = (const float *)a->b;
         float *C = (float *)a->c;
-        if (v == OPT2)
+        if (uses_stream(v, a->p))
+            ((async_fn<float>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k,
+                                                                   kchunk, (float *)ws, 1);
+        else if (v == OPT2)
             pick_opt2<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (rows)
             pick_rows<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);

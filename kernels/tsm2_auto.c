@@ -10,7 +10,9 @@
  *      kernel latency-bound), else TSM2's;
  *   2. a short list of candidate configurations for the family, precision and n, in the
  *      order that sweeps of every plausible configuration on an H100 ranked them
- *      (docs/perf-log.md 2026-11-26, `roofkit tune --exhaustive`);
+ *      (docs/perf-log.md 2026-11-26, `roofkit tune --exhaustive`); for TSM2, V3 streaming A
+ *      to registers with every column in one pass (apipe = 3, tsm2_stream.cu) first where
+ *      those sweeps ranked it first (stream_first), then taken whenever it runs;
  *   3. for each, the variant's own resolve (split of k, tcf, shared memory, registers),
  *      the CUDA occupancy calculator (resident blocks), and the model's cost
  *      (model_tsm2_plan_evaluate: DRAM bytes, passes over A and waves at the bandwidth that
@@ -211,6 +213,56 @@ static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, l
     (*nw)++;
 }
 
+/*
+ * Where the stream kernel (V3 with apipe = 3) comes first: the shapes on which the H100 sweeps
+ * ranked it ahead of the cp.async ring by more than the noise (docs/perf-log.md 2026-11-26,
+ * m = k in {10240, 20480, 40960}): fp32 up to 13 columns once a split of k of at most about 13
+ * fills the GPU (m >= 16384; at m = 10240 the split of 19-26 costs more in partial sums than
+ * the ring loses), 17 columns, and 25-31 (one pass where the ring takes two or side-by-side
+ * blocks); fp64 up to 13 and 17-25 columns. Elsewhere (fp32 14-16, 18-24, 32; fp64 14-16,
+ * 26-32) the ring was as fast or faster.
+ */
+static int stream_first(int prec, long m, long n)
+{
+    if (n > KERN_TSM2_STREAM_MAXN)
+        return 0;
+    if (prec == KERNELS_FP32)
+        return (n <= 13 && m >= 16384) || n == 17 || (n >= 25 && n <= 31);
+    return n <= 13 || (n >= 17 && n <= 25);
+}
+
+/* The cp.async ring's candidates (V3 with apipe 0 or 1), in the order the sweeps ranked them. */
+static void ring_candidates(struct want *w, int *nw, int prec, long n, long c2, long x)
+{
+    if (prec == KERNELS_FP32) {
+        /* TSM2 fp32: V3 through the cp.async ring; up to 8 columns two rows per thread at t1
+         * 256, 9-16 four rows at t1 128; 17-24 the tile that covers n in one pass; above, two
+         * column blocks of 16 side by side (then two passes of 16 in one block) */
+        if (n <= 8) {
+            add(w, nw, 2, 256, c2, n >= 5 ? 8 : 16, 0, 1, 2, 0);
+            if (x && x != c2)
+                add(w, nw, 2, 256, x, 0, 0, 1, 0, 0);
+        } else {
+            if (n > 16 && x)
+                add(w, nw, 2, 256, x, 0, 0, 1, 0, 0);
+            if (n > 16) /* two column blocks side by side, A read once */
+                add(w, nw, 2, 128, 16, 8, 0, 1, 4, 2);
+            add(w, nw, 2, 128, 16, 8, 0, 1, 4, 0);
+            add(w, nw, 2, 256, 16, 8, 0, 1, 4, 0);
+        }
+    } else {
+        /* TSM2 fp64: up to 4 columns V3 with A in registers, up to 8 the ring at t1 128, above
+         * the ring at t1 256 (two rows per thread, groups of 8), passes of 16 in one block
+         * (column blocks side by side leave SMs idle: one block of 256 per SM) */
+        if (n <= 4)
+            add(w, nw, 2, 128, c2, 16, 0, 0, 1, 0);
+        if (n <= 8)
+            add(w, nw, 2, 128, c2, 8, 0, 1, 2, 0);
+        add(w, nw, 2, 256, c2, 8, 0, 1, 2, 0);
+        add(w, nw, 2, 128, c2, 8, 0, 1, 2, 0);
+    }
+}
+
 int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, int prec,
                         const struct kernels_shape *shape, struct kernels_tsm2_choice *out)
 {
@@ -218,7 +270,7 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
     struct kern_args a;
     struct model_gpu nominal;
     struct cand best, c;
-    int nw = 0, priced = 0, have = 0;
+    int nw = 0, priced = 0, have = 0, sure = 0;
     const long n = shape->n, k = shape->k, c2 = kernels_tsm2_cols(shape->n);
     const long x = cover_cols(prec, n);
 
@@ -252,41 +304,31 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         add(w, &nw, 3, 0, 0, t3, 0, 2, 0, 0);
         add(w, &nw, 3, 0, 0, t3, 1, 2, 0, 0);
         add(w, &nw, 3, 0, 0, t3, 4, 2, 0, 0);
-    } else if (prec == KERNELS_FP32) {
-        /* TSM2 fp32: V3 through the cp.async ring; up to 8 columns two rows per thread at t1
-         * 256, 9-16 four rows at t1 128; 17-24 the tile that covers n in one pass; above, two
-         * column blocks of 16 side by side (then two passes of 16 in one block) */
-        if (n <= 8) {
-            add(w, &nw, 2, 256, c2, n >= 5 ? 8 : 16, 0, 1, 2, 0);
-            if (x && x != c2)
-                add(w, &nw, 2, 256, x, 0, 0, 1, 0, 0);
-        } else {
-            if (n > 16 && x)
-                add(w, &nw, 2, 256, x, 0, 0, 1, 0, 0);
-            if (n > 16) /* two column blocks side by side, A read once */
-                add(w, &nw, 2, 128, 16, 8, 0, 1, 4, 2);
-            add(w, &nw, 2, 128, 16, 8, 0, 1, 4, 0);
-            add(w, &nw, 2, 256, 16, 8, 0, 1, 4, 0);
-        }
     } else {
-        /* TSM2 fp64: up to 4 columns V3 with A in registers, up to 8 the ring at t1 128, above
-         * the ring at t1 256 (two rows per thread, groups of 8), passes of 16 in one block
-         * (column blocks side by side leave SMs idle: one block of 256 per SM) */
-        if (n <= 4)
-            add(w, &nw, 2, 128, c2, 16, 0, 0, 1, 0);
-        if (n <= 8)
-            add(w, &nw, 2, 128, c2, 8, 0, 1, 2, 0);
-        add(w, &nw, 2, 256, c2, 8, 0, 1, 2, 0);
-        add(w, &nw, 2, 128, c2, 8, 0, 1, 2, 0);
+        if (stream_first(prec, shape->m, n)) {
+            /* A streamed to registers, every column in one pass (tsm2_stream.cu); with one row
+             * per thread (fp64 above 20 columns) 64 threads a block */
+            add(w, &nw, 2, kern_tsm2_stream_rows(prec, n) == 1 ? 64 : 128, n, KERN_TSM2_STREAM_T3,
+                0, 3, 0, 0);
+            sure = nw == 1;
+        }
+        ring_candidates(w, &nw, prec, n, c2, x);
     }
 
     /* ISM2: the first candidate that runs; the model's Little's law misjudges the rows kernel
-     * (1749 us predicted, 385 us measured at fp32 1e7 x 24 x 1), so it only prices the choice */
+     * (1749 us predicted, 385 us measured at fp32 1e7 x 24 x 1), so it only prices the choice;
+     * TSM2: the stream kernel where stream_first says the sweeps ranked it first, else the first
+     * candidate unless a later one is predicted more than KERNELS_TSM2_MARGIN faster */
     const double margin = k <= KERNELS_TSM2_ISM2_K ? 1.0 : KERNELS_TSM2_MARGIN;
     for (int i = 0; i < nw; i++) {
         if (price(&a, gpu, w[i].code, w[i].p, &c) != RK_OK)
             continue;
         priced++;
+        if (sure && i == 0) { /* runs: taken */
+            best = c;
+            have = 1;
+            break;
+        }
         if (!have || c.ev.time_s < best.ev.time_s * (1.0 - margin)) {
             best = c;
             have = 1;
@@ -307,7 +349,9 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
              "ceilings)",
              k <= KERNELS_TSM2_ISM2_K ? "ISM2" : "TSM2", k, best.vp[1], best.passes,
              best.passes > 1 ? "es" : "",
-             best.code == 2 && best.vp[KERN_TSM2_V3_CBLOCKS] > 1 ? " side by side" : "",
+             best.code == 2 && best.vp[KERN_TSM2_V3_CBLOCKS] > 1       ? " side by side"
+             : best.code == 2 && kern_tsm2_stream(out->entry[E_APIPE]) ? ", A streamed"
+                                                                       : "",
              model_bound_name(best.ev.bound), best.ev.time_s * 1e6, best.ev.util, priced,
              out->nominal ? "datasheet" : "measured");
     return RK_OK;

@@ -10,6 +10,7 @@
  * the kernel for the shape). Pure: no CUDA call, no I/O.
  */
 #include "common.h"
+#include "internal.h"
 #include "kernels.h"
 
 #include <stdio.h>
@@ -196,6 +197,9 @@ int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape, long (*out)[
             n = push(out, n, max, 2, 0, x, 0, 0, 1, 0, 0);
         return n;
     }
+    if (shape->n <= KERN_TSM2_STREAM_MAXN) /* A streamed to registers, one pass: t1 64-256 */
+        for (long t1 = 64; t1 <= 256; t1 *= 2)
+            n = push(out, n, max, 2, t1, shape->n, KERN_TSM2_STREAM_T3, 0, 3, 0, 0);
     for (long t1 = 128; t1 <= 256; t1 *= 2) {
         if (x)
             n = push(out, n, max, 2, t1, x, 0, 0, 1, 0, 0);
