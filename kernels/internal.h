@@ -115,6 +115,20 @@ static inline long kern_tsm2_stream_rows(int prec, long t2)
  * instantiated; its dynamic shared memory [bytes]. */
 const void *kern_tsm2_stream_kernel(int prec, long t2);
 size_t kern_tsm2_stream_smem(int prec, long t2);
+
+/*
+ * apipe = 4 (tsm2_stream.cu): the same stream of A multiplied on the tensor cores, fp64 by
+ * DMMA (m16n8k4, sm_90), fp32 by 3xTF32 (m16n8k8, fp32's accuracy); a warp owns 32 rows
+ * (KERN_TSM2_DMMA_TILES tiles of 16), n in tiles of 8 up to 32; kernel and shared memory as
+ * above.
+ */
+#define KERN_TSM2_DMMA_TILES 2
+static inline int kern_tsm2_dmma(long apipe)
+{
+    return apipe == 4;
+}
+const void *kern_tsm2_tc_kernel(int prec, long t2);
+size_t kern_tsm2_tc_smem(int prec, long t2);
 static inline long kern_tsm2_rows(long apipe, long rpt)
 {
     return (kern_tsm2_ring(apipe) || kern_tsm2_stream(apipe)) && rpt > 1 ? rpt : 1;

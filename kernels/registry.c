@@ -40,10 +40,12 @@
      "tile_size_C: columns of C per pass (1,2,4,8,16; with apipe = 2 also 24, 32 at t3 >= 4; "   \
      "0: smallest power of two >= n)"}
 #define P_APIPE                                                                                    \
-    {"apipe", 1, 0, 3, 0,                                                                          \
+    {"apipe", 1, 0, 4, 0,                                                                          \
      "1: next A groups via a 4-stage cp.async ring in shared memory (H100 extension); 0: "        \
      "registers, Alg. 4; 3: A streamed to registers, 128 bytes a thread in flight, every "       \
-     "column in one pass, B staged by cp.async (H100 extension; 2 is ISM2's)"}
+     "column in one pass, B staged by cp.async; 4: the same on tensor cores (fp64 DMMA, fp32 "   \
+     "3xTF32) "                                                                                  \
+     "(H100 extensions; 2 is ISM2's)"}
 #define P_APIPE_ISM2                                                                               \
     {"apipe", 2, 0, 2, 0,                                                                          \
      "2: B whole in shared memory once per block, the next group of A in registers (H100 "      \
@@ -121,7 +123,7 @@ static const struct kernels_kernel registry[] = {
       {"t2", 0, 0, 32, AUTO, "the variant's t2 (0: its default)"},
       {"t3", 0, 0, 16, AUTO, "the variant's t3 (0: its default)"},
       {"split", 0, 0, 1000000, AUTO, "the variant's ksplit (TSM2) or tcf (ISM2) (0: its choice)"},
-      {"apipe", -1, -1, 3, 0, "the variant's apipe (-1: its default; 0 for V2 and opt. 2)"},
+      {"apipe", -1, -1, 4, 0, "the variant's apipe (-1: its default; 0 for V2 and opt. 2)"},
       {"rpt", 0, 0, 4, AUTO, "the variant's rpt (0: its choice; 1 for V2 and opt. 2)"},
       {"cblocks", 0, 0, 8, AUTO,
        "tsm2_v3 with apipe = 1: column blocks, the blocks of a row tile side by side, each its "
@@ -411,7 +413,8 @@ double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
         kchunk = grid[1] > 0 ? ceil((double)shape->k / grid[1]) : (double)shape->k;
         t3 = mp.t3 < kchunk ? mp.t3 : kchunk;
         if (k->cost_family == MODEL_FAM_TSM2_V3 && kernels_param_index(k, "apipe") >= 0 &&
-            kern_tsm2_stream(params[kernels_param_index(k, "apipe")]))
+            (kern_tsm2_stream(params[kernels_param_index(k, "apipe")]) ||
+             kern_tsm2_dmma(params[kernels_param_index(k, "apipe")])))
             return 128.0; /* tsm2_stream.cu's ring of loads in registers */
         if (!mp.a_staged || mp.t1 < 1 || grid[0] < 1)
             return t3 * e;

@@ -777,10 +777,15 @@ bool uses_ring(enum variant v, const long *p)
     return (v == V3 || v == OPT1) && kern_tsm2_ring(p[P_APIPE]);
 }
 
-/* V3 streaming A to registers, every column in one pass (apipe = 3, tsm2_stream.cu). */
+/* V3 streaming A to registers, every column in one pass (tsm2_stream.cu): FMAs (apipe = 3)
+ * or tensor cores (apipe = 4, uses_dmma: fp64 DMMA, fp32 3xTF32). */
 bool uses_stream(enum variant v, const long *p)
 {
-    return v == V3 && kern_tsm2_stream(p[P_APIPE]);
+    return v == V3 && (kern_tsm2_stream(p[P_APIPE]) || kern_tsm2_dmma(p[P_APIPE]));
+}
+bool uses_dmma(enum variant v, const long *p)
+{
+    return v == V3 && kern_tsm2_dmma(p[P_APIPE]);
 }
 
 /* ISM2 opt. 1 with B whole in shared memory (apipe = 2). */
@@ -817,6 +822,10 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     const bool async = uses_ring(v, p);
     const size_t e = kern_elem(a->prec);
     const long rpt = rows_per_thread(v, p);
+    if (uses_dmma(v, p)) {
+        *smem = kern_tsm2_tc_smem(a->prec, t2);
+        return kern_tsm2_tc_kernel(a->prec, t2);
+    }
     if (uses_stream(v, p)) {
         *smem = kern_tsm2_stream_smem(a->prec, t2);
         return kern_tsm2_stream_kernel(a->prec, t2);
@@ -871,7 +880,10 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     if (uses_stream(v, p)) {
         if (a->m > 0 && p[P_T2] == 0)
             p[P_T2] = a->n; /* every column in one pass */
-        const long r = p[P_T2] > 0 ? kern_tsm2_stream_rows(a->prec, p[P_T2]) : 0;
+        /* rows per thread: a vector (FMAs); one with DMMA (a warp's 32 rows, t1 rows a block) */
+        const long r = uses_dmma(v, p) ? 1
+                       : p[P_T2] > 0   ? kern_tsm2_stream_rows(a->prec, p[P_T2])
+                                       : 0;
         if (p[P_T2] != 0 && (p[P_T2] < 1 || p[P_T2] > KERN_TSM2_STREAM_MAXN))
             return kern_why(why, len, "t2 must be 1 to %d with apipe = 3, not %ld",
                             KERN_TSM2_STREAM_MAXN, p[P_T2]);
@@ -921,8 +933,9 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             return kern_why(why, len,
                             v == OPT1 ? "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring) or "
                                         "2 (B whole in shared memory)"
-                                      : "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring) "
-                                        "or 3 (A streamed to registers, every column at once)");
+                                      : "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring), "
+                                        "3 (A streamed to registers, every column at once) or 4 "
+                                        "(the same on tensor cores: fp64 DMMA, fp32 3xTF32)");
         if (p[P_RPT] != 0 && p[P_RPT] != 1 && p[P_RPT] != 2 && p[P_RPT] != 4)
             return kern_why(why, len, "rpt must be 1, 2 or 4, not %ld", p[P_RPT]);
         if (p[P_RPT] > 1 && !kern_tsm2_ring(p[P_APIPE]) && !uses_stream(v, p))

@@ -11,8 +11,9 @@
  *   2. a short list of candidate configurations for the family, precision and n, in the
  *      order that sweeps of every plausible configuration on an H100 ranked them
  *      (docs/perf-log.md 2026-11-26, `roofkit tune --exhaustive`); for TSM2, V3 streaming A
- *      to registers with every column in one pass (apipe = 3, tsm2_stream.cu) first where
- *      those sweeps ranked it first (stream_first), then taken whenever it runs;
+ *      to registers with every column in one pass (apipe = 3 FMAs, 4 tensor cores:
+ *      tsm2_stream.cu) first where those sweeps ranked it first (stream_pick), then taken
+ *      whenever it runs;
  *   3. for each, the variant's own resolve (split of k, tcf, shared memory, registers),
  *      the CUDA occupancy calculator (resident blocks), and the model's cost
  *      (model_tsm2_plan_evaluate: DRAM bytes, passes over A and waves at the bandwidth that
@@ -214,21 +215,34 @@ static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, l
 }
 
 /*
- * Where the stream kernel (V3 with apipe = 3) comes first: the shapes on which the H100 sweeps
- * ranked it ahead of the cp.async ring by more than the noise (docs/perf-log.md 2026-11-26,
- * m = k in {10240, 20480, 40960}): fp32 up to 13 columns once a split of k of at most about 13
- * fills the GPU (m >= 16384; at m = 10240 the split of 19-26 costs more in partial sums than
- * the ring loses), 17 columns, and 25-31 (one pass where the ring takes two or side-by-side
- * blocks); fp64 up to 13 and 17-25 columns. Elsewhere (fp32 14-16, 18-24, 32; fp64 14-16,
- * 26-32) the ring was as fast or faster.
+ * Where a stream kernel comes first, and which (V3 with apipe = 3, FMAs, or 4, tensor cores:
+ * tsm2_stream.cu) with how many threads a block: the shapes on which the H100 sweeps ranked it
+ * ahead of the cp.async ring (docs/perf-log.md 2026-11-26, m = k in {10240, 20480, 40960}).
+ *   fp64: the FMA kernel up to 13 columns (1.00-1.04 of the copy ceiling), DMMA above (1.00
+ *         up to 24 columns, 0.93-0.96 at 25-32, where the ring takes two passes: 0.36-0.50);
+ *   fp32: the FMA kernel up to 13 columns once a split of k of at most about 13 fills the GPU
+ *         (m >= 16384; at m = 10240 the split of 19-26 costs more in partial sums than the
+ *         ring loses, which stays); 3xTF32 above 13 (the FMA kernel is issue-bound there), 256
+ *         threads a block up to m = 24576 and 128 above (one block of 256 per SM).
+ * 0 when the ring's candidates come first.
  */
-static int stream_first(int prec, long m, long n)
+static int stream_pick(int prec, long m, long n, long *apipe, long *t1)
 {
     if (n > KERN_TSM2_STREAM_MAXN)
         return 0;
-    if (prec == KERNELS_FP32)
-        return (n <= 13 && m >= 16384) || n == 17 || (n >= 25 && n <= 31);
-    return n <= 13 || (n >= 17 && n <= 25);
+    if (prec == KERNELS_FP64) {
+        *apipe = n <= 13 ? 3 : 4;
+        *t1 = *apipe == 3 && kern_tsm2_stream_rows(prec, n) == 1 ? 64 : 128;
+        return 1;
+    }
+    if (n <= 13) {
+        *apipe = 3;
+        *t1 = 128;
+        return m >= 16384;
+    }
+    *apipe = 4;
+    *t1 = m <= 24576 ? 256 : 128;
+    return 1;
 }
 
 /* The cp.async ring's candidates (V3 with apipe 0 or 1), in the order the sweeps ranked them. */
@@ -305,11 +319,10 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         add(w, &nw, 3, 0, 0, t3, 1, 2, 0, 0);
         add(w, &nw, 3, 0, 0, t3, 4, 2, 0, 0);
     } else {
-        if (stream_first(prec, shape->m, n)) {
-            /* A streamed to registers, every column in one pass (tsm2_stream.cu); with one row
-             * per thread (fp64 above 20 columns) 64 threads a block */
-            add(w, &nw, 2, kern_tsm2_stream_rows(prec, n) == 1 ? 64 : 128, n, KERN_TSM2_STREAM_T3,
-                0, 3, 0, 0);
+        long sp = 0, st1 = 0;
+        if (stream_pick(prec, shape->m, n, &sp, &st1)) {
+            /* A streamed to registers, every column in one pass (tsm2_stream.cu) */
+            add(w, &nw, 2, st1, n, KERN_TSM2_STREAM_T3, 0, sp, 0, 0);
             sure = nw == 1;
         }
         ring_candidates(w, &nw, prec, n, c2, x);
@@ -317,7 +330,7 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
 
     /* ISM2: the first candidate that runs; the model's Little's law misjudges the rows kernel
      * (1749 us predicted, 385 us measured at fp32 1e7 x 24 x 1), so it only prices the choice;
-     * TSM2: the stream kernel where stream_first says the sweeps ranked it first, else the first
+     * TSM2: the stream kernel where stream_pick says the sweeps ranked it first, else the first
      * candidate unless a later one is predicted more than KERNELS_TSM2_MARGIN faster */
     const double margin = k <= KERNELS_TSM2_ISM2_K ? 1.0 : KERNELS_TSM2_MARGIN;
     for (int i = 0; i < nw; i++) {

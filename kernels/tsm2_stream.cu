@@ -241,6 +241,342 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+/*
+ * fp64 on the tensor cores (apipe = 4): the same stream of A, multiplied by DMMA
+ * (mma.sync m16n8k4 f64, sm_90) instead of CUDA-core FMAs, which at n > 16 left the FMA
+ * kernel issue-bound (one shared load of B per 2-4 FMAs). A warp owns WT tiles of 16 rows for
+ * NT tiles of 8 columns. Each thread loads two adjacent rows of A with one 16-byte load per
+ * tile and k; the tile's fragment row g holds actual row 2g and row g + 8 actual row 2g + 1
+ * (a permutation of the tile's rows, undone when C is stored), so the loads stay whole 128-byte
+ * lines per column. B goes through shared memory as in the FMA kernel, column-major with a
+ * padded stride (KCP) so that the 8 columns x 4 k of a fragment fall on distinct banks.
+ * Columns past n in the last tile of 8 are zeros: tensor work, not memory traffic.
+ */
+constexpr int KCP = KC + 4; /* a stage's column stride [doubles]: conflict-free fragments */
+
+template <int NT>
+__global__ void __launch_bounds__(256)
+    tsm2_dmma_kernel(const double *__restrict__ A, const double *__restrict__ B,
+                     double *__restrict__ C, long m, long n, long k, long kchunk,
+                     double *__restrict__ ws, int ncb)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int WT = KERN_TSM2_DMMA_TILES; /* tiles of 16 rows per warp */
+    constexpr int UK = 4;                    /* steps of 4 k of A in flight (128 bytes) */
+    static_assert(KC % (4 * UK) == 0, "a stage holds whole rounds of steps");
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    double *Bs = reinterpret_cast<double *>(kern_smem); /* [2][NT * 8][KCP] */
+    (void)ncb;
+
+    const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const long wrow = ((long)blockIdx.x * (blockDim.x >> 5) + (tid >> 5)) * (16 * WT);
+    const int ks = blockIdx.y, nks = gridDim.y;
+    const long kb = (long)ks * kchunk, ke = min(k, kb + kchunk);
+    const bool avec = m % 2 == 0;
+    const bool bvec = k % 2 == 0;
+
+    auto fill = [&](int s, long c0) {
+        double *dst = Bs + s * NT * 8 * KCP;
+        if (bvec) {
+            for (int i = tid; i < NT * 8 * (KC / 2); i += blockDim.x) {
+                const int c = i / (KC / 2), kk = (i % (KC / 2)) * 2;
+                const long kg = c0 + kk;
+                const bool ok = kg < ke && c < n;
+                cp_async_elem<16>(dst + c * KCP + kk, ok ? B + kg + (long)c * k : B, ok);
+            }
+        } else {
+            for (int i = tid; i < NT * 8 * KC; i += blockDim.x) {
+                const int c = i / KC, kk = i % KC;
+                const long kg = c0 + kk;
+                const bool ok = kg < ke && c < n;
+                cp_async_elem<8>(dst + c * KCP + kk, ok ? B + kg + (long)c * k : B, ok);
+            }
+        }
+        cp_async_commit();
+    };
+
+    /* Rows 2g, 2g + 1 of each tile of the warp, column kload + q. */
+    long kload = kb;
+    auto load_step = [&](double(&d)[WT][2]) {
+        const long kc = kload + q;
+#pragma unroll
+        for (int t = 0; t < WT; t++) {
+            const long row = wrow + 16 * t + 2 * g;
+            if (avec && kc < ke && row < m) {
+                unpack(d[t], __ldcs(reinterpret_cast<const double2 *>(A + row + kc * m)));
+            } else {
+                d[t][0] = kc < ke && row < m ? __ldcs(A + row + kc * m) : 0.0;
+                d[t][1] = kc < ke && row + 1 < m ? __ldcs(A + row + 1 + kc * m) : 0.0;
+            }
+        }
+        kload += 4;
+    };
+
+    double acc[WT][NT][4];
+#pragma unroll
+    for (int t = 0; t < WT; t++)
+#pragma unroll
+        for (int c = 0; c < NT; c++)
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                acc[t][c][j] = 0.0;
+
+    double ar[UK][WT][2];
+#pragma unroll
+    for (int u = 0; u < UK; u++)
+        load_step(ar[u]);
+
+    const long nchunks = (ke - kb + KC - 1) / KC;
+    if (nchunks > 0)
+        fill(0, kb);
+    int s = 0;
+#pragma unroll 1
+    for (long ch = 0; ch < nchunks; ch++) {
+        if (ch + 1 < nchunks)
+            fill(s ^ 1, kb + (ch + 1) * KC);
+        else
+            cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+        const double *bs = Bs + s * NT * 8 * KCP;
+#pragma unroll 1
+        for (int k0 = 0; k0 < KC; k0 += 4 * UK) {
+#pragma unroll
+            for (int u = 0; u < UK; u++) {
+                double a[WT][2];
+#pragma unroll
+                for (int t = 0; t < WT; t++) {
+                    a[t][0] = ar[u][t][0];
+                    a[t][1] = ar[u][t][1];
+                }
+                load_step(ar[u]);
+                const int kk = k0 + 4 * u + q;
+#pragma unroll
+                for (int c = 0; c < NT; c++) {
+                    const double b = bs[(c * 8 + g) * KCP + kk];
+#pragma unroll
+                    for (int t = 0; t < WT; t++)
+                        asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
+                                     "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+                                     : "+d"(acc[t][c][0]), "+d"(acc[t][c][1]), "+d"(acc[t][c][2]),
+                                       "+d"(acc[t][c][3])
+                                     : "d"(a[t][0]), "d"(a[t][1]), "d"(b));
+                }
+            }
+        }
+        __syncthreads();
+        s ^= 1;
+    }
+    cp_async_wait<0>();
+    /* D fragment: rows g (c0, c1) and g + 8 (c2, c3), columns 2q, 2q + 1 of the tile; row g is
+     * actual row 2g, row g + 8 actual row 2g + 1 */
+    double *out = nks == 1 ? C : ws + (long)ks * n * m;
+#pragma unroll
+    for (int t = 0; t < WT; t++)
+#pragma unroll
+        for (int c = 0; c < NT; c++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const long row = wrow + 16 * t + 2 * g + (j >> 1);
+                const long col = c * 8 + 2 * q + (j & 1);
+                if (row < m && col < n)
+                    out[row + col * m] = acc[t][c][j];
+            }
+#else
+    (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
+#endif
+}
+
+/*
+ * fp32 on the tensor cores (apipe = 4): 3xTF32. Each fp32 value x is split into a TF32 part
+ * hi = tf32(x) and the rest lo = tf32(x - hi); a b = hi_a hi_b + hi_a lo_b + lo_a hi_b, the
+ * lost lo_a lo_b about 2^-22 of it, so the result keeps fp32's accuracy (the FMA kernel's
+ * relative error ~1e-7; roofkit verifies at 1e-4) while the multiplies leave the CUDA cores,
+ * which at n > 12 bound the FMA kernel (one shared load of B per 8 FMAs). mma.sync m16n8k8
+ * tf32 with fp32 accumulators, for one stage of 64 k at a time, added to the running sums with
+ * CUDA-core adds: accumulated in the tensor cores over a block's whole range of k, the error
+ * grew with it (1.2e-5 at 1707 k, 4.8e-5 at 6827, above 1e-4 at 40960 on an H100), as a
+ * truncating accumulation would. A warp owns two tiles of 16 rows (32 rows): one 16-byte load
+ * per thread and column gives rows 4g..4g + 3, of which tile 0 takes 4g, 4g + 1 as its fragment
+ * rows g, g + 8 and tile 1 takes 4g + 2, 4g + 3 (the permutation undone at the store).
+ */
+constexpr int KCP32 = KC + 4; /* fp32 stage stride: fragments on distinct banks */
+
+__device__ __forceinline__ unsigned to_tf32(float x)
+{
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+}
+
+/* x as hi + lo, both TF32 bit patterns. */
+__device__ __forceinline__ void split_tf32(float x, unsigned &hi, unsigned &lo)
+{
+    hi = to_tf32(x);
+    lo = to_tf32(x - __uint_as_float(hi));
+}
+
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], unsigned b0,
+                                         unsigned b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+template <int NT>
+__global__ void __launch_bounds__(256)
+    tsm2_tf32x3_kernel(const float *__restrict__ A, const float *__restrict__ B,
+                       float *__restrict__ C, long m, long n, long k, long kchunk,
+                       float *__restrict__ ws, int ncb)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr int UK = 4; /* steps of 8 k of A in flight (128 bytes) */
+    static_assert(KC % (8 * UK) == 0, "a stage holds whole rounds of steps");
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    float *Bs = reinterpret_cast<float *>(kern_smem); /* [2][NT * 8][KCP32] */
+    (void)ncb;
+
+    const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const long wrow = ((long)blockIdx.x * (blockDim.x >> 5) + (tid >> 5)) * 32;
+    const int ks = blockIdx.y, nks = gridDim.y;
+    const long kb = (long)ks * kchunk, ke = min(k, kb + kchunk);
+    const bool avec = m % 4 == 0;
+    const bool bvec = k % 4 == 0;
+
+    auto fill = [&](int s, long c0) {
+        float *dst = Bs + s * NT * 8 * KCP32;
+        if (bvec) {
+            for (int i = tid; i < NT * 8 * (KC / 4); i += blockDim.x) {
+                const int c = i / (KC / 4), kk = (i % (KC / 4)) * 4;
+                const long kg = c0 + kk;
+                const bool ok = kg < ke && c < n;
+                cp_async_elem<16>(dst + c * KCP32 + kk, ok ? B + kg + (long)c * k : B, ok);
+            }
+        } else {
+            for (int i = tid; i < NT * 8 * KC; i += blockDim.x) {
+                const int c = i / KC, kk = i % KC;
+                const long kg = c0 + kk;
+                const bool ok = kg < ke && c < n;
+                cp_async_elem<4>(dst + c * KCP32 + kk, ok ? B + kg + (long)c * k : B, ok);
+            }
+        }
+        cp_async_commit();
+    };
+
+    /* Rows 4g .. 4g + 3 of the warp's 32, columns kload + q and kload + q + 4. */
+    long kload = kb;
+    const long row = wrow + 4 * g;
+    auto load_step = [&](float(&d)[2][4]) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const long kc = kload + q + 4 * h;
+            if (avec && kc < ke && row < m) {
+                unpack(d[h], __ldcs(reinterpret_cast<const float4 *>(A + row + kc * m)));
+            } else {
+#pragma unroll
+                for (int r = 0; r < 4; r++)
+                    d[h][r] = kc < ke && row + r < m ? __ldcs(A + row + r + kc * m) : 0.0f;
+            }
+        }
+        kload += 8;
+    };
+
+    float acc[2][NT][4];
+#pragma unroll
+    for (int t = 0; t < 2; t++)
+#pragma unroll
+        for (int c = 0; c < NT; c++)
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                acc[t][c][j] = 0.0f;
+
+    float ar[UK][2][4];
+#pragma unroll
+    for (int u = 0; u < UK; u++)
+        load_step(ar[u]);
+
+    const long nchunks = (ke - kb + KC - 1) / KC;
+    if (nchunks > 0)
+        fill(0, kb);
+    int s = 0;
+#pragma unroll 1
+    for (long ch = 0; ch < nchunks; ch++) {
+        if (ch + 1 < nchunks)
+            fill(s ^ 1, kb + (ch + 1) * KC);
+        else
+            cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+        const float *bs = Bs + s * NT * 8 * KCP32;
+        float part[2][NT][4]; /* this stage's sums: the tensor cores accumulate 64 k at most */
+#pragma unroll
+        for (int t = 0; t < 2; t++)
+#pragma unroll
+            for (int c = 0; c < NT; c++)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    part[t][c][j] = 0.0f;
+#pragma unroll 1
+        for (int k0 = 0; k0 < KC; k0 += 8 * UK) {
+#pragma unroll
+            for (int u = 0; u < UK; u++) {
+                /* fragments: a0 (g, q), a1 (g + 8, q), a2 (g, q + 4), a3 (g + 8, q + 4) */
+                unsigned ahi[2][4], alo[2][4];
+#pragma unroll
+                for (int t = 0; t < 2; t++) {
+                    split_tf32(ar[u][0][2 * t], ahi[t][0], alo[t][0]);
+                    split_tf32(ar[u][0][2 * t + 1], ahi[t][1], alo[t][1]);
+                    split_tf32(ar[u][1][2 * t], ahi[t][2], alo[t][2]);
+                    split_tf32(ar[u][1][2 * t + 1], ahi[t][3], alo[t][3]);
+                }
+                load_step(ar[u]);
+                const int kk = k0 + 8 * u + q;
+#pragma unroll
+                for (int c = 0; c < NT; c++) {
+                    unsigned b0h, b0l, b1h, b1l;
+                    split_tf32(bs[(c * 8 + g) * KCP32 + kk], b0h, b0l);
+                    split_tf32(bs[(c * 8 + g) * KCP32 + kk + 4], b1h, b1l);
+#pragma unroll
+                    for (int t = 0; t < 2; t++) { /* the small terms first */
+                        mma_tf32(part[t][c], alo[t], b0h, b1h);
+                        mma_tf32(part[t][c], ahi[t], b0l, b1l);
+                        mma_tf32(part[t][c], ahi[t], b0h, b1h);
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int t = 0; t < 2; t++)
+#pragma unroll
+            for (int c = 0; c < NT; c++)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    acc[t][c][j] += part[t][c][j];
+        __syncthreads();
+        s ^= 1;
+    }
+    cp_async_wait<0>();
+    /* D: c0, c1 fragment row g, c2, c3 row g + 8, columns 2q, 2q + 1; tile t's row g is actual
+     * row 4g + 2t, row g + 8 actual row 4g + 2t + 1 */
+    float *out = nks == 1 ? C : ws + (long)ks * n * m;
+#pragma unroll
+    for (int t = 0; t < 2; t++)
+#pragma unroll
+        for (int c = 0; c < NT; c++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const long r = row + 2 * t + (j >> 1);
+                const long col = c * 8 + 2 * q + (j & 1);
+                if (r < m && col < n)
+                    out[r + col * m] = acc[t][c][j];
+            }
+#else
+    (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
+#endif
+}
+
 template <typename T>
 using stream_fn = void (*)(const T *, const T *, T *, long, long, long, long, T *, int);
 
@@ -266,6 +602,23 @@ template <typename T> const void *stream_kernel(long n)
 extern "C" const void *kern_tsm2_stream_kernel(int prec, long t2)
 {
     return prec == KERNELS_FP64 ? stream_kernel<double>(t2) : stream_kernel<float>(t2);
+}
+
+extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2)
+{
+    static const stream_fn<double> f64[4] = {tsm2_dmma_kernel<1>, tsm2_dmma_kernel<2>,
+                                             tsm2_dmma_kernel<3>, tsm2_dmma_kernel<4>};
+    static const stream_fn<float> f32[4] = {tsm2_tf32x3_kernel<1>, tsm2_tf32x3_kernel<2>,
+                                            tsm2_tf32x3_kernel<3>, tsm2_tf32x3_kernel<4>};
+    if (t2 < 1 || t2 > 32)
+        return nullptr;
+    return prec == KERNELS_FP64 ? (const void *)f64[(t2 - 1) / 8] : (const void *)f32[(t2 - 1) / 8];
+}
+
+extern "C" size_t kern_tsm2_tc_smem(int prec, long t2)
+{
+    return (size_t)2 * (size_t)((t2 + 7) / 8 * 8) *
+           (prec == KERNELS_FP64 ? KCP * sizeof(double) : KCP32 * sizeof(float));
 }
 
 extern "C" size_t kern_tsm2_stream_smem(int prec, long t2)

@@ -192,14 +192,20 @@ int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape, long (*out)[
         }
         n = push(out, n, max, 3, 0, 0, 0, 0, 1, 0, 0);
         n = push(out, n, max, 4, 0, 0, 0, 0, -1, 0, 0);
+        if (shape->n <= KERN_TSM2_STREAM_MAXN) /* TSM2 V3 streaming A: FMAs, tensor cores */
+            for (long apipe = 3; apipe <= 4; apipe++)
+                n = push(out, n, max, 2, 128, shape->n, KERN_TSM2_STREAM_T3, 0, apipe, 0, 0);
         n = push(out, n, max, 2, 0, c2, 0, 0, 1, 0, 0);
         if (x)
             n = push(out, n, max, 2, 0, x, 0, 0, 1, 0, 0);
         return n;
     }
     if (shape->n <= KERN_TSM2_STREAM_MAXN) /* A streamed to registers, one pass: t1 64-256 */
-        for (long t1 = 64; t1 <= 256; t1 *= 2)
+        for (long t1 = 64; t1 <= 256; t1 *= 2) {
             n = push(out, n, max, 2, t1, shape->n, KERN_TSM2_STREAM_T3, 0, 3, 0, 0);
+            if (t1 >= 128) /* and on the tensor cores (fp64 DMMA, fp32 3xTF32) */
+                n = push(out, n, max, 2, t1, shape->n, KERN_TSM2_STREAM_T3, 0, 4, 0, 0);
+        }
     for (long t1 = 128; t1 <= 256; t1 *= 2) {
         if (x)
             n = push(out, n, max, 2, t1, x, 0, 0, 1, 0, 0);
