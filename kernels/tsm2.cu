@@ -1022,10 +1022,11 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         p[P_SPLIT] = nks; /* store what actually ran */
     } else if (p[P_SPLIT] == 0 && uses_rows(v, p)) {
         /* tcf = 2 (two rows per thread, the second prefetched while the first is used)
-         * once every SM has rows: at t1 = 128, t3 = 8 within 3% of the best tcf of 1..64
-         * on all 12 ism2-suite shapes; tcf = 1 was up to 18% slower even at m = 1e5 (a sweep,
-         * docs/perf-notes.md; 004 §6 chose 1-8 on a V100). */
-        p[P_SPLIT] = a->m >= 2 * p[P_T1] * a->dev->sm_count ? 2 : 1;
+         * once every SM has 8 row tiles: at t1 = 128, t3 = 8 within 3% of the best tcf of 1..64
+         * on all 12 ism2-suite shapes (a sweep, docs/perf-notes.md; 004 §6 chose 1-8 on a
+         * V100); below, 1 where a row is small (n k <= 64: the ism2-grid sweeps at m = 1e5
+         * found tcf 2 3-8 % slower there, and up to 5 % faster on wider rows). */
+        p[P_SPLIT] = a->m >= 8 * p[P_T1] * a->dev->sm_count || a->n * a->k > 64 ? 2 : 1;
     } else if (p[P_SPLIT] == 0) {
         /* tcf: the fewest threads that still fill every SM in one wave, at most 16 rows
          * per thread (004 §5.2 leaves tcf to offline profiling; this rule was chosen

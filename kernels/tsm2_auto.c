@@ -222,8 +222,10 @@ static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, l
  *         up to 24 columns, 0.93-0.96 at 25-32, where the ring takes two passes: 0.36-0.50);
  *   fp32: the FMA kernel up to 13 columns once a split of k of at most about 13 fills the GPU
  *         (m >= 16384; at m = 10240 the split of 19-26 costs more in partial sums than the
- *         ring loses, which stays); 3xTF32 above 13 (the FMA kernel is issue-bound there), 256
- *         threads a block up to m = 24576 and 128 above (one block of 256 per SM).
+ *         ring loses, which stays); 3xTF32 above 13 (the FMA kernel is issue-bound there:
+ *         0.73-0.86 of the copy ceiling at 17-32 columns against the FMA kernel's 0.59-0.82 and
+ *         the ring's 0.37-0.78), 128 threads a block (at 256 its registers leave one block
+ *         per SM).
  * 0 when the ring's candidates come first.
  */
 static int stream_pick(int prec, long m, long n, long *apipe, long *t1)
@@ -241,7 +243,7 @@ static int stream_pick(int prec, long m, long n, long *apipe, long *t1)
         return m >= 16384;
     }
     *apipe = 4;
-    *t1 = m <= 24576 ? 256 : 128;
+    *t1 = 128;
     return 1;
 }
 
@@ -307,14 +309,10 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         /* ISM2: opt. 1 with B whole in shared memory, a row's k in groups of 4 (k <= 4) or of
          * the power of two covering it up to 16; tcf chosen (2), 1, 4 */
         const long t3 = k <= 4 ? 4 : kernels_tsm2_cols(k);
-        if (n > 16 && n <= 32) /* a row's columns in one pass: groups of 4, fp32 16 at k >= 24,
-                                  fp64 8 at k > 4 (the sweeps' best at 1e7) */
-            add(w, &nw, 3, 0, n <= 24 ? 24 : 32,
-                k <= 4                 ? 4
-                : prec == KERNELS_FP64 ? 8
-                : k >= 24              ? 16
-                                       : 4,
-                0, 2, 0, 0);
+        if (n > 16 && n <= 32) /* a row's columns in one pass: groups of 4 up to k = 4, else 8
+                                  (the sweeps' best but at fp32 1e7 x 32 x 32, 16 by 0.2 %;
+                                  16 cost up to 1.26 at fp32 k = 24) */
+            add(w, &nw, 3, 0, n <= 24 ? 24 : 32, k <= 4 ? 4 : 8, 0, 2, 0, 0);
         add(w, &nw, 3, 0, 0, t3, 0, 2, 0, 0);
         add(w, &nw, 3, 0, 0, t3, 1, 2, 0, 0);
         add(w, &nw, 3, 0, 0, t3, 4, 2, 0, 0);
