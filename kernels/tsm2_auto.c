@@ -218,11 +218,12 @@ static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, l
  * Where a stream kernel comes first, and which (V3 with apipe = 3, FMAs, or 4, tensor cores:
  * tsm2_stream.cu) with how many threads a block: the shapes on which the H100 sweeps ranked it
  * ahead of the cp.async ring (docs/perf-log.md 2026-11-26, m = k in {10240, 20480, 40960}).
- *   fp64: the FMA kernel up to 13 columns (1.00-1.04 of the copy ceiling), DMMA above (1.00
- *         up to 24 columns, 0.93-0.96 at 25-32, where the ring takes two passes: 0.36-0.50);
- *   fp32: the FMA kernel up to 13 columns once a split of k of at most about 13 fills the GPU
+ *   fp64: the FMA kernel up to 12 columns (1.00-1.04 of the copy ceiling), DMMA above (1.00
+ *         up to 24 columns, 0.93-0.98 at 25-32, where the ring takes two passes: 0.36-0.50);
+ *   fp32: the FMA kernel up to 12 columns once a split of k of at most about 13 fills the GPU
  *         (m >= 16384; at m = 10240 the split of 19-26 costs more in partial sums than the
- *         ring loses, which stays); 3xTF32 above 13 (the FMA kernel is issue-bound there:
+ *         ring loses, which stays up to 20 columns: 8-16 % faster than 3xTF32 there); 3xTF32
+ *         above 12 (the FMA kernel is issue-bound there:
  *         0.73-0.86 of the copy ceiling at 17-32 columns against the FMA kernel's 0.59-0.82 and
  *         the ring's 0.37-0.78), 128 threads a block (at 256 its registers leave one block
  *         per SM).
@@ -232,19 +233,9 @@ static int stream_pick(int prec, long m, long n, long *apipe, long *t1)
 {
     if (n > KERN_TSM2_STREAM_MAXN)
         return 0;
-    if (prec == KERNELS_FP64) {
-        *apipe = n <= 13 ? 3 : 4;
-        *t1 = *apipe == 3 && kern_tsm2_stream_rows(prec, n) == 1 ? 64 : 128;
-        return 1;
-    }
-    if (n <= 13) {
-        *apipe = 3;
-        *t1 = 128;
-        return m >= 16384;
-    }
-    *apipe = 4;
+    *apipe = n <= 12 ? 3 : 4;
     *t1 = 128;
-    return 1;
+    return prec == KERNELS_FP64 || m >= 16384 || n > 20;
 }
 
 /* The cp.async ring's candidates (V3 with apipe 0 or 1), in the order the sweeps ranked them. */
