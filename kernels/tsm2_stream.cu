@@ -97,6 +97,62 @@ __device__ __forceinline__ double2 pack(const double (&d)[2])
 
 constexpr int KC = KERN_TSM2_STREAM_KC;
 
+/* Zeros every element of a (nested) register array. */
+template <typename T> __device__ __forceinline__ void zero_all(T &x)
+{
+    x = T(0);
+}
+template <typename T, int N> __device__ __forceinline__ void zero_all(T (&a)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        zero_all(a[i]);
+}
+
+/* Start of stage ch of nchunks (kept in buffer s): the copy of the next stage into the other
+ * buffer is issued (an empty group after the last keeps wait_group's count), then this
+ * stage's copies are waited for and made visible to the block. */
+template <typename F>
+__device__ __forceinline__ void next_stage(F &fill, int s, long ch, long nchunks, long kb)
+{
+    if (ch + 1 < nchunks)
+        fill(s ^ 1, kb + (ch + 1) * KC);
+    else
+        cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+}
+
+/*
+ * One stage of B in shared memory: dst[c * STRIDE + kk] = B(c0 + kk, c) for the COLS columns
+ * and KC values of k, zeros past ke or n; one cp.async commit group. With every column of B
+ * 16-byte aligned (bvec: k a multiple of 16 / sizeof(T); c0 is a multiple of 16) the copies
+ * are 16 bytes, else one element each.
+ */
+template <typename T, int COLS, int STRIDE>
+__device__ __forceinline__ void fill_stage(T *dst, const T *__restrict__ B, long c0, long ke,
+                                           long n, long k, bool bvec)
+{
+    constexpr int G = 16 / sizeof(T);
+    if (bvec) {
+        constexpr int VPC = KC / G;
+        for (int i = threadIdx.x; i < COLS * VPC; i += blockDim.x) {
+            const int c = i / VPC, kk = (i % VPC) * G;
+            const long kg = c0 + kk;
+            const bool ok = kg < ke && c < n; /* ke is a multiple of G here */
+            cp_async_elem<16>(dst + c * STRIDE + kk, ok ? B + kg + (long)c * k : B, ok);
+        }
+    } else {
+        for (int i = threadIdx.x; i < COLS * KC; i += blockDim.x) {
+            const int c = i / KC, kk = i % KC;
+            const long kg = c0 + kk;
+            const bool ok = kg < ke && c < n;
+            cp_async_elem<sizeof(T)>(dst + c * STRIDE + kk, ok ? B + kg + (long)c * k : B, ok);
+        }
+    }
+    cp_async_commit();
+}
+
 /*
  * N columns (t2), R rows per thread (kern_tsm2_stream_rows), UG groups of G columns of A in
  * flight per thread (the register ring: 128 bytes). Launched with t1 threads (blockDim.x, at
@@ -126,24 +182,7 @@ __global__ void __launch_bounds__(256)
 
     /* Stage s <- B(c0 .. c0 + KC - 1, 0 .. N - 1), zeros past ke and n; one commit group. */
     auto fill = [&](int s, long c0) {
-        T *dst = Bs + s * N * KC;
-        if (bvec) {
-            constexpr int VPC = KC / G;
-            for (int i = tid; i < N * VPC; i += blockDim.x) {
-                const int c = i / VPC, kk = (i % VPC) * G;
-                const long kg = c0 + kk;
-                const bool ok = kg < ke && c < n; /* ke is a multiple of G here */
-                cp_async_elem<16>(dst + c * KC + kk, ok ? B + kg + (long)c * k : B, ok);
-            }
-        } else {
-            for (int i = tid; i < N * KC; i += blockDim.x) {
-                const int c = i / KC, kk = i % KC;
-                const long kg = c0 + kk;
-                const bool ok = kg < ke && c < n;
-                cp_async_elem<sizeof(T)>(dst + c * KC + kk, ok ? B + kg + (long)c * k : B, ok);
-            }
-        }
-        cp_async_commit();
+        fill_stage<T, N, KC>(Bs + s * N * KC, B, c0, ke, n, k, bvec);
     };
 
     /* The next group: columns kload .. kload + G - 1 of A, R rows each (zeros past ke or m);
@@ -167,11 +206,7 @@ __global__ void __launch_bounds__(256)
     };
 
     T acc[R][N];
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int c = 0; c < N; c++)
-            acc[r][c] = T(0);
+    zero_all(acc);
 
     T ar[UG][G][R]; /* the ring: the next UG groups */
 #pragma unroll
@@ -184,12 +219,7 @@ __global__ void __launch_bounds__(256)
     int s = 0;
 #pragma unroll 1
     for (long ch = 0; ch < nchunks; ch++) {
-        if (ch + 1 < nchunks)
-            fill(s ^ 1, kb + (ch + 1) * KC);
-        else
-            cp_async_commit(); /* an empty group keeps the count of wait_group uniform */
-        cp_async_wait<1>();
-        __syncthreads(); /* stage s complete for every thread */
+        next_stage(fill, s, ch, nchunks, kb);
         const T *bs = Bs + s * N * KC;
 #pragma unroll 1
         for (int g0 = 0; g0 < KC / G; g0 += UG) {
@@ -276,23 +306,7 @@ __global__ void __launch_bounds__(256)
     const bool bvec = k % 2 == 0;
 
     auto fill = [&](int s, long c0) {
-        double *dst = Bs + s * NT * 8 * KCP;
-        if (bvec) {
-            for (int i = tid; i < NT * 8 * (KC / 2); i += blockDim.x) {
-                const int c = i / (KC / 2), kk = (i % (KC / 2)) * 2;
-                const long kg = c0 + kk;
-                const bool ok = kg < ke && c < n;
-                cp_async_elem<16>(dst + c * KCP + kk, ok ? B + kg + (long)c * k : B, ok);
-            }
-        } else {
-            for (int i = tid; i < NT * 8 * KC; i += blockDim.x) {
-                const int c = i / KC, kk = i % KC;
-                const long kg = c0 + kk;
-                const bool ok = kg < ke && c < n;
-                cp_async_elem<8>(dst + c * KCP + kk, ok ? B + kg + (long)c * k : B, ok);
-            }
-        }
-        cp_async_commit();
+        fill_stage<double, NT * 8, KCP>(Bs + s * NT * 8 * KCP, B, c0, ke, n, k, bvec);
     };
 
     /* Rows 2g, 2g + 1 of each tile of the warp, column kload + q. */
@@ -313,13 +327,7 @@ __global__ void __launch_bounds__(256)
     };
 
     double acc[WT][NT][4];
-#pragma unroll
-    for (int t = 0; t < WT; t++)
-#pragma unroll
-        for (int c = 0; c < NT; c++)
-#pragma unroll
-            for (int j = 0; j < 4; j++)
-                acc[t][c][j] = 0.0;
+    zero_all(acc);
 
     double ar[UK][WT][2];
 #pragma unroll
@@ -332,12 +340,7 @@ __global__ void __launch_bounds__(256)
     int s = 0;
 #pragma unroll 1
     for (long ch = 0; ch < nchunks; ch++) {
-        if (ch + 1 < nchunks)
-            fill(s ^ 1, kb + (ch + 1) * KC);
-        else
-            cp_async_commit();
-        cp_async_wait<1>();
-        __syncthreads();
+        next_stage(fill, s, ch, nchunks, kb);
         const double *bs = Bs + s * NT * 8 * KCP;
 #pragma unroll 1
         for (int k0 = 0; k0 < KC; k0 += 4 * UK) {
@@ -446,23 +449,7 @@ __global__ void __launch_bounds__(256)
     const bool bvec = k % 4 == 0;
 
     auto fill = [&](int s, long c0) {
-        float *dst = Bs + s * NT * 8 * KCP32;
-        if (bvec) {
-            for (int i = tid; i < NT * 8 * (KC / 4); i += blockDim.x) {
-                const int c = i / (KC / 4), kk = (i % (KC / 4)) * 4;
-                const long kg = c0 + kk;
-                const bool ok = kg < ke && c < n;
-                cp_async_elem<16>(dst + c * KCP32 + kk, ok ? B + kg + (long)c * k : B, ok);
-            }
-        } else {
-            for (int i = tid; i < NT * 8 * KC; i += blockDim.x) {
-                const int c = i / KC, kk = i % KC;
-                const long kg = c0 + kk;
-                const bool ok = kg < ke && c < n;
-                cp_async_elem<4>(dst + c * KCP32 + kk, ok ? B + kg + (long)c * k : B, ok);
-            }
-        }
-        cp_async_commit();
+        fill_stage<float, NT * 8, KCP32>(Bs + s * NT * 8 * KCP32, B, c0, ke, n, k, bvec);
     };
 
     /* Rows 4g .. 4g + 3 of the warp's 32, columns kload + q and kload + q + 4. */
@@ -484,13 +471,7 @@ __global__ void __launch_bounds__(256)
     };
 
     float acc[2][NT][4];
-#pragma unroll
-    for (int t = 0; t < 2; t++)
-#pragma unroll
-        for (int c = 0; c < NT; c++)
-#pragma unroll
-            for (int j = 0; j < 4; j++)
-                acc[t][c][j] = 0.0f;
+    zero_all(acc);
 
     float ar[UK][2][4];
 #pragma unroll
@@ -503,21 +484,10 @@ __global__ void __launch_bounds__(256)
     int s = 0;
 #pragma unroll 1
     for (long ch = 0; ch < nchunks; ch++) {
-        if (ch + 1 < nchunks)
-            fill(s ^ 1, kb + (ch + 1) * KC);
-        else
-            cp_async_commit();
-        cp_async_wait<1>();
-        __syncthreads();
+        next_stage(fill, s, ch, nchunks, kb);
         const float *bs = Bs + s * NT * 8 * KCP32;
         float part[2][NT][4]; /* this stage's sums: the tensor cores accumulate 64 k at most */
-#pragma unroll
-        for (int t = 0; t < 2; t++)
-#pragma unroll
-            for (int c = 0; c < NT; c++)
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    part[t][c][j] = 0.0f;
+        zero_all(part);
 #pragma unroll 1
         for (int k0 = 0; k0 < KC; k0 += 8 * UK) {
 #pragma unroll

@@ -10,7 +10,8 @@ Case map (each: the rules that must fail, none other):
       copy ceiling, a compute-bound one far below it, a TF32 GemmEx (not a reference) faster
       than all, no sweeps                                                      -> none
   P2  P1 with sweeps of regret 1.00, 1.01, 1.05 per grid and precision        -> none
-  P3  P1 as SQL text and as a database file through main(): exit 0; no file: exit 77
+  P3  P1 as SQL text, as xz-compressed SQL text and as a database file through main(): exit 0;
+      no file: exit 77
   F1  a shape without its kernel measurement                                  -> C1
   F2  a shape whose reference is in another capture only                     -> C1
   F3  a measurement of the kernel failed verification                        -> C2
@@ -24,8 +25,13 @@ Case map (each: the rules that must fail, none other):
   F11 regrets of median 1.00, worst 1.11                                      -> C6
   F12 a sweep whose choice failed verification                                -> C6
   F13 main() on a failing database: exit 1
+  H1  F5 with C3 fp64 held at 1.03 (target missed, floor met)                 -> none
+  H2  F5 with C3 fp64 held at 1.045 (floor missed)                            -> C3 fp64
+  H3  F11 with the worst regret held at 1.12, and at 1.105                    -> none, C6
+  H4  F8 with C5 ism2-grid fp64 held at half its shapes, and at 0.6           -> none, C5
 """
 import json
+import lzma
 import os
 import shutil
 import sqlite3
@@ -133,10 +139,11 @@ def make(name, ratio=None, frac=None, bound=None, drop=(), unverified=(), ref_el
     return c, path
 
 
-def expect(case, c, rules):
-    """check() on c fails exactly the rules named (prefixes such as 'C3 tsm2-grid fp32')."""
+def expect(case, c, rules, held=None):
+    """check() on c (with held floors) fails exactly the rules named (prefixes such as
+    'C3 tsm2-grid fp32')."""
     lines = []
-    got = check_grids.check(c, GRIDS, say=lines.append)
+    got = check_grids.check(c, GRIDS, say=lines.append, held=held)
     c.close()
     failed = sorted({" ".join(x.split()[:3]).rstrip(":") for x in got})
     ok = failed == sorted(rules)
@@ -164,8 +171,11 @@ expect("P2", make("p2", regret=[1.0, 1.01, 1.05])[0], [])
 c, p3 = make("p3")
 with open(os.path.join(WORK, "p3.sql"), "w") as f:
     f.write("\n".join(c.iterdump()))
+with lzma.open(os.path.join(WORK, "p3.sql.xz"), "wt") as f:
+    f.write("\n".join(c.iterdump()))
 c.close()
-for what, path, want in (("SQL text", os.path.join(WORK, "p3.sql"), 0), ("database", p3, 0),
+for what, path, want in (("SQL text", os.path.join(WORK, "p3.sql"), 0),
+                         ("xz SQL text", os.path.join(WORK, "p3.sql.xz"), 0), ("database", p3, 0),
                          ("absent", os.path.join(WORK, "none.sql"), 77)):
     rc = check_grids.main(["check_grids.py", path, os.path.join(WORK, "p3-work")])
     print(("ok: " if rc == want else "FAIL: ") + f"P3 main() on {what}: exit {rc}, expected {want}")
@@ -194,6 +204,22 @@ expect("F11", make("f11", regret=[1.0, 1.0, 1.11])[0],
        ["C6 tsm2-grid fp32", "C6 tsm2-grid fp64", "C6 ism2-grid fp32", "C6 ism2-grid fp64"])
 expect("F12", make("f12", regret=[1.0], choice_unverified=True)[0],
        ["C6 tsm2-grid fp32", "C6 tsm2-grid fp64", "C6 ism2-grid fp32", "C6 ism2-grid fp64"])
+
+# H1-H4: a missed target held to a floor passes at the floor and fails below it
+F5 = lambda g, p, s: 1.3 if p == "fp32" else 1.04  # noqa: E731
+HELD64 = lambda v: {("C3", g, "fp64"): (v, "1.04") for g in GRIDS}  # noqa: E731
+expect("H1", make("h1", ratio=F5)[0], [], held=HELD64(1.03))
+expect("H2", make("h2", ratio=F5)[0], ["C3 tsm2-grid fp64", "C3 ism2-grid fp64"],
+       held=HELD64(1.045))
+REGRET = lambda v: {("C6", g, p): (v, "1.11") for g in GRIDS for p in ("fp32", "fp64")}  # noqa
+expect("H3", make("h3a", regret=[1.0, 1.0, 1.11])[0], [], held=REGRET(1.12))
+expect("H3", make("h3b", regret=[1.0, 1.0, 1.11])[0],
+       ["C6 tsm2-grid fp32", "C6 tsm2-grid fp64", "C6 ism2-grid fp32", "C6 ism2-grid fp64"],
+       held=REGRET(1.105))
+F8 = lambda g, p, s: 0.85 if (g, p, s) == I64 else 0.95  # noqa: E731
+expect("H4", make("h4a", frac=F8)[0], [], held={("C5", "ism2-grid", "fp64"): (0.5, "1 of 2")})
+expect("H4", make("h4b", frac=F8)[0], ["C5 ism2-grid fp64"],
+       held={("C5", "ism2-grid", "fp64"): (0.6, "1 of 2")})
 
 c, f13 = make("f13", drop={T1})
 c.close()
