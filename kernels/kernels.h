@@ -316,7 +316,8 @@ int kernels_session_prepare(struct kernels_session *s, int prec, const struct ke
 struct kernels_options {
     int reps;         /* timed repetitions, >= 1 (the CLI asks for >= 3, default 10) */
     int warm;         /* 1: do not flush the L2 between repetitions */
-    int warmup;       /* untimed launches after the verified one (default 2 when 0) */
+    int warmup;       /* untimed launches after the verified one, at least (default 2 when 0);
+                         more until they have run 20 ms (session.cu WARMUP_S) */
     double *times_ns; /* NULL, or room for `reps` values: each repetition's time [ns] in the
                          order timed (what `roofkit diff` compares; kernels_result.times_ns) */
 };
