@@ -160,14 +160,16 @@ static double bytes_in_flight(const struct db_measurement *m)
 
 /*
  * Row tiles one block computes in turn before it is done (overlap's epilogue term): ISM2's
- * tcf (004 §5.2, Alg. 6 and 7), one for every other kernel and for a library's.
+ * tcf (004 §5.2, Alg. 6 and 7), one for every other kernel and for a library's. The model
+ * parameters carry tcf for ISM2's families only, and those of the entry point tsm2 are its
+ * variant's (kernels_model_params), so a tsm2 row that ran ISM2 gets its tcf too: testing the
+ * row's own cost family, which is TSM2 V3's for the entry point, gave it 1.
  */
 static double epilogue_tiles(const struct db_measurement *m)
 {
     struct model_params mp;
     int prec;
-    const struct kernels_kernel *k = registry_model_params(m, &mp, &prec);
-    if (!k || (k->cost_family != MODEL_FAM_ISM2 && k->cost_family != MODEL_FAM_ISM2_OPT2))
+    if (!registry_model_params(m, &mp, &prec))
         return 1.0;
     return mp.tcf > 1 ? (double)mp.tcf : 1.0;
 }

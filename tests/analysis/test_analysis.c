@@ -576,6 +576,38 @@ static void a13_tsm2(void **state)
     assert_string_equal(why, "not a tsm2 or ism2 kernel");
 }
 
+/* The number after "key": in details x (NAN when absent). */
+static double num_after(const char *x, const char *key)
+{
+    char want[64];
+    snprintf(want, sizeof want, "\"%s\":", key);
+    const char *p = strstr(x, want);
+    return p ? strtod(p + strlen(want), NULL) : NAN;
+}
+
+/* overlap's epilogue: C written after a block's last row tile, over ISM2's tcf tiles; the entry
+ * point tsm2 running ISM2 opt. 1 (variant 3) is costed as that variant, tcf included */
+static void a13b_epilogue(void **state)
+{
+    struct analysis_device d = full();
+    struct db_measurement_row v = row_of(
+        "ism2_opt1", "ism2", "fp32",
+        "{\"t1\":128,\"t2\":16,\"t3\":8,\"tcf\":4,\"apipe\":2,\"rpt\":1}", 1, counters, NCOUNTERS);
+    struct db_measurement_row e =
+        row_of("tsm2", "tsm2", "fp32",
+               "{\"variant\":3,\"t1\":128,\"t2\":16,\"t3\":8,\"split\":4,\"apipe\":2,\"rpt\":1,"
+               "\"cblocks\":1}",
+               1, counters, NCOUNTERS);
+    (void)state;
+    char *xv = predict_ok(&d, &v, MODEL_KIND_OVERLAP);
+    char *xe = predict_ok(&d, &e, MODEL_KIND_OVERLAP);
+    const double ev = num_after(xv, "epilogue_s"), ee = num_after(xe, "epilogue_s");
+    assert_true(ev > 0);
+    assert_true(fabs(ee - ev) <= 1e-12 * ev);
+    free(xv);
+    free(xe);
+}
+
 /* ------------------------------------------------------------- placement */
 
 static struct db_metric dgemm_counters[] = {
@@ -723,8 +755,9 @@ int main(void)
         cmocka_unit_test(a7_roofline),       cmocka_unit_test(a8_roofline_counters),
         cmocka_unit_test(a9_hierarchical),   cmocka_unit_test(a10_occupancy),
         cmocka_unit_test(a11_issue),         cmocka_unit_test(a12_measured_issue),
-        cmocka_unit_test(a13_tsm2),          cmocka_unit_test(a14_place),
-        cmocka_unit_test(a15_counter_flops), cmocka_unit_test(a16_profiled),
+        cmocka_unit_test(a13_tsm2),          cmocka_unit_test(a13b_epilogue),
+        cmocka_unit_test(a14_place),         cmocka_unit_test(a15_counter_flops),
+        cmocka_unit_test(a16_profiled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
