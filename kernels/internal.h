@@ -129,6 +129,11 @@ static inline int kern_tsm2_dmma(long apipe)
 }
 const void *kern_tsm2_tc_kernel(int prec, long t2);
 size_t kern_tsm2_tc_smem(int prec, long t2);
+
+/* ISM2's kernels (ism2.cu) for a (t2, t3) tile: opt. 1 with B whole in shared memory (apipe 2)
+ * and opt. 2; NULL when not instantiated. Arguments (A, B, C, m, n, k). */
+const void *kern_ism2_rows_kernel(int prec, long t2, long t3);
+const void *kern_ism2_opt2_kernel(int prec, long t2, long t3);
 static inline long kern_tsm2_rows(long apipe, long rpt)
 {
     return (kern_tsm2_ring(apipe) || kern_tsm2_stream(apipe)) && rpt > 1 ? rpt : 1;

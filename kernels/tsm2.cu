@@ -11,6 +11,9 @@
  *             m/tcf (the same kernel as V3 with a smaller grid).
  *   ism2_opt2 Alg. 7: the B tile is loaded once and the threads sweep all rows,
  *             loading, updating and storing C, with C and A prefetched.
+ * The kernels of ISM2 opt. 1 with B whole (apipe 2) and of opt. 2 are in ism2.cu, the FMA and
+ * tensor-core stream kernels of V3 (apipe 3, 4) in tsm2_stream.cu, the device helpers they
+ * share with this file in tsm2_common.cuh; this file resolves and launches all of them.
  *
  * H100 adaptation (not in the paper): V2/V3 give every thread a whole row, so
  * m = 10240 makes only 80 blocks of t1 = 128 threads for 132 SMs. Parameter
@@ -25,6 +28,7 @@
 #include "common.h"
 #include "cp_async.cuh"
 #include "internal.h"
+#include "tsm2_common.cuh"
 
 #include <cuda_runtime.h>
 
@@ -33,91 +37,6 @@
 namespace
 {
 
-/* ---- device helpers ------------------------------------------------------ */
-
-/* Loads N consecutive elements from shared memory with the widest aligned loads. */
-template <typename T, int N> __device__ __forceinline__ void lds_n(T (&r)[N], const T *p)
-{
-    if constexpr (sizeof(T) == 4 && N % 4 == 0) {
-#pragma unroll
-        for (int i = 0; i < N / 4; i++) {
-            float4 v = reinterpret_cast<const float4 *>(p)[i];
-            r[4 * i] = v.x;
-            r[4 * i + 1] = v.y;
-            r[4 * i + 2] = v.z;
-            r[4 * i + 3] = v.w;
-        }
-    } else if constexpr (sizeof(T) == 4 && N % 2 == 0) {
-#pragma unroll
-        for (int i = 0; i < N / 2; i++) {
-            float2 v = reinterpret_cast<const float2 *>(p)[i];
-            r[2 * i] = v.x;
-            r[2 * i + 1] = v.y;
-        }
-    } else if constexpr (sizeof(T) == 8 && N % 2 == 0) {
-#pragma unroll
-        for (int i = 0; i < N / 2; i++) {
-            double2 v = reinterpret_cast<const double2 *>(p)[i];
-            r[2 * i] = v.x;
-            r[2 * i + 1] = v.y;
-        }
-    } else {
-#pragma unroll
-        for (int i = 0; i < N; i++)
-            r[i] = p[i];
-    }
-}
-
-/*
- * Loads A[row, j0 .. j0+N) (column-major, stride m) into registers. A is streamed
- * once: __ldcs (evict-first) keeps it from pushing B and the partial sums out of
- * the L2. CHECKED: columns at or past jend read as zero.
- */
-template <typename T, int N, bool CHECKED>
-__device__ __forceinline__ void lda_n(T (&r)[N], const T *arow, long j0, long jend, long m)
-{
-#pragma unroll
-    for (int x = 0; x < N; x++) {
-        if (!CHECKED || j0 + x < jend)
-            r[x] = __ldcs(arow + (j0 + x) * m);
-        else
-            r[x] = T(0);
-    }
-}
-
-/* c[q] += sum_x a[x] * Bs[q*t1 + l0 + x]: the rank-t3 update of Alg. 3 lines 26-29. */
-template <typename T, int T2, int T3>
-__device__ __forceinline__ void fma_tile(T (&c)[T2], const T (&a)[T3], const T *bs, int t1)
-{
-#pragma unroll
-    for (int q = 0; q < T2; q++) {
-        T b[T3];
-        lds_n<T, T3>(b, bs + q * t1);
-#pragma unroll
-        for (int x = 0; x < T3; x++)
-            c[q] = fma(a[x], b[x], c[q]);
-    }
-}
-
-/* Row `tid` of the B tile starting at row j, columns p..p+T2, zero outside (kend, n). */
-template <typename T, int T2>
-__device__ __forceinline__ void ldb_row(T (&r)[T2], const T *B, long j, long kend, long p, long n,
-                                        long k, int tid)
-{
-    const long row = j + tid;
-#pragma unroll
-    for (int q = 0; q < T2; q++)
-        r[q] = (row < kend && p + q < n) ? B[row + (p + q) * k] : T(0);
-}
-
-template <typename T, int T2>
-__device__ __forceinline__ void stb_row(T *Bs, const T (&r)[T2], int t1, int tid)
-{
-#pragma unroll
-    for (int q = 0; q < T2; q++)
-        Bs[q * t1 + tid] = r[q];
-}
-
 /* ---- V2, V3, ISM2 optimisation 1 ---------------------------------------- */
 
 /*
@@ -125,25 +44,9 @@ __device__ __forceinline__ void stb_row(T *Bs, const T (&r)[T2], int t1, int tid
  * gridDim.x takes row tiles b, b + gridDim.x, ... (one tile for TSM2, tcf tiles
  * for ISM2 Alg. 6); blockIdx.y takes columns [ks*kchunk, (ks+1)*kchunk) of A.
  * With gridDim.y > 1, partial sums go to ws[(ks*n + col)*m + row] and
- * splitk_reduce_kernel adds them (see the file comment).
+ * splitk_reduce_kernel adds them (see the file comment). Its register cap: tsm2_regs
+ * (tsm2_common.cuh).
  */
-/*
- * Register budget of one thread: the arrays of Alg. 4 (C, currA, nextA, nextB) plus
- * RK_TSM2_REG_SLACK for addresses and loop state (§3.6.2's R_thread with its C).
- * Unbounded, nvcc hoists the shared loads of a t2 x t3 update ahead of its FMAs,
- * which costs registers and so threads (and loads in flight) per SM. 0: no cap.
- */
-#ifndef RK_TSM2_REG_SLACK
-#define RK_TSM2_REG_SLACK 48 /* chosen on an H100: better than no cap on 20 of 24 shapes */
-#endif
-template <typename T, int T2, int T3> constexpr int tsm2_regs()
-{
-    return RK_TSM2_REG_SLACK == 0 ||
-                   (2 * T2 + 2 * T3) * (int)(sizeof(T) / 4) + RK_TSM2_REG_SLACK > 255
-               ? 255
-               : (2 * T2 + 2 * T3) * (int)(sizeof(T) / 4) + RK_TSM2_REG_SLACK;
-}
-
 template <typename T, int T2, int T3, bool PREFETCH>
 __global__ void __maxnreg__((tsm2_regs<T, T2, T3>()))
     tsm2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m, long n,
@@ -476,161 +379,6 @@ __global__ void splitk_reduce_kernel(const T *__restrict__ ws, T *__restrict__ C
     }
 }
 
-/* ---- ISM2 opt. 1 with B held whole (apipe = 2) --------------------------- */
-
-/*
- * H100 extension of Alg. 6 for B small enough to sit whole in shared memory (ISM2's
- * k = n = 8 or 16: 0.25-2 KB). Alg. 6 runs Alg. 4 once per row tile; with k <= t1 its
- * loop over tiles of B has one trip, so the tile is the same for every row a block
- * owns: it is stored once per block (column-major, k rounded up to t3 and n to t2, zero
- * padded) and no barrier follows. Each thread then walks one stream of items (row r,
- * columns p..p+t2, group g of t3 elements of the row), rows r, r + m/tcf, ...; Alg. 4's
- * nextA holds the next item's group, which at the end of a row is the first group of
- * the thread's next row, so one group is always in flight. The cp.async ring (apipe =
- * 1) spent ~400 instructions per row of k = n = 8 on its producer, bounds checks and
- * barriers (ncu, docs/perf-notes.md "tune"); this loop spends the loads, the FMAs of
- * the rank-t3 updates and the stores.
- */
-template <typename T, int T2, int T3>
-__global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ B,
-                                 T *__restrict__ C, long m, long n, long k)
-{
-    extern __shared__ __align__(16) unsigned char kern_smem[];
-    T *Bs = reinterpret_cast<T *>(kern_smem);
-    const int ng = (int)((k + T3 - 1) / T3); /* groups of t3 per row */
-    const int kp = ng * T3;                  /* leading dimension of Bs */
-    const int np = (int)((n + T2 - 1) / T2) * T2;
-    for (int i = threadIdx.x; i < kp * np; i += blockDim.x) {
-        const int j = i % kp, q = i / kp;
-        Bs[i] = (j < k && q < n) ? B[j + (long)q * k] : T(0);
-    }
-    __syncthreads();
-
-    const long stride = (long)gridDim.x * blockDim.x;
-    long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    if (r >= m)
-        return;                /* no barrier below */
-    const bool full = kp == k; /* every group lies inside the row: no column checks */
-    T cur[T3], nxt[T3], c[T2];
-    if (full)
-        lda_n<T, T3, false>(cur, A + r, 0, k, m);
-    else
-        lda_n<T, T3, true>(cur, A + r, 0, k, m);
-#pragma unroll
-    for (int q = 0; q < T2; q++)
-        c[q] = T(0);
-    int p = 0, g = 0;
-#pragma unroll 1
-    for (;;) {
-        /* The next item of this thread's stream. */
-        long rn = r;
-        int pn = p, gn = g + 1;
-        if (gn == ng) {
-            gn = 0;
-            pn = p + T2;
-            if (pn >= n) {
-                pn = 0;
-                rn = r + stride;
-            }
-        }
-        if (rn < m) { /* Alg. 4 lines 26-30: prefetch while this group is used */
-            if (full)
-                lda_n<T, T3, false>(nxt, A + rn, (long)gn * T3, k, m);
-            else
-                lda_n<T, T3, true>(nxt, A + rn, (long)gn * T3, k, m);
-        }
-        fma_tile<T, T2, T3>(c, cur, Bs + p * kp + g * T3, kp);
-        if (gn == 0) { /* the row's columns p..p+t2 are complete */
-#pragma unroll
-            for (int q = 0; q < T2; q++) {
-                if (p + q < n)
-                    C[r + (long)(p + q) * m] = c[q];
-                c[q] = T(0);
-            }
-        }
-        if (rn >= m)
-            break;
-        r = rn;
-        p = pn;
-        g = gn;
-#pragma unroll
-        for (int x = 0; x < T3; x++)
-            cur[x] = nxt[x];
-    }
-}
-
-/* ---- ISM2 optimisation 2 ------------------------------------------------ */
-
-/*
- * Alg. 7: for each tile of B (loaded once), every thread sweeps rows r, r + T, ...
- * (T = m/tcf threads in all). C holds the sum so far between tiles of B, so C is
- * loaded (prefetched one row ahead, nextC) except for the first tile, which starts
- * from zero: the harness poisons C, and C = A*B needs no initial value. The next
- * group of A is prefetched across row boundaries (Alg. 4 lines 26-38 per row).
- */
-/* Alg. 7 adds nextC to Alg. 4's registers. */
-template <typename T, int T2, int T3> constexpr int opt2_regs()
-{
-    return tsm2_regs<T, T2, T3>() + T2 * (int)(sizeof(T) / 4) > 255
-               ? 255
-               : tsm2_regs<T, T2, T3>() + T2 * (int)(sizeof(T) / 4);
-}
-
-template <typename T, int T2, int T3>
-__global__ void __maxnreg__((opt2_regs<T, T2, T3>()))
-    ism2_opt2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
-                     long n, long k)
-{
-    extern __shared__ __align__(16) unsigned char kern_smem[];
-    T *Bs = reinterpret_cast<T *>(kern_smem);
-    const int t1 = blockDim.x;
-    const int tid = threadIdx.x;
-    const long total = (long)gridDim.x * t1;
-    const long r0 = blockIdx.x * (long)t1 + tid;
-
-    for (long p = 0; p < n; p += T2) {
-        for (long j = 0; j < k; j += t1) {
-            T b[T2];
-            __syncthreads();
-            ldb_row<T, T2>(b, B, j, k, p, n, k, tid);
-            stb_row<T, T2>(Bs, b, t1, tid);
-            __syncthreads();
-
-            const bool first = (j == 0);
-            const int lend = (int)min((long)t1, k - j);
-            T c[T2], nextC[T2], curA[T3], nextA[T3];
-#pragma unroll
-            for (int q = 0; q < T2; q++)
-                c[q] = (!first && r0 < m && p + q < n) ? C[r0 + (p + q) * m] : T(0);
-            lda_n<T, T3, true>(curA, A + min(r0, m - 1), j, j + lend, m);
-
-            for (long r = r0; r < m; r += total) {
-                const long rn = r + total;
-#pragma unroll
-                for (int q = 0; q < T2; q++) /* lines 22-28: prefetch the next C */
-                    nextC[q] = (!first && rn < m && p + q < n) ? C[rn + (p + q) * m] : T(0);
-#pragma unroll 1
-                for (int l = 0; l < lend; l += T3) {
-                    const bool same_row = l + T3 < lend;
-                    const long rr = same_row ? r : min(rn, m - 1);
-                    const long ll = same_row ? l + T3 : 0;
-                    lda_n<T, T3, true>(nextA, A + rr, j + ll, j + lend, m);
-                    fma_tile<T, T2, T3>(c, curA, Bs + l, t1);
-#pragma unroll
-                    for (int x = 0; x < T3; x++)
-                        curA[x] = nextA[x];
-                }
-#pragma unroll
-                for (int q = 0; q < T2; q++) { /* lines 31-39 */
-                    if (p + q < n)
-                        C[r + (p + q) * m] = c[q];
-                    c[q] = nextC[q];
-                }
-            }
-        }
-    }
-}
-
 /* ---- host side ---------------------------------------------------------- */
 
 /* Parameter positions in the registry (registry.c lists them in this order). */
@@ -645,28 +393,11 @@ enum {
     P_CB = KERN_TSM2_V3_CBLOCKS
 };
 
-int ilog2_pow2(long v)
-{
-    switch (v) {
-    case 1:
-        return 0;
-    case 2:
-        return 1;
-    case 4:
-        return 2;
-    case 8:
-        return 3;
-    case 16:
-        return 4;
-    default:
-        return -1;
-    }
-}
-
 template <typename T, bool PF>
 using tsm2_fn = void (*)(const T *, const T *, T *, long, long, long, long, T *);
 template <typename T>
 using async_fn = void (*)(const T *, const T *, T *, long, long, long, long, T *, int);
+template <typename T> using ism2_fn = void (*)(const T *, const T *, T *, long, long, long);
 
 #define RK_T3_ROW(T, T2, PF)                                                                       \
     {                                                                                              \
@@ -736,39 +467,6 @@ template <typename T> async_fn<T> pick_async(long t2, long t3, long v)
     return table[ilog2_pow2(v)][ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
-template <typename T> using opt2_fn = void (*)(const T *, const T *, T *, long, long, long);
-
-/* The 5 x 5 (t2, t3) instantiations of a kernel templated <T, T2, T3> (ISM2 opt. 2 and the
- * B-whole opt. 1 kernel share the signature). */
-#define RK_T2T3_ROW(K, T, T2)                                                                      \
-    {                                                                                              \
-        K<T, T2, 1>, K<T, T2, 2>, K<T, T2, 4>, K<T, T2, 8>, K<T, T2, 16>                           \
-    }
-#define RK_T2T3_TABLE(K, T)                                                                        \
-    {                                                                                              \
-        RK_T2T3_ROW(K, T, 1), RK_T2T3_ROW(K, T, 2), RK_T2T3_ROW(K, T, 4), RK_T2T3_ROW(K, T, 8),    \
-            RK_T2T3_ROW(K, T, 16)                                                                  \
-    }
-
-template <typename T> opt2_fn<T> pick_opt2(long t2, long t3)
-{
-    static const opt2_fn<T> table[5][5] = RK_T2T3_TABLE(ism2_opt2_kernel, T);
-    return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
-}
-
-/* The rows kernel also covers n = 17-32 in one pass over a row's columns (kernels.h
- * KERNELS_ISM2_WIDE_COLS: t2 24 and 32 with t3 4, 8, 16), where t2 = 16 walks each row twice. */
-template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
-{
-    static const opt2_fn<T> table[5][5] = RK_T2T3_TABLE(ism2_rows_kernel, T);
-    static const opt2_fn<T> wide[2][3] = {
-        {ism2_rows_kernel<T, 24, 4>, ism2_rows_kernel<T, 24, 8>, ism2_rows_kernel<T, 24, 16>},
-        {ism2_rows_kernel<T, 32, 4>, ism2_rows_kernel<T, 32, 8>, ism2_rows_kernel<T, 32, 16>}};
-    if (t2 == 24 || t2 == 32)
-        return t3 >= 4 && ilog2_pow2(t3) >= 2 ? wide[t2 == 32][ilog2_pow2(t3) - 2] : nullptr;
-    return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
-}
-
 enum variant { V2, V3, OPT1, OPT2 };
 
 /* A through the cp.async ring (apipe = 1: V3 and ISM2 opt. 1). */
@@ -832,20 +530,19 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     }
     if (uses_rows(v, p)) {
         *smem = rows_smem(a, p);
-        return a->prec == KERNELS_FP64 ? (const void *)pick_rows<double>(t2, t3)
-                                       : (const void *)pick_rows<float>(t2, t3);
+        return kern_ism2_rows_kernel(a->prec, t2, t3);
     }
     *smem = (size_t)t1 * (size_t)t2 * e + (async ? (size_t)ASTAGES * t3 * t1 * rpt * e : 0);
     if (a->prec == KERNELS_FP64) {
         if (v == OPT2)
-            return (const void *)pick_opt2<double>(t2, t3);
+            return kern_ism2_opt2_kernel(a->prec, t2, t3);
         if (async)
             return (const void *)pick_async<double>(t2, t3, rpt);
         return v == V2 ? (const void *)pick_tsm2<double, false>(t2, t3)
                        : (const void *)pick_tsm2<double, true>(t2, t3);
     }
     if (v == OPT2)
-        return (const void *)pick_opt2<float>(t2, t3);
+        return kern_ism2_opt2_kernel(a->prec, t2, t3);
     if (async)
         return (const void *)pick_async<float>(t2, t3, rpt);
     return v == V2 ? (const void *)pick_tsm2<float, false>(t2, t3)
@@ -1131,10 +828,8 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         if (uses_stream(v, a->p))
             ((async_fn<double>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k,
                                                                     kchunk, (double *)ws, 1);
-        else if (v == OPT2)
-            pick_opt2<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
-        else if (rows)
-            pick_rows<double>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
+        else if (v == OPT2 || rows) /* ism2.cu's kernels */
+            ((ism2_fn<double>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<double>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
                 A, B, C, a->m, a->n, a->k, kchunk, (double *)ws, ncb);
@@ -1150,10 +845,8 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         if (uses_stream(v, a->p))
             ((async_fn<float>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k,
                                                                    kchunk, (float *)ws, 1);
-        else if (v == OPT2)
-            pick_opt2<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
-        else if (rows)
-            pick_rows<float>(t2, t3)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
+        else if (v == OPT2 || rows) /* ism2.cu's kernels */
+            ((ism2_fn<float>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<float>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
                 A, B, C, a->m, a->n, a->k, kchunk, (float *)ws, ncb);

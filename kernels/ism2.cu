@@ -1,0 +1,218 @@
+/*
+ * ism2.cu - ISM2 (004_dab40fe45003313a.txt §5.2): A (m x k) with k small times B (k x n), the
+ * kernels that walk the rows of A with B held in shared memory. ISM2 opt. 1 through the ring
+ * (apipe 1) runs tsm2.cu's V3 kernel with a smaller grid; this file holds the B-whole rows
+ * kernel of opt. 1 (apipe 2, an H100 extension) and opt. 2 (Alg. 7), with their
+ * instantiation tables. tsm2.cu resolves and launches them (kern_ism2_rows_kernel,
+ * kern_ism2_opt2_kernel).
+ */
+#include "common.h"
+#include "internal.h"
+#include "tsm2_common.cuh"
+
+#include <cuda_runtime.h>
+
+namespace
+{
+
+/* ---- ISM2 opt. 1 with B held whole (apipe = 2) --------------------------- */
+
+/*
+ * H100 extension of Alg. 6 for B small enough to sit whole in shared memory (ISM2's
+ * k = n = 8 or 16: 0.25-2 KB). Alg. 6 runs Alg. 4 once per row tile; with k <= t1 its
+ * loop over tiles of B has one trip, so the tile is the same for every row a block
+ * owns: it is stored once per block (column-major, k rounded up to t3 and n to t2, zero
+ * padded) and no barrier follows. Each thread then walks one stream of items (row r,
+ * columns p..p+t2, group g of t3 elements of the row), rows r, r + m/tcf, ...; Alg. 4's
+ * nextA holds the next item's group, which at the end of a row is the first group of
+ * the thread's next row, so one group is always in flight. The cp.async ring (apipe =
+ * 1) spent ~400 instructions per row of k = n = 8 on its producer, bounds checks and
+ * barriers (ncu, docs/perf-notes.md "tune"); this loop spends the loads, the FMAs of
+ * the rank-t3 updates and the stores.
+ */
+template <typename T, int T2, int T3>
+__global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ B,
+                                 T *__restrict__ C, long m, long n, long k)
+{
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    T *Bs = reinterpret_cast<T *>(kern_smem);
+    const int ng = (int)((k + T3 - 1) / T3); /* groups of t3 per row */
+    const int kp = ng * T3;                  /* leading dimension of Bs */
+    const int np = (int)((n + T2 - 1) / T2) * T2;
+    for (int i = threadIdx.x; i < kp * np; i += blockDim.x) {
+        const int j = i % kp, q = i / kp;
+        Bs[i] = (j < k && q < n) ? B[j + (long)q * k] : T(0);
+    }
+    __syncthreads();
+
+    const long stride = (long)gridDim.x * blockDim.x;
+    long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (r >= m)
+        return;                /* no barrier below */
+    const bool full = kp == k; /* every group lies inside the row: no column checks */
+    T cur[T3], nxt[T3], c[T2];
+    if (full)
+        lda_n<T, T3, false>(cur, A + r, 0, k, m);
+    else
+        lda_n<T, T3, true>(cur, A + r, 0, k, m);
+#pragma unroll
+    for (int q = 0; q < T2; q++)
+        c[q] = T(0);
+    int p = 0, g = 0;
+#pragma unroll 1
+    for (;;) {
+        /* The next item of this thread's stream. */
+        long rn = r;
+        int pn = p, gn = g + 1;
+        if (gn == ng) {
+            gn = 0;
+            pn = p + T2;
+            if (pn >= n) {
+                pn = 0;
+                rn = r + stride;
+            }
+        }
+        if (rn < m) { /* Alg. 4 lines 26-30: prefetch while this group is used */
+            if (full)
+                lda_n<T, T3, false>(nxt, A + rn, (long)gn * T3, k, m);
+            else
+                lda_n<T, T3, true>(nxt, A + rn, (long)gn * T3, k, m);
+        }
+        fma_tile<T, T2, T3>(c, cur, Bs + p * kp + g * T3, kp);
+        if (gn == 0) { /* the row's columns p..p+t2 are complete */
+#pragma unroll
+            for (int q = 0; q < T2; q++) {
+                if (p + q < n)
+                    C[r + (long)(p + q) * m] = c[q];
+                c[q] = T(0);
+            }
+        }
+        if (rn >= m)
+            break;
+        r = rn;
+        p = pn;
+        g = gn;
+#pragma unroll
+        for (int x = 0; x < T3; x++)
+            cur[x] = nxt[x];
+    }
+}
+
+/* ---- ISM2 optimisation 2 ------------------------------------------------ */
+
+/*
+ * Alg. 7: for each tile of B (loaded once), every thread sweeps rows r, r + T, ...
+ * (T = m/tcf threads in all). C holds the sum so far between tiles of B, so C is
+ * loaded (prefetched one row ahead, nextC) except for the first tile, which starts
+ * from zero: the harness poisons C, and C = A*B needs no initial value. The next
+ * group of A is prefetched across row boundaries (Alg. 4 lines 26-38 per row).
+ */
+/* Alg. 7 adds nextC to Alg. 4's registers. */
+template <typename T, int T2, int T3> constexpr int opt2_regs()
+{
+    return tsm2_regs<T, T2, T3>() + T2 * (int)(sizeof(T) / 4) > 255
+               ? 255
+               : tsm2_regs<T, T2, T3>() + T2 * (int)(sizeof(T) / 4);
+}
+
+template <typename T, int T2, int T3>
+__global__ void __maxnreg__((opt2_regs<T, T2, T3>()))
+    ism2_opt2_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
+                     long n, long k)
+{
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    T *Bs = reinterpret_cast<T *>(kern_smem);
+    const int t1 = blockDim.x;
+    const int tid = threadIdx.x;
+    const long total = (long)gridDim.x * t1;
+    const long r0 = blockIdx.x * (long)t1 + tid;
+
+    for (long p = 0; p < n; p += T2) {
+        for (long j = 0; j < k; j += t1) {
+            T b[T2];
+            __syncthreads();
+            ldb_row<T, T2>(b, B, j, k, p, n, k, tid);
+            stb_row<T, T2>(Bs, b, t1, tid);
+            __syncthreads();
+
+            const bool first = (j == 0);
+            const int lend = (int)min((long)t1, k - j);
+            T c[T2], nextC[T2], curA[T3], nextA[T3];
+#pragma unroll
+            for (int q = 0; q < T2; q++)
+                c[q] = (!first && r0 < m && p + q < n) ? C[r0 + (p + q) * m] : T(0);
+            lda_n<T, T3, true>(curA, A + min(r0, m - 1), j, j + lend, m);
+
+            for (long r = r0; r < m; r += total) {
+                const long rn = r + total;
+#pragma unroll
+                for (int q = 0; q < T2; q++) /* lines 22-28: prefetch the next C */
+                    nextC[q] = (!first && rn < m && p + q < n) ? C[rn + (p + q) * m] : T(0);
+#pragma unroll 1
+                for (int l = 0; l < lend; l += T3) {
+                    const bool same_row = l + T3 < lend;
+                    const long rr = same_row ? r : min(rn, m - 1);
+                    const long ll = same_row ? l + T3 : 0;
+                    lda_n<T, T3, true>(nextA, A + rr, j + ll, j + lend, m);
+                    fma_tile<T, T2, T3>(c, curA, Bs + l, t1);
+#pragma unroll
+                    for (int x = 0; x < T3; x++)
+                        curA[x] = nextA[x];
+                }
+#pragma unroll
+                for (int q = 0; q < T2; q++) { /* lines 31-39 */
+                    if (p + q < n)
+                        C[r + (p + q) * m] = c[q];
+                    c[q] = nextC[q];
+                }
+            }
+        }
+    }
+}
+
+template <typename T> using opt2_fn = void (*)(const T *, const T *, T *, long, long, long);
+
+/* The 5 x 5 (t2, t3) instantiations of a kernel templated <T, T2, T3> (ISM2 opt. 2 and the
+ * B-whole opt. 1 kernel share the signature). */
+#define RK_T2T3_ROW(K, T, T2)                                                                      \
+    {                                                                                              \
+        K<T, T2, 1>, K<T, T2, 2>, K<T, T2, 4>, K<T, T2, 8>, K<T, T2, 16>                           \
+    }
+#define RK_T2T3_TABLE(K, T)                                                                        \
+    {                                                                                              \
+        RK_T2T3_ROW(K, T, 1), RK_T2T3_ROW(K, T, 2), RK_T2T3_ROW(K, T, 4), RK_T2T3_ROW(K, T, 8),    \
+            RK_T2T3_ROW(K, T, 16)                                                                  \
+    }
+
+template <typename T> opt2_fn<T> pick_opt2(long t2, long t3)
+{
+    static const opt2_fn<T> table[5][5] = RK_T2T3_TABLE(ism2_opt2_kernel, T);
+    return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
+}
+
+/* The rows kernel also covers n = 17-32 in one pass over a row's columns (kernels.h
+ * KERNELS_ISM2_WIDE_COLS: t2 24 and 32 with t3 4, 8, 16), where t2 = 16 walks each row twice. */
+template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
+{
+    static const opt2_fn<T> table[5][5] = RK_T2T3_TABLE(ism2_rows_kernel, T);
+    static const opt2_fn<T> wide[2][3] = {
+        {ism2_rows_kernel<T, 24, 4>, ism2_rows_kernel<T, 24, 8>, ism2_rows_kernel<T, 24, 16>},
+        {ism2_rows_kernel<T, 32, 4>, ism2_rows_kernel<T, 32, 8>, ism2_rows_kernel<T, 32, 16>}};
+    if (t2 == 24 || t2 == 32)
+        return t3 >= 4 && ilog2_pow2(t3) >= 2 ? wide[t2 == 32][ilog2_pow2(t3) - 2] : nullptr;
+    return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
+}
+
+} // namespace
+
+extern "C" const void *kern_ism2_rows_kernel(int prec, long t2, long t3)
+{
+    return prec == KERNELS_FP64 ? (const void *)pick_rows<double>(t2, t3)
+                                : (const void *)pick_rows<float>(t2, t3);
+}
+
+extern "C" const void *kern_ism2_opt2_kernel(int prec, long t2, long t3)
+{
+    return prec == KERNELS_FP64 ? (const void *)pick_opt2<double>(t2, t3)
+                                : (const void *)pick_opt2<float>(t2, t3);
+}
