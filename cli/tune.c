@@ -274,11 +274,11 @@ int rk_session_ceilings(struct rk_ctx *ctx, struct kernels_session *s)
         return 0;
     if (d.probe_capture != 0) {
         struct analysis_device live = d; /* the stored ceilings, the GPU as it is now */
+        const double lat = analysis_ceiling_si(analysis_find_ceiling(&d, "lat_dram_loaded"));
         rk_device_row(kd, NULL, &live.dev);
         for (int prec = 0; prec < KERNELS_NPREC; prec++) {
             const struct db_ceiling *used[ANALYSIS_USE_COUNT];
             struct model_gpu g;
-            const double lat = analysis_ceiling_si(analysis_find_ceiling(&d, "lat_dram_loaded"));
             analysis_tsm2_gpu(&live, prec == KERNELS_FP64 ? 8 : 4, &g, used);
             if (isfinite(lat) && lat > 0) /* Little's law under load, as tune's tcf model */
                 g.mem_latency_cycles = lat;

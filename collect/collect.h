@@ -436,7 +436,6 @@ void collect_nvtx_here(const struct collect_nvtx_filter *f, int *selected, char 
  * collect_energy_stop ends the polling (idempotent); the samples are read after it:
  * collect_energy_samples gives GPU gpu's (0..collect_energy_ngpus), *s valid until close.
  * collect_energy_find: the index of the GPU whose NVML UUID ("GPU-...") is uuid, or -1.
- * collect_energy_span: when the meter started and stopped, on its clock.
  */
 struct collect_energy_sample {
     uint64_t t_ns; /* when the change was seen, on the meter's clock */
@@ -451,8 +450,6 @@ const char *collect_energy_uuid(const struct collect_energy_meter *m, int gpu);
 int collect_energy_find(const struct collect_energy_meter *m, const char *uuid);
 int collect_energy_samples(const struct collect_energy_meter *m, int gpu,
                            const struct collect_energy_sample **s /* OUT */);
-void collect_energy_span(const struct collect_energy_meter *m, uint64_t *t_start /* OUT */,
-                         uint64_t *t_stop /* OUT */);
 void collect_energy_close(struct collect_energy_meter *m);
 /* Now on the clock of collect_launch's start_ns and end_ns (CUPTI's); 0 when unknown. */
 uint64_t collect_timestamp_ns(void);

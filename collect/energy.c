@@ -66,7 +66,6 @@ struct collect_energy_meter {
     pthread_t thread;
     int running;
     atomic_int stop;
-    uint64_t t_start, t_stop;
 };
 
 static uint64_t monotonic_ns(void)
@@ -185,7 +184,6 @@ int collect_energy_open(uint64_t (*clock_ns)(void), struct collect_energy_meter 
         free(m);
         return RK_ENODATA;
     }
-    m->t_start = m->clock_ns();
     if (pthread_create(&m->thread, NULL, poller, m) != 0) {
         snprintf(why, len, "cannot start the thread that reads the energy counter");
         m->shutdown();
@@ -205,7 +203,6 @@ void collect_energy_stop(struct collect_energy_meter *m)
     atomic_store(&m->stop, 1);
     pthread_join(m->thread, NULL);
     m->running = 0;
-    m->t_stop = m->clock_ns();
 }
 
 int collect_energy_ngpus(const struct collect_energy_meter *m)
@@ -234,12 +231,6 @@ int collect_energy_samples(const struct collect_energy_meter *m, int gpu,
         return 0;
     *s = m->gpu[gpu].s;
     return m->gpu[gpu].n;
-}
-
-void collect_energy_span(const struct collect_energy_meter *m, uint64_t *t_start, uint64_t *t_stop)
-{
-    *t_start = m ? m->t_start : 0;
-    *t_stop = m ? m->t_stop : 0;
 }
 
 void collect_energy_close(struct collect_energy_meter *m)

@@ -24,6 +24,7 @@
 #include "common.h"
 #include "cp_async.cuh"
 #include "internal.h"
+#include "tsm2_common.cuh"
 
 #include <cuda_runtime.h>
 
@@ -31,16 +32,6 @@
 
 namespace
 {
-
-template <typename T> struct v16;
-template <> struct v16<float> {
-    typedef float4 type;
-    enum { lanes = 4 };
-};
-template <> struct v16<double> {
-    typedef double2 type;
-    enum { lanes = 2 };
-};
 
 /* R consecutive elements as one load or store of R x sizeof(T) bytes (8 or 16). */
 template <typename T, int R> struct vec;
@@ -164,8 +155,7 @@ __global__ void __launch_bounds__(256)
                        long n, long k, long kchunk, T *__restrict__ ws, int ncb)
 {
     typedef typename vec<T, R>::type VA;          /* R rows of a column of A or C */
-    typedef typename v16<T>::type VB;             /* G values of k of a column of B */
-    constexpr int G = v16<T>::lanes;              /* k per shared load of a column of B */
+    constexpr int G = 16 / sizeof(T);             /* k per 16-byte shared load of a column of B */
     constexpr int UG = 128 / (G * R * sizeof(T)); /* groups in the ring: 128 bytes */
     static_assert(UG >= 1 && KC % (G * UG) == 0, "a stage holds whole rounds of groups");
     extern __shared__ __align__(16) unsigned char kern_smem[];
@@ -236,7 +226,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int c = 0; c < N; c++) {
                     T b[G];
-                    unpack(b, *reinterpret_cast<const VB *>(bk + c * KC));
+                    lds_n<T, G>(b, bk + c * KC);
 #pragma unroll
                     for (int x = 0; x < G; x++)
 #pragma unroll
@@ -282,7 +272,9 @@ __global__ void __launch_bounds__(256)
  * padded stride (KCP) so that the 8 columns x 4 k of a fragment fall on distinct banks.
  * Columns past n in the last tile of 8 are zeros: tensor work, not memory traffic.
  */
-constexpr int KCP = KC + 4; /* a stage's column stride [doubles]: conflict-free fragments */
+/* A stage's column stride [elements] in the tensor-core kernels: the 8 columns x 4 (fp64) or
+ * 8 (fp32) k of a fragment fall on distinct banks. */
+constexpr int KCP = KC + 4;
 
 template <int NT>
 __global__ void __launch_bounds__(256)
@@ -403,8 +395,6 @@ __global__ void __launch_bounds__(256)
  * per thread and column gives rows 4g..4g + 3, of which tile 0 takes 4g, 4g + 1 as its fragment
  * rows g, g + 8 and tile 1 takes 4g + 2, 4g + 3 (the permutation undone at the store).
  */
-constexpr int KCP32 = KC + 4; /* fp32 stage stride: fragments on distinct banks */
-
 __device__ __forceinline__ unsigned to_tf32(float x)
 {
     unsigned r;
@@ -438,7 +428,7 @@ __global__ void __launch_bounds__(256)
     constexpr int UK = 4; /* steps of 8 k of A in flight (128 bytes) */
     static_assert(KC % (8 * UK) == 0, "a stage holds whole rounds of steps");
     extern __shared__ __align__(16) unsigned char kern_smem[];
-    float *Bs = reinterpret_cast<float *>(kern_smem); /* [2][NT * 8][KCP32] */
+    float *Bs = reinterpret_cast<float *>(kern_smem); /* [2][NT * 8][KCP] */
     (void)ncb;
 
     const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3;
@@ -449,7 +439,7 @@ __global__ void __launch_bounds__(256)
     const bool bvec = k % 4 == 0;
 
     auto fill = [&](int s, long c0) {
-        fill_stage<float, NT * 8, KCP32>(Bs + s * NT * 8 * KCP32, B, c0, ke, n, k, bvec);
+        fill_stage<float, NT * 8, KCP>(Bs + s * NT * 8 * KCP, B, c0, ke, n, k, bvec);
     };
 
     /* Rows 4g .. 4g + 3 of the warp's 32, columns kload + q and kload + q + 4. */
@@ -485,7 +475,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll 1
     for (long ch = 0; ch < nchunks; ch++) {
         next_stage(fill, s, ch, nchunks, kb);
-        const float *bs = Bs + s * NT * 8 * KCP32;
+        const float *bs = Bs + s * NT * 8 * KCP;
         float part[2][NT][4]; /* this stage's sums: the tensor cores accumulate 64 k at most */
         zero_all(part);
 #pragma unroll 1
@@ -506,8 +496,8 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int c = 0; c < NT; c++) {
                     unsigned b0h, b0l, b1h, b1l;
-                    split_tf32(bs[(c * 8 + g) * KCP32 + kk], b0h, b0l);
-                    split_tf32(bs[(c * 8 + g) * KCP32 + kk + 4], b1h, b1l);
+                    split_tf32(bs[(c * 8 + g) * KCP + kk], b0h, b0l);
+                    split_tf32(bs[(c * 8 + g) * KCP + kk + 4], b1h, b1l);
 #pragma unroll
                     for (int t = 0; t < 2; t++) { /* the small terms first */
                         mma_tf32(part[t][c], alo[t], b0h, b1h);
@@ -587,8 +577,7 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2)
 
 extern "C" size_t kern_tsm2_tc_smem(int prec, long t2)
 {
-    return (size_t)2 * (size_t)((t2 + 7) / 8 * 8) *
-           (prec == KERNELS_FP64 ? KCP * sizeof(double) : KCP32 * sizeof(float));
+    return (size_t)2 * (size_t)((t2 + 7) / 8 * 8) * (size_t)KCP * kern_elem(prec);
 }
 
 extern "C" size_t kern_tsm2_stream_smem(int prec, long t2)

@@ -282,11 +282,6 @@ template <typename T> static int check_sweep(struct probes *s, const char *prec)
     return RK_OK;
 }
 
-int pt_energy_op(const char *precision, int tensor)
-{
-    return model_energy_op_of(precision, tensor);
-}
-
 int pt_energy_point(struct probes *s, pt_enqueue_fn fn, void *arg, double call_ms,
                     const struct model_energy_work *work, const char *name)
 {

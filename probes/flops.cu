@@ -230,15 +230,6 @@ static int run_peak(struct probes *s, const char *name, const char *prec, const 
         j.iters = 1;
     if ((rc = pt_time(s, enqueue_peak<T>, &j, 2, reps, ms)) != RK_OK)
         goto out;
-    if (s->energy && pt_energy_op(prec, 0) >= 0) {
-        /* the energy probe runs this one for its arithmetic-only point (energy.cu) */
-        struct model_energy_work w;
-        memset(&w, 0, sizeof w);
-        w.flops[pt_energy_op(prec, 0)] =
-            (double)j.grid * PEAK_BLOCK * CHAINS * UNROLL * (double)j.iters * flops_per_fma;
-        if ((rc = pt_energy_point(s, enqueue_peak<T>, &j, pt_median(ms, reps), &w, name)) != RK_OK)
-            goto out;
-    }
     PT_CUDA(cudaMemcpy(h_clk, j.clk, sizeof h_clk, cudaMemcpyDeviceToHost));
     clk_mhz_kernel = h_clk[1] > 0 ? (double)h_clk[0] / (double)h_clk[1] * 1e3 : NAN;
     if (s->measured_clock_mhz <= 0 && !isnan(clk_mhz_kernel))

@@ -73,8 +73,8 @@ struct probes {
     void *blas;      /* cublasHandle_t */
     void *workspace; /* cuBLASLt workspace */
     size_t workspace_bytes;
-    /* the energy probe's points (energy.cu), NULL outside it: the FMA and tensor probes
-     * add theirs while it runs them */
+    /* the energy probe's points (energy.cu), NULL outside it: the tensor probes add theirs
+     * while it runs them */
     struct pt_energy_set *energy;
 };
 
@@ -188,8 +188,6 @@ struct pt_energy_set {
  */
 int pt_energy_point(struct probes *s, pt_enqueue_fn fn, void *arg, double call_ms,
                     const struct model_energy_work *work, const char *name);
-/* Which energy op an FMA probe's or tensor probe's precision is (-1: none fitted). */
-int pt_energy_op(const char *precision, int tensor);
 
 /* ---- the probes' run functions and their kernels' launchers (*.cu) ---- */
 int pt_bw_dram(struct probes *s, int arg, struct probes_output *out);

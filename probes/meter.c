@@ -24,8 +24,8 @@
 #include <time.h>
 
 #define MAX_CHANGES 8192
-#define MAX_SAMPLES 8192
-#define HIST        256 /* intervals between updates kept across readings */
+#define MAX_SAMPLES PT_MAX_SAMPLES /* what pt_median reads at most */
+#define HIST        256            /* intervals between updates kept across readings */
 #define NVML_OK     0
 
 struct probes_meter {
@@ -42,13 +42,6 @@ struct probes_meter {
     double hist[HIST]; /* the intervals between updates of the last readings (a ring) */
     int n_hist, next_hist;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int probes_meter_open(const char *pci_bus_id, struct probes_meter **out, char *why, size_t len)
 {
@@ -101,7 +94,7 @@ static void *poll_counter(void *arg)
     for (long i = 0; !m->stop; i++) {
         if (m->nvml.get_energy(m->nvml.device, &mj) == NVML_OK &&
             (m->n_changes == 0 || mj != last) && m->n_changes < MAX_CHANGES) {
-            m->t[m->n_changes] = now_s();
+            m->t[m->n_changes] = rk_now_s();
             m->mj[m->n_changes++] = mj;
             last = mj;
         }
@@ -125,7 +118,7 @@ int probes_meter_begin(struct probes_meter *m)
         RK_BUG("probes_meter_begin twice");
     m->n_changes = m->n_samples = 0;
     m->stop = 0;
-    m->t_begin = now_s();
+    m->t_begin = rk_now_s();
     if (pthread_create(&m->thread, NULL, poll_counter, m) != 0)
         return rk_error(RK_EFAIL, "cannot start the thread that reads the energy counter");
     m->running = 1;
@@ -137,19 +130,16 @@ int probes_meter_end(struct probes_meter *m, long launches, struct probes_energy
     int a = -1, b = -1;
     if (!m->running)
         RK_BUG("probes_meter_end without probes_meter_begin");
-    m->t_end = now_s();
+    m->t_end = rk_now_s();
     m->stop = 1;
     pthread_join(m->thread, NULL);
     m->running = 0;
     memset(out, 0, sizeof *out);
     out->launches = launches;
     out->batch_s = m->t_end - m->t_begin;
-    out->sm_clock_mhz =
-        pt_median(m->clock_mhz, m->n_samples < PT_MAX_SAMPLES ? m->n_samples : PT_MAX_SAMPLES);
-    out->temp_c =
-        pt_median(m->temp_c, m->n_samples < PT_MAX_SAMPLES ? m->n_samples : PT_MAX_SAMPLES);
-    out->power_sampled_w =
-        pt_median(m->power_w, m->n_samples < PT_MAX_SAMPLES ? m->n_samples : PT_MAX_SAMPLES);
+    out->sm_clock_mhz = pt_median(m->clock_mhz, m->n_samples);
+    out->temp_c = pt_median(m->temp_c, m->n_samples);
+    out->power_sampled_w = pt_median(m->power_w, m->n_samples);
     out->energy_j = out->power_w = out->window_s = NAN;
     /* change 0 is the first reading, not a change */
     for (int i = 1; i < m->n_changes; i++) {

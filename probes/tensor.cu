@@ -318,11 +318,11 @@ int pt_peak_tensor(struct probes *s, int t, struct probes_output *out)
     j.algo = &heur[best].algo;
     if ((rc = pt_time(s, enqueue_lt, &j, 2, reps, best_ms)) != RK_OK)
         goto out;
-    if (s->energy && pt_energy_op(ty->name, 1) >= 0) {
+    if (s->energy && model_energy_op_of(ty->name, 1) >= 0) {
         /* the energy probe's tensor point (energy.cu): A and B read, D written, once */
         struct model_energy_work w;
         memset(&w, 0, sizeof w);
-        w.flops[pt_energy_op(ty->name, 1)] = flops;
+        w.flops[model_energy_op_of(ty->name, 1)] = flops;
         w.bytes[MODEL_LEVEL_DRAM] = w.bytes[MODEL_LEVEL_L2] =
             (double)elems * (2.0 * ty->ab_bytes + ty->cd_bytes);
         char name[40];

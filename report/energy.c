@@ -44,11 +44,11 @@ static double gflop_per_j(const struct rp_meas *x)
     return has_energy(x) && x->pt.flops > 0 ? x->pt.flops / x->row->m.energy_j * 1e-9 : NAN;
 }
 
-/* The power cap of device v [W] and its ceiling, or NaN. */
-static double power_cap(const struct rp_dev *v, const struct db_ceiling **c)
+/* The power cap of device v [W], or NaN. */
+static double power_cap(const struct rp_dev *v)
 {
-    *c = analysis_find_ceiling(&v->a, "power_limit");
-    return *c && (*c)->unit && strcmp((*c)->unit, "W") == 0 ? (*c)->value : NAN;
+    const struct db_ceiling *c = analysis_find_ceiling(&v->a, "power_limit");
+    return c && c->unit && strcmp(c->unit, "W") == 0 ? c->value : NAN;
 }
 
 /* The arch line at intensity i [GFLOP/J] (the header's formula); cap NaN: uncapped. */
@@ -132,14 +132,6 @@ static void kernels_table(const struct rp_data *d, struct rp_tabs *ts)
                  " No measurement in the selection has an energy reading.");
 }
 
-static const struct db_capture *capture_of(const struct rp_data *d, int64_t id)
-{
-    for (int i = 0; i < d->ncaps_all; i++)
-        if (d->caps[i].id == id)
-            return &d->caps[i];
-    return NULL;
-}
-
 static void spans_table(const struct rp_data *d, struct rp_tabs *ts)
 {
     char buf[300];
@@ -166,13 +158,12 @@ static void spans_table(const struct rp_data *d, struct rp_tabs *ts)
         rp_table_col(t, cols[c]);
     for (int i = 0; i < d->nspans; i++) {
         const struct db_energy_span *s = &d->spans[i];
-        const struct db_capture *cap = capture_of(d, s->capture_id);
         int dev = -1;
         for (int k = 0; k < d->ndevs; k++)
             if (d->devs[k].a.dev.id == s->device_id)
                 dev = k;
         rp_cell_int(t, (long long)s->capture_id);
-        rp_program_name(cap ? cap->cmdline : NULL, buf, sizeof buf);
+        rp_program_name(rp_capture_cmdline(d, s->capture_id), buf, sizeof buf);
         rp_cell_str(t, buf);
         rp_cell_str(t, dev >= 0 ? rp_dev_label(d, dev, buf, sizeof buf) : "");
         rp_cell_str(t, s->scope);
@@ -261,14 +252,13 @@ static void energy_roofline(const struct rp_data *d, int dev, struct rp_charts *
     static const enum model_energy_op ops[] = {MODEL_EOP_FP32, MODEL_EOP_FP64};
     static const char *const colours[] = {"#1f77b4", "#d62728"};
     const struct rp_dev *v = &d->devs[dev];
-    const struct db_ceiling *cap_c = NULL;
     struct model_energy e;
     struct rp_chart c;
     struct rp_buf s = {0}, dat = {0}, title = {0};
     struct rp_plot plot = {{0}, 0};
     struct rp_marks *mk;
     char lbl[300], num[32];
-    double f[2], eps_mem, cap = power_cap(v, &cap_c), b = v->bw[MODEL_LEVEL_DRAM];
+    double f[2], eps_mem, cap = power_cap(v), b = v->bw[MODEL_LEVEL_DRAM];
     int have[2], nlines = 0, npts = 0, blk = 0;
 
     if (analysis_energy_of(&v->a, &e) == 0)

@@ -65,7 +65,8 @@ def main():
     if "energy_static" not in ceil:
         check(False, "N1 energy_static stored")
         return 1
-    clamped = json.loads(ceil["energy_static"][2]).get("clamped_at_zero", [])
+    pts = json.loads(ceil["energy_static"][2])  # the fit's points and what it clamped
+    clamped = pts.get("clamped_at_zero", [])
     for name, unit in want.items():
         short = name.split("_")[-1]
         ok = name in ceil and ceil[name][1] == unit and (
@@ -76,7 +77,6 @@ def main():
         print(f"    {name:22s} {v:10.4f} {unit}")
 
     # N2: the stored fit against its own points
-    pts = json.loads(ceil["energy_static"][2])
     eps = {}
     for o in OPS:
         c = ceil.get("energy_flop_" + o)
@@ -122,14 +122,12 @@ def main():
         n, ape = int(m.group(1)), float(m.group(2))
         check(n == len(rows), f"N4 every suite kernel with a reading judged ({n} of {len(rows)})")
         check(ape <= 15, f"N4 the suite kernels' energy within 15 % median ({ape:.1f} %)")
-    con2 = sqlite3.connect(db)
-    missing = con2.execute(
+    missing = con.execute(
         "SELECT count(*) FROM prediction p JOIN measurement m ON m.id = p.measurement_id"
         " WHERE p.capture_id = (SELECT max(id) FROM capture WHERE kind = 'model')"
         " AND p.predicted_time_ns IS NOT NULL AND p.predicted_energy_j IS NULL"
         " AND m.precision IN ('fp32', 'fp64') AND m.family <> 'cublas'").fetchone()[0]
     check(missing == 0, f"N4 every CUDA-core prediction with a time has an energy ({missing} without)")
-    con2.close()
     con.close()
     return 1 if FAILS else 0
 
