@@ -133,6 +133,13 @@ static void pump(struct child *c, int n)
     struct pollfd *p = calloc((size_t)n * 2, sizeof *p);
     char buf[4096];
 
+    /* SIGINT and SIGTERM stay blocked but while ppoll waits, so one that comes between the
+     * check below and the wait interrupts the wait instead of waiting for output to come */
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stop, &old);
     for (int i = 0; i < n; i++)
         open_fds += (c[i].fd[0] >= 0) + (c[i].fd[1] >= 0);
     while (open_fds > 0 && p) {
@@ -147,7 +154,7 @@ static void pump(struct child *c, int n)
                     kill(c[i].pid, rk_interrupted);
             forwarded = 1;
         }
-        if (poll(p, (nfds_t)n * 2, -1) < 0) {
+        if (ppoll(p, (nfds_t)n * 2, NULL, &old) < 0) {
             if (errno == EINTR)
                 continue;
             break;
@@ -170,6 +177,7 @@ static void pump(struct child *c, int n)
                 }
             }
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     free(p);
     for (int i = 0; i < n; i++) {
         while (c[i].pid > 0 && waitpid(c[i].pid, &c[i].status, 0) < 0 && errno == EINTR)

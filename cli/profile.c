@@ -232,16 +232,36 @@ static int run_program(char **argv, char *const *env_kv, int nenv, int quiet, in
     close(pipefd[0]);
     /* SIGINT from a terminal reaches the program too (same process group); a signal sent to
      * roofkit alone (a job scheduler's SIGTERM) is passed on once, so the program ends as it
-     * would without roofkit and its recorded launches are stored. */
-    int forwarded = 0;
-    while (waitpid(pid, status, 0) < 0) {
-        if (errno != EINTR)
-            return rk_error(RK_EFAIL, "cannot wait for '%s': %s", argv[0], strerror(errno));
+     * would without roofkit and its recorded launches are stored. The signals are blocked and
+     * taken with sigwaitinfo, so one that comes before the wait starts is not lost: a blocking
+     * waitpid would have slept through it. SIGCHLD is blocked too, so it stays pending (its
+     * default action would discard it) and wakes the wait when the program ends. */
+    sigset_t wake, old;
+    sigemptyset(&wake);
+    sigaddset(&wake, SIGINT);
+    sigaddset(&wake, SIGTERM);
+    sigaddset(&wake, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &wake, &old);
+    int forwarded = 0, rc = RK_OK;
+    for (;;) {
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR) {
+            rc = rk_error(RK_EFAIL, "cannot wait for '%s': %s", argv[0], strerror(errno));
+            break;
+        }
         if (rk_interrupted && !forwarded) {
             kill(pid, rk_interrupted);
             forwarded = 1;
         }
+        int sig = sigwaitinfo(&wake, NULL);
+        if (sig == SIGINT || sig == SIGTERM)
+            rk_interrupted = sig;
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (rc != RK_OK)
+        return rc;
     if (got == (ssize_t)sizeof e)
         return rk_error(RK_EUSAGE, "cannot run '%s': %s", argv[0], strerror(e));
     return RK_OK;

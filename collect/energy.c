@@ -184,7 +184,7 @@ int collect_energy_open(uint64_t (*clock_ns)(void), struct collect_energy_meter 
         free(m);
         return RK_ENODATA;
     }
-    if (pthread_create(&m->thread, NULL, poller, m) != 0) {
+    if (rk_thread_start(&m->thread, poller, m) != 0) {
         snprintf(why, len, "cannot start the thread that reads the energy counter");
         m->shutdown();
         dlclose(m->lib);

@@ -1036,7 +1036,7 @@ int collect_session_begin(const struct collect_options *opt, struct collect_sess
     s->hooks.profiler = on_profiler;
     /* the Activity records of finished kernels, asked for in the background (session header);
      * without the thread, records still come when CUPTI's buffers fill and at the end */
-    if (s->emit && s->flush_interval > 0 && pthread_create(&s->poller, NULL, poller_main, s) == 0)
+    if (s->emit && s->flush_interval > 0 && rk_thread_start(&s->poller, poller_main, s) == 0)
         s->poller_on = 1;
     int brc = s->bk->trace_start(&s->hooks, s->mode == COLLECT_MODE_TIMING);
     if (brc != BK_SUCCESS)

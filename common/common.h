@@ -11,6 +11,7 @@
 #ifndef RK_COMMON_H
 #define RK_COMMON_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,6 +73,14 @@ void rk_progress_end(void);
  * long loops poll it and stop between complete rows, returning RK_EINTR.
  */
 extern volatile int rk_interrupted;
+
+/*
+ * pthread_create for roofkit's background threads (energy pollers, CUPTI's record poller),
+ * started with every signal blocked: SIGINT and SIGTERM then reach the thread that waits for
+ * them (profile takes them with sigwaitinfo), never a poller that would swallow them. Returns
+ * pthread_create's result (0 on success).
+ */
+int rk_thread_start(pthread_t *t /* OUT */, void *(*fn)(void *), void *arg);
 
 /*
  * Number parsing for every command-line and list parser: whole string must be a

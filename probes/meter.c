@@ -119,7 +119,7 @@ int probes_meter_begin(struct probes_meter *m)
     m->n_changes = m->n_samples = 0;
     m->stop = 0;
     m->t_begin = rk_now_s();
-    if (pthread_create(&m->thread, NULL, poll_counter, m) != 0)
+    if (rk_thread_start(&m->thread, poll_counter, m) != 0)
         return rk_error(RK_EFAIL, "cannot start the thread that reads the energy counter");
     m->running = 1;
     return RK_OK;
