@@ -118,11 +118,15 @@ size_t kern_tsm2_stream_smem(int prec, long t2);
 
 /*
  * apipe = 4 (tsm2_stream.cu): the same stream of A multiplied on the tensor cores, fp64 by
- * DMMA (m16n8k4, sm_90), fp32 by 3xTF32 (m16n8k8, fp32's accuracy); a warp owns 32 rows
- * (KERN_TSM2_DMMA_TILES tiles of 16), n in tiles of 8 up to 32; kernel and shared memory as
- * above.
+ * DMMA (m16n8k4, sm_90), fp32 by 3xTF32 (m16n8k8, fp32's accuracy); n in tiles of 8 up to 32;
+ * kernel and shared memory as above. A warp owns kern_tsm2_tc_warp_rows rows: with DMMA
+ * KERN_TSM2_DMMA_TILES tiles of 16, with 3xTF32 two (one 16-byte load gives a thread 4 rows).
  */
-#define KERN_TSM2_DMMA_TILES 2
+#define KERN_TSM2_DMMA_TILES 1
+static inline long kern_tsm2_tc_warp_rows(int prec)
+{
+    return prec == KERNELS_FP64 ? 16 * KERN_TSM2_DMMA_TILES : 32;
+}
 static inline int kern_tsm2_dmma(long apipe)
 {
     return apipe == 4;

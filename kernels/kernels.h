@@ -261,7 +261,7 @@ struct kernels_tsm2_choice {
     enum model_bound bound;              /* and its bound */
     int candidates;                      /* configurations priced */
     int nominal;                         /* 1: datasheet figures, not measured ceilings */
-    char why[128];                       /* the reason, one line (no quotes) */
+    char why[160];                       /* the reason, one line (no quotes) */
 };
 int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, int prec,
                         const struct kernels_shape *shape,

@@ -568,7 +568,7 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     double *times = NULL, rel1 = 0, rel2 = 0;
     long bad1 = 0, bad2 = 0;
     size_t ws_need;
-    char why[200] = "", note[192] = "";
+    char why[200] = "", note[224] = "";
     int rc = RK_OK;
 
     memset(r, 0, sizeof *r);

@@ -353,7 +353,9 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
              best.passes > 1 ? "es" : "",
              best.code == 2 && best.vp[KERN_TSM2_V3_CBLOCKS] > 1       ? " side by side"
              : best.code == 2 && kern_tsm2_stream(out->entry[E_APIPE]) ? ", A streamed"
-                                                                       : "",
+             : best.code == 2 && kern_tsm2_dmma(out->entry[E_APIPE])
+                 ? ", A streamed to tensor cores"
+                 : "",
              model_bound_name(best.ev.bound), best.ev.time_s * 1e6, best.ev.util, priced,
              out->nominal ? "datasheet" : "measured");
     return RK_OK;

@@ -265,11 +265,15 @@ __global__ void __launch_bounds__(256)
  * fp64 on the tensor cores (apipe = 4): the same stream of A, multiplied by DMMA
  * (mma.sync m16n8k4 f64, sm_90) instead of CUDA-core FMAs, which at n > 16 left the FMA
  * kernel issue-bound (one shared load of B per 2-4 FMAs). A warp owns WT tiles of 16 rows for
- * NT tiles of 8 columns. Each thread loads two adjacent rows of A with one 16-byte load per
- * tile and k; the tile's fragment row g holds actual row 2g and row g + 8 actual row 2g + 1
- * (a permutation of the tile's rows, undone when C is stored), so the loads stay whole 128-byte
- * lines per column. B goes through shared memory as in the FMA kernel, column-major with a
- * padded stride (KCP) so that the 8 columns x 4 k of a fragment fall on distinct banks.
+ * NT tiles of 8 columns. WT = 1 (KERN_TSM2_DMMA_TILES): at NT = 4 it needs 90 registers where
+ * WT = 2 needed 150, and the blocks that fit per SM more than make up for the halved bytes of
+ * A in flight per warp (H100, fp64 n = 25-32, t1 128: 10240 x 32 x 10240 288 against 305 us,
+ * 40960 x 32 x 40960 4532 against 4709, 40960 x 20 4436 against 4672; WT = 1 with 8 steps in
+ * flight 292-5086 us, WT = 2 with 8 steps 314). Each thread loads two adjacent rows of A with
+ * one 16-byte load per tile and k; the tile's fragment row g holds actual row 2g and row g + 8
+ * actual row 2g + 1 (a permutation of the tile's rows, undone when C is stored), so the loads stay
+ * whole 128-byte lines per column. B goes through shared memory as in the FMA kernel, column-major
+ * with a padded stride (KCP) so that the 8 columns x 4 k of a fragment fall on distinct banks.
  * Columns past n in the last tile of 8 are zeros: tensor work, not memory traffic.
  */
 /* A stage's column stride [elements] in the tensor-core kernels: the 8 columns x 4 (fp64) or
