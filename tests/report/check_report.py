@@ -23,7 +23,8 @@ command and checks its content against the database, read back through
      the reference being the fastest verified cuBLAS call of its capture, device, precision,
      shape and cache state that is not TF32 (none: both cells empty)
   C9 energy (only when the database has energy readings or spans): csv/energy-measurements.csv
-     has one row per measurement with a reading, its J per launch, W and launches as stored;
+     has one row per measurement with a reading, its J per launch, average W and launches as
+     stored (W empty exactly where the database has no power_w);
      csv/energy-cublas.csv one row per verified TSM2/ISM2 measurement with a reading whose C8
      reference has one too, the ratio of their energies and which is the cheaper;
      csv/energy-spans.csv one row per energy span; the page has the section "Energy"
@@ -163,13 +164,28 @@ if with_energy or spans:
     check(with_energy or rows == [], 'C9 an energy-measurements table without readings')
     check(len(rows) == len(with_energy), 'C9 energy-measurements.csv: %d rows, %d readings'
           % (len(rows), len(with_energy)))
-    by_j = sorted((float(r['J per launch']), float(r['average W'] or 'nan'),
-                   int(r['energy launches'])) for r in rows)
-    want = sorted((m['energy_j'], m['power_w'] if m['power_w'] is not None else float('nan'),
-                   m['energy_launches']) for m in with_energy.values())
-    check(len(by_j) == len(want) and all(abs(a[0] / b[0] - 1) < 1e-9 and a[2] == b[2]
+    # rows pair up by (J per launch, launches); the average W of each pair must then agree too:
+    # an empty cell where the database has no power, the stored power (to 1e-9) where it has one
+    def w_cell(v):
+        return float(v) if v != '' else None
+
+    def pair_key(r):
+        return (r[0], r[1], r[2] is None, r[2] or 0.0)
+
+    by_j = sorted(((float(r['J per launch']), int(r['energy launches']), w_cell(r['average W']))
+                   for r in rows), key=pair_key)
+    want = sorted(((m['energy_j'], m['energy_launches'], m['power_w'])
+                   for m in with_energy.values()), key=pair_key)
+    check(len(by_j) == len(want) and all(abs(a[0] / b[0] - 1) < 1e-9 and a[1] == b[1]
                                          for a, b in zip(by_j, want)),
           'C9 energy per launch or launches differ from the database')
+    for a, b in zip(by_j, want):
+        if b[2] is None or a[2] is None:
+            ok = a[2] is None and b[2] is None
+        else:
+            ok = abs(a[2] - b[2]) <= 1e-9 * abs(b[2])
+        check(ok, 'C9 energy-measurements.csv: average W %r where the database has power_w %r '
+              '(%.6g J per launch)' % (a[2], b[2], b[0]))
     cub = read_csv('energy-cublas.csv') or []
     expect = []
     for m in with_energy.values():
