@@ -84,6 +84,9 @@ final)
     R="$D/roofkit"
     K="$D/kbench"
     DB="$OUT/run.db"
+    # roofkit adds captures to an existing database: a rerun into the same OUT would summarize
+    # the last run's rows beside this one's
+    rm -f "$DB" "$DB-wal" "$DB-shm"
     {
         $K --copy --kernel cublas_sgemm --sizes 64 --precision fp32
         echo "== roofkit probe --only bw_dram_copy,bw_dram_read"
@@ -116,6 +119,9 @@ entry)
     S="${S#,},1001x12x1003,1002x21x517,1003x32x300"
     rc=0
     for tool in memcheck racecheck; do
+        # each run below appends to this log and the count of clean summaries reads it: start it
+        # empty, or a rerun into the same OUT counts the last run's summaries too
+        : > "$OUT/sanitize-$tool.log"
         for args in "--kernel tsm2 --sizes $S --precision fp32,fp64" \
             "--kernel tsm2_v3 --param t2=3,5,6,7,20,24 --sizes 1001x5x203,502x23x117 --precision fp32" \
             "--kernel tsm2 --param variant=2 --param t1=64 --param t2=4 --param t3=4 --param apipe=1 --param rpt=1,2 --param cblocks=2,3 --sizes 1001x7x203,502x21x117,1003x5x17 --precision fp32,fp64"; do
