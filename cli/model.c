@@ -323,6 +323,37 @@ static void print_stats(const struct stats *st)
     printf(" %7zu %7zu", st->a.within10, st->a.within25);
 }
 
+/* Whether sample i is the first of its model and family: each family's row once, in the
+ * order its first sample came. */
+static int first_of_family(const struct samples *ss, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (ss->v[j].kind == ss->v[i].kind && strcmp(ss->v[j].family, ss->v[i].family) == 0)
+            return 0;
+    return 1;
+}
+
+/* The header of print_families' rows, its first column named `first`. */
+static void print_families_header(const char *first)
+{
+    printf("%-17s %-16s %6s %11s %11s %11s %7s %7s\n", first, "family", "n", "median APE",
+           "mean APE", "p90 APE", "<=10%", "<=25%");
+}
+
+/* The text rows of model k per family, each labelled `label`: family, n, the error columns. */
+static void print_families(const struct samples *ss, int k, const char *label)
+{
+    struct stats st;
+    for (size_t i = 0; i < ss->n; i++) {
+        if (ss->v[i].kind != k || !first_of_family(ss, i))
+            continue;
+        stats_of(ss, k, ss->v[i].family, &st);
+        printf("%-17s %-16s %6zu", label, ss->v[i].family, st.n);
+        print_stats(&st);
+        printf("\n");
+    }
+}
+
 /* --format csv|json: one row per model (family null), then one per model and family. */
 static int summary_table(const struct samples *ss, unsigned models, enum rk_format fmt)
 {
@@ -345,12 +376,8 @@ static int summary_table(const struct samples *ss, unsigned models, enum rk_form
     for (int k = 0; k < MODEL_KIND_COUNT && rc == RK_OK; k++) {
         for (long i = -1; i < (long)ss->n && rc == RK_OK; i++) {
             const char *family = i < 0 ? NULL : ss->v[i].family;
-            int seen = 0;
-            if (i < 0 ? !(models & (1u << k)) : ss->v[i].kind != k)
-                continue;
-            for (long j = 0; j < i && !seen; j++)
-                seen = ss->v[j].kind == k && strcmp(ss->v[j].family, family) == 0;
-            if (seen)
+            if (i < 0 ? !(models & (1u << k))
+                      : ss->v[i].kind != k || !first_of_family(ss, (size_t)i))
                 continue;
             stats_of(ss, k, family, &st);
             rc = rk_table_row(t);
@@ -394,24 +421,10 @@ static void print_summary(const struct samples *ss, unsigned models)
         printf("%s%s\n", ss->first_skip[k] ? "  first skip: " : "",
                ss->first_skip[k] ? ss->first_skip[k] : "");
     }
-    printf("\n%-17s %-16s %6s %11s %11s %11s %7s %7s\n", "model", "family", "n", "median APE",
-           "mean APE", "p90 APE", "<=10%", "<=25%");
-    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
-        for (size_t i = 0; i < ss->n; i++) {
-            const struct sample *s = &ss->v[i];
-            int seen = 0;
-            if (s->kind != k)
-                continue;
-            for (size_t j = 0; j < i && !seen; j++)
-                seen = ss->v[j].kind == k && strcmp(ss->v[j].family, s->family) == 0;
-            if (seen)
-                continue;
-            stats_of(ss, k, s->family, &st);
-            printf("%-17s %-16s %6zu", model_kind_name((enum model_kind)k), s->family, st.n);
-            print_stats(&st);
-            printf("\n");
-        }
-    }
+    printf("\n");
+    print_families_header("model");
+    for (int k = 0; k < MODEL_KIND_COUNT; k++)
+        print_families(ss, k, model_kind_name((enum model_kind)k));
     if (ss->unverified)
         printf("\n%ld measurement%s that failed verification %s predicted but left out of the "
                "errors\n",
@@ -447,24 +460,13 @@ static char *skipped_details(enum model_kind k, const char *why)
 static void print_energy_alone(const struct samples *em)
 {
     struct stats st;
-    printf("\nenergy model over the measured time of a launch:\n%-17s %-16s %6s %11s %11s %11s "
-           "%7s %7s\n",
-           "energy", "family", "n", "median APE", "mean APE", "p90 APE", "<=10%", "<=25%");
+    printf("\nenergy model over the measured time of a launch:\n");
+    print_families_header("energy");
     stats_of(em, 0, NULL, &st);
     printf("%-17s %-16s %6zu", "energy", "(all)", st.n);
     print_stats(&st);
     printf("\n");
-    for (size_t i = 0; i < em->n; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(em->v[j].family, em->v[i].family) == 0;
-        if (seen)
-            continue;
-        stats_of(em, 0, em->v[i].family, &st);
-        printf("%-17s %-16s %6zu", "energy", em->v[i].family, st.n);
-        print_stats(&st);
-        printf("\n");
-    }
+    print_families(em, 0, "energy");
 }
 
 /* The energy model's energy of a launch of row over model k's time (analysis/energy.c) into
