@@ -73,8 +73,6 @@ static void five(const char *name, int prec, struct kernels_shape sh)
         assert_int_equal(rd.status, RK_OK);
         assert_true(rd.r.power_w > 30 && rd.r.power_w < 1500);
         assert_true(rd.r.updates >= 2);
-        assert_true(fabs(rd.r.energy_j - rd.r.power_w * rd.r.batch_s / rd.launches) <=
-                    1e-9 * rd.r.energy_j);
         print_message("%s %s: %ld launches in %.3f s, window %.3f s (%d updates), %.1f W "
                       "(NVML power samples %.1f W), %.6g J a launch, %.0f MHz, %.0f C%s\n",
                       name, kernels_precision_name(prec), rd.launches, rd.r.batch_s, rd.r.window_s,
