@@ -542,6 +542,8 @@ static int profile_run(struct rk_ctx *ctx, char **prog, const char *inject, cons
             status_path,
             "ROOFKIT_JOURNAL",
             pj.dir,
+            "ROOFKIT_ENERGY", /* cleared unless this run reads each kernel's energy */
+            (char *)profile_energy_env(pe),
             /* application replay only (the last four pairs are left out otherwise); the
              * runs before the last store nothing but counters, so they skip CUPTI's Activity
              * records (~4 ms a launch on the H100) */

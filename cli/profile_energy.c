@@ -31,10 +31,8 @@ int profile_energy_begin(struct profile_energy *pe, int wanted, int counters)
 {
     char why[200] = "";
     memset(pe, 0, sizeof *pe);
-    unsetenv("ROOFKIT_ENERGY");
     if (!wanted)
         return RK_OK;
-    pe->counters = counters;
     if (collect_energy_open(NULL, &pe->meter, why, sizeof why) != RK_OK) {
         rk_warn("no energy reading: %s; the capture stores no energy (run as root, or on a GPU "
                 "with an energy counter)",
@@ -50,10 +48,14 @@ int profile_energy_begin(struct profile_energy *pe, int wanted, int counters)
     if (counters)
         rk_info("--energy with counters: the program's energy is read, and includes the "
                 "collection's work; per-kernel energy needs '--metrics none'");
-    else
-        setenv("ROOFKIT_ENERGY", pe->dir, 1);
+    pe->per_kernel = !counters;
     pe->on = 1;
     return RK_OK;
+}
+
+const char *profile_energy_env(const struct profile_energy *pe)
+{
+    return pe->on && pe->per_kernel ? pe->dir : "";
 }
 
 void profile_energy_mark(struct profile_energy *pe, int end)
@@ -244,6 +246,5 @@ void profile_energy_end(struct profile_energy *pe)
         rmdir(pe->dir);
     }
     collect_energy_close(pe->meter);
-    unsetenv("ROOFKIT_ENERGY");
     memset(pe, 0, sizeof *pe);
 }

@@ -17,15 +17,18 @@ struct profile_energy {
     struct collect_energy_meter *meter; /* this process's: the program's span */
     char dir[64];                       /* the processes' files (ROOFKIT_ENERGY) */
     uint64_t t0, t1;                    /* the stored run's start and end (meter's clock) */
-    int counters;                       /* counters collected: no per-kernel figures */
+    int per_kernel;                     /* no counters: the processes read each kernel */
 };
 
 /*
- * Opens the meter and the folder, and sets ROOFKIT_ENERGY for the program (removes it when
- * not wanted). Without a counter (no NVML, not supported, no permission) says so once and
- * leaves pe->on 0: nothing is stored. RK_OK, or RK_EIO printed (no folder).
+ * Opens the meter and the folder. Without a counter (no NVML, not supported, no permission)
+ * says so once and leaves pe->on 0: nothing is stored. RK_OK, or RK_EIO printed (no folder).
  */
 int profile_energy_begin(struct profile_energy *pe, int wanted, int counters);
+/* ROOFKIT_ENERGY for the program's environment: the folder where its processes leave each
+ * kernel's energy, or "" (off: not wanted, no counter, or counters collected, whose replay
+ * passes would be in the readings). */
+const char *profile_energy_env(const struct profile_energy *pe);
 /* Marks the start (end = 0) or the end (1) of the run whose launches are stored. */
 void profile_energy_mark(struct profile_energy *pe, int end);
 /*
