@@ -7,8 +7,8 @@
  * not flushed between launches, whatever the timed repetitions did) for about
  * PROBES_ENERGY_BATCH_S, with the meter running from the hook's begin to its end; if the counter
  * did not move over at least PROBES_ENERGY_WINDOW_S of whole updates, once more with twice the
- * launches. What a run adds is bounded by that: about 0.8 s a configuration, 2.4 s at most,
- * printed at the end.
+ * launches (probes_meter_read, which the energy probe reads its points with too). What a run adds
+ * is bounded by that: about 0.8 s a configuration, 2.4 s at most, printed at the end.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -24,8 +24,6 @@
 struct rk_energy {
     struct probes_meter *meter;
     struct probes_energy r; /* the last reading */
-    long launches;          /* of the batch under way */
-    int status;             /* the meter's answer for it */
     long readings, missed;
     double seconds; /* wall time the batches took */
 };
@@ -58,38 +56,34 @@ void rk_energy_free(struct rk_energy *e)
     free(e);
 }
 
-static int energy_begin(void *arg)
-{
-    struct rk_energy *e = arg;
-    return probes_meter_begin(e->meter);
-}
+/* What a batch of a reading repeats. */
+struct repeat {
+    struct kernels_session *s;
+    const struct kernels_kernel *k;
+    const long *params;
+};
 
-static int energy_end(void *arg)
+/* A batch of probes_meter_read: the configuration n times back to back, the meter's bracket
+ * as kernels_session_repeat's hook (the same layout). */
+static int repeat_batch(void *arg, long n, const struct probes_bracket *b)
 {
-    struct rk_energy *e = arg;
-    e->status = probes_meter_end(e->meter, e->launches, &e->r);
-    e->seconds += e->r.batch_s;
-    return RK_OK;
+    const struct repeat *rp = arg;
+    const struct kernels_hook hook = {b->arg, b->begin, b->end};
+    return kernels_session_repeat(rp->s, rp->k, rp->params, n, &hook);
 }
 
 int rk_energy_read(struct rk_energy *e, struct kernels_session *s, const struct kernels_kernel *k,
                    const long *params, double time_ns, struct db_measurement *m)
 {
-    const struct kernels_hook hook = {e, energy_begin, energy_end};
-    int rc = RK_OK;
+    struct repeat rp = {s, k, params};
     m->energy_launches = 0;
     if (!e)
         return RK_OK;
-    e->launches = probes_energy_launches(time_ns * 1e-9);
-    e->status = RK_ENODATA;
-    for (int attempt = 0; attempt < 2 && e->status == RK_ENODATA && rc == RK_OK; attempt++) {
-        rc = kernels_session_repeat(s, k, params, e->launches, &hook);
-        if (e->status == RK_ENODATA)
-            e->launches *= 2;
-    }
-    if (rc != RK_OK)
+    int rc = probes_meter_read(e->meter, probes_energy_launches(time_ns * 1e-9), repeat_batch, &rp,
+                               &e->r, &e->seconds);
+    if (rc != RK_OK && rc != RK_ENODATA)
         return rc;
-    if (e->status != RK_OK) {
+    if (rc == RK_ENODATA) {
         e->missed++;
         rk_warn("%s: the energy counter did not move over %.2f s; no energy stored", k->name,
                 e->r.batch_s);

@@ -530,8 +530,8 @@ static void json_top(struct rk_buf *b, const struct tune_result *t)
     rk_buf_puts(b, "]");
 }
 
-/* The result as one JSON object: the capture's note, and what --json prints. */
-static void write_json(struct rk_buf *b, const struct tune_result *t)
+/* The opening of both notes, up to "reps" and the comma after it: what was tuned, where. */
+static void json_head(struct rk_buf *b, const struct tune_result *t)
 {
     const struct tune_opts *o = t->o;
     rk_buf_puts(b, "{");
@@ -542,8 +542,16 @@ static void write_json(struct rk_buf *b, const struct tune_result *t)
     rk_json_key_str(b, "precision", kernels_precision_name(o->prec));
     rk_buf_printf(b, ",\"m\":%ld,\"n\":%ld,\"k\":%ld,", o->shape.m, o->shape.n, o->shape.k);
     rk_json_key_str(b, "device", t->dev->name);
-    rk_buf_printf(b, ",\"capture\":%lld,\"probe_capture\":%lld,\"reps\":%d,\"space\":{",
-                  (long long)t->capture, (long long)t->probe_capture, o->kopt.reps);
+    rk_buf_printf(b, ",\"capture\":%lld,\"probe_capture\":%lld,\"reps\":%d,", (long long)t->capture,
+                  (long long)t->probe_capture, o->kopt.reps);
+}
+
+/* The result as one JSON object: the capture's note, and what --json prints. */
+static void write_json(struct rk_buf *b, const struct tune_result *t)
+{
+    const struct tune_opts *o = t->o;
+    json_head(b, t);
+    rk_buf_puts(b, "\"space\":{");
     for (int a = 0; a < t->sp->n_axes; a++) {
         rk_buf_puts(b, a ? "," : "");
         rk_json_str(b, t->sp->axes[a].name);
@@ -697,6 +705,128 @@ static void print_text(const struct tune_result *t)
 
 /* ------------------------------------------------------------------ command */
 
+#define TUNE_SEED 0x726f6f6674756eULL /* the inputs' seed, the same for every configuration */
+
+/* What one tune holds from the GPU's opening to its end (tune_run_init, tune_run_release). */
+struct tune_run {
+    struct kernels_session *s;
+    struct analysis_device d; /* the device and its stored ceilings */
+    struct model_gpu g;       /* the model's GPU built from them */
+    struct tune_extra x;
+    struct tune_state st;
+    struct tune_result t;
+    struct rk_buf note; /* the capture's note */
+    int64_t capture;
+    long done; /* configurations begun, the defaults' not counted */
+};
+
+static void tune_run_init(struct tune_run *r)
+{
+    const struct rk_buf empty = RK_BUF_INIT;
+    memset(r, 0, sizeof *r);
+    r->x.bw_l2 = r->x.mem_lat_loaded = NAN;
+    r->note = empty;
+}
+
+static void tune_run_release(struct tune_run *r)
+{
+    kernels_session_close(r->s);
+    analysis_device_release(&r->d);
+    free(r->st.rows);
+    free(r->t.order);
+    rk_buf_release(&r->note);
+}
+
+/*
+ * Steps 2 and 3 of the header: opens the GPU, loads its ceilings into r->d, r->g, r->x and
+ * prepares the inputs of the shape. The entry point's session also gets the model's GPU, with
+ * the loaded DRAM latency as the tcf model takes it (Little's law under load), to choose with.
+ */
+static int tune_open(struct rk_ctx *ctx, const struct tune_opts *o, struct tune_run *r)
+{
+    int rc = kernels_session_open(ctx->device, TUNE_SEED, &r->s);
+    if (rc == RK_OK)
+        rc = load_gpu(ctx, kernels_session_device(r->s), o->prec, &r->d, &r->g, &r->x);
+    if (rc == RK_OK && o->entry) {
+        if (isfinite(r->x.mem_lat_loaded) && r->x.mem_lat_loaded > 0)
+            r->g.mem_latency_cycles = r->x.mem_lat_loaded;
+        kernels_session_set_gpu(r->s, o->prec, &r->g);
+        r->g.dram_curve_n = 0; /* as the session keeps it: analysis' arrays go with d */
+    }
+    if (rc == RK_OK)
+        rc = kernels_session_prepare(r->s, o->prec, &o->shape);
+    return rc;
+}
+
+/* The configurations of a sweep: the tune space's (sp), or else a list of n. */
+struct sweep_list {
+    const struct kernels_tune_space *sp;
+    const long (*params)[KERNELS_MAX_PARAMS];
+    long n;
+};
+
+/*
+ * Step 5 of the header, into capture r->capture: the kernel's defaults (row *def_row), then
+ * every configuration of l, one measurement each, with progress; r->done counts the
+ * configurations begun. RK_OK, RK_EINTR (rk_interrupted, before or after the last) or
+ * measure_store's error.
+ */
+static int tune_sweep(struct rk_ctx *ctx, const struct tune_opts *o, const struct sweep_list *l,
+                      struct tune_run *r, int *def_row /* OUT */)
+{
+    const long total = l->n + 1;
+    int row, rc;
+    r->done = 0;
+    rk_progress("tune", 0, total);
+    rc = measure_store(r->s, ctx->db, r->capture, o, NULL, ROLE_DEFAULT, &r->st, def_row);
+    for (long i = 0; i < l->n && rc == RK_OK; i++) {
+        long p[KERNELS_MAX_PARAMS];
+        rk_progress("tune", ++r->done, total);
+        if (rk_interrupted) {
+            rc = RK_EINTR;
+            break;
+        }
+        if (l->sp)
+            kernels_tune_space_params(l->sp, i, p);
+        else
+            memcpy(p, l->params[i], sizeof p);
+        rc = measure_store(r->s, ctx->db, r->capture, o, p, ROLE_SWEEP, &r->st, &row);
+    }
+    rk_progress("tune", total, total);
+    rk_progress_end();
+    if (rc == RK_OK && rk_interrupted)
+        rc = RK_EINTR;
+    return rc;
+}
+
+/* After the sweep of `configurations` (rc its outcome): an interrupted capture is marked so, a
+ * failed one ends failed, else r->st's verified rows are ranked into r->t, which then
+ * describes the run. */
+static int tune_rank(struct rk_ctx *ctx, const struct tune_opts *o, int rc, long configurations,
+                     struct tune_run *r)
+{
+    if (rc == RK_EINTR) {
+        db_capture_mark_interrupted(ctx->db, r->capture);
+        return rk_error(RK_EINTR,
+                        "interrupted after %ld of %ld configurations; the stored rows are "
+                        "complete",
+                        r->done, configurations + 1);
+    }
+    if (rc == RK_OK)
+        rc = rank_rows(&r->t, &r->st);
+    if (rc != RK_OK) {
+        db_capture_end(ctx->db, r->capture, DB_FAILED);
+        return rc;
+    }
+    r->t.o = o;
+    r->t.st = &r->st;
+    r->t.dev = kernels_session_device(r->s);
+    r->t.capture = r->capture;
+    r->t.probe_capture = r->d.probe_capture;
+    r->t.configurations = configurations;
+    return RK_OK;
+}
+
 /* The model's choices (step 6 of the header), measured when not in the sweep. */
 static int model_choices(struct kernels_session *s, struct db *db, int64_t capture,
                          const struct tune_opts *o, const struct kernels_tune_space *sp,
@@ -841,260 +971,151 @@ static const char *model_says(const struct tune_result *t, const struct model_gp
     return buf;
 }
 
-static int tune_entry(struct rk_ctx *ctx, struct tune_opts *o)
+static int tune_entry(struct rk_ctx *ctx, const struct tune_opts *o)
 {
-    struct kernels_session *s = NULL;
-    struct analysis_device d;
-    struct tune_state st;
-    struct tune_result t;
-    struct model_gpu g;
-    struct tune_extra x = {NAN, NAN};
-    struct rk_buf note = RK_BUF_INIT;
+    struct tune_run r;
+    struct tune_result *t = &r.t;
     long sweep[ENTRY_SWEEP_MAX][KERNELS_MAX_PARAMS];
     char extra[64];
-    int64_t capture = 0;
-    int rc, row, choice = -1, n_sweep;
+    int rc, choice = -1, n_sweep;
 
-    memset(&d, 0, sizeof d);
-    memset(&st, 0, sizeof st);
-    memset(&t, 0, sizeof t);
+    tune_run_init(&r);
     n_sweep = kernels_tsm2_sweep(o->prec, &o->shape, sweep, ENTRY_SWEEP_MAX);
-    rc = kernels_session_open(ctx->device, 0x726f6f6674756eULL, &s);
+    rc = tune_open(ctx, o, &r);
     if (rc == RK_OK)
-        rc = load_gpu(ctx, kernels_session_device(s), o->prec, &d, &g, &x);
-    if (rc == RK_OK) { /* Little's law under load, as the tcf model takes it */
-        if (isfinite(x.mem_lat_loaded) && x.mem_lat_loaded > 0)
-            g.mem_latency_cycles = x.mem_lat_loaded;
-        kernels_session_set_gpu(s, o->prec, &g);
-        g.dram_curve_n = 0; /* as the session keeps it: analysis' arrays go with d */
-        rc = kernels_session_prepare(s, o->prec, &o->shape);
-    }
-    if (rc == RK_OK)
-        rc = rk_begin_device_capture(ctx, kernels_session_device(s), DB_CAPTURE_TUNE, &capture);
+        rc = rk_begin_device_capture(ctx, kernels_session_device(r.s), DB_CAPTURE_TUNE, &r.capture);
     if (rc != RK_OK)
         goto out;
-    rk_progress("tune", 0, n_sweep + 1);
-    rc = measure_store(s, ctx->db, capture, o, NULL, ROLE_DEFAULT, &st, &choice);
-    for (int i = 0; i < n_sweep && rc == RK_OK; i++) {
-        rk_progress("tune", i + 1, n_sweep + 1);
-        if (rk_interrupted) {
-            rc = RK_EINTR;
-            break;
-        }
-        rc = measure_store(s, ctx->db, capture, o, sweep[i], ROLE_SWEEP, &st, &row);
-    }
-    rk_progress_end();
-    if (rc == RK_OK && rk_interrupted)
-        rc = RK_EINTR;
-    if (rc == RK_EINTR) {
-        db_capture_mark_interrupted(ctx->db, capture);
-        rc = rk_error(RK_EINTR, "interrupted; the stored rows are complete");
+    const struct sweep_list l = {NULL, (const long(*)[KERNELS_MAX_PARAMS])sweep, n_sweep};
+    rc = tune_sweep(ctx, o, &l, &r, &choice);
+    if ((rc = tune_rank(ctx, o, rc, n_sweep, &r)) != RK_OK)
         goto out;
-    }
-    if (rc == RK_OK)
-        rc = rank_rows(&t, &st);
-    if (rc != RK_OK) {
-        db_capture_end(ctx->db, capture, DB_FAILED);
-        goto out;
-    }
-    t.def_row = choice;
-    t.o = o;
-    t.st = &st;
-    t.dev = kernels_session_device(s);
-    t.capture = capture;
-    t.probe_capture = d.probe_capture;
-    t.configurations = n_sweep;
+    t->def_row = choice;
 
-    rk_buf_puts(&note, "{");
-    rk_json_key_str(&note, "tune", o->ism2 ? "ism2" : "tsm2");
-    rk_buf_puts(&note, ",\"kernel\":\"tsm2\",");
-    rk_json_key_str(&note, "precision", kernels_precision_name(o->prec));
-    rk_buf_printf(&note, ",\"m\":%ld,\"n\":%ld,\"k\":%ld,", o->shape.m, o->shape.n, o->shape.k);
-    rk_json_key_str(&note, "device", t.dev->name);
-    rk_buf_printf(&note,
-                  ",\"capture\":%lld,\"probe_capture\":%lld,\"reps\":%d,\"configurations\":%ld,"
-                  "\"measured\":%d,\"skipped\":%ld,\"failed\":%ld,\"choice\":",
-                  (long long)capture, (long long)d.probe_capture, o->kopt.reps, t.configurations,
-                  st.n, st.skipped, st.failed);
-    json_row(&note, &t, choice);
-    rk_buf_puts(&note, ",\"best\":");
-    json_row(&note, &t, t.best_row);
-    json_top(&note, &t);
-    rk_buf_puts(&note, "}");
-    if ((rc = end_with_note(ctx, capture, &note)) != RK_OK)
+    json_head(&r.note, t); /* "kernel":"tsm2": o->kernel is the entry point */
+    rk_buf_printf(&r.note,
+                  "\"configurations\":%ld,\"measured\":%d,\"skipped\":%ld,\"failed\":%ld,"
+                  "\"choice\":",
+                  t->configurations, r.st.n, r.st.skipped, r.st.failed);
+    json_row(&r.note, t, choice);
+    rk_buf_puts(&r.note, ",\"best\":");
+    json_row(&r.note, t, t->best_row);
+    json_top(&r.note, t);
+    rk_buf_puts(&r.note, "}");
+    if ((rc = end_with_note(ctx, r.capture, &r.note)) != RK_OK)
         goto out;
     if (o->json) {
-        printf("%s\n", note.s);
+        printf("%s\n", r.note.s);
     } else {
         printf("tune %s: the entry point tsm2 %s %ldx%ldx%ld on %s (capture %lld, ceilings of "
                "probe capture %lld)\n",
                o->ism2 ? "ism2" : "tsm2", kernels_precision_name(o->prec), o->shape.m, o->shape.n,
-               o->shape.k, t.dev->name, (long long)capture, (long long)d.probe_capture);
+               o->shape.k, t->dev->name, (long long)r.capture, (long long)r.d.probe_capture);
         printf("sweep: %ld configurations, %d measured, %ld skipped, %ld failed verification; "
                "reps %d\n",
-               t.configurations, st.n, st.skipped, st.failed, o->kopt.reps);
-        if (st.skipped)
-            printf("first skipped: %s\n", st.first_skip);
+               t->configurations, r.st.n, r.st.skipped, r.st.failed, o->kopt.reps);
+        if (r.st.skipped)
+            printf("first skipped: %s\n", r.st.first_skip);
         printf("\n%-12s %-44s %12s %8s  %s\n", "", "parameters (resolved)", "time [us]", "regret",
                "measurement");
-        print_line(&t, "choice", choice, model_says(&t, &g, choice, extra, sizeof extra));
-        print_line(&t, "best", t.best_row, model_says(&t, &g, t.best_row, extra, sizeof extra));
+        print_line(t, "choice", choice, model_says(t, &r.g, choice, extra, sizeof extra));
+        print_line(t, "best", t->best_row, model_says(t, &r.g, t->best_row, extra, sizeof extra));
         printf("\ntop %ld:\n", o->top);
-        for (int i = 0; i < t.n_order && i < o->top; i++) {
+        for (int i = 0; i < t->n_order && i < o->top; i++) {
             char label[16];
             snprintf(label, sizeof label, "%d", i + 1);
-            print_line(&t, label, t.order[i], model_says(&t, &g, t.order[i], extra, sizeof extra));
+            print_line(t, label, t->order[i],
+                       model_says(t, &r.g, t->order[i], extra, sizeof extra));
         }
         printf("\nregret tsm2 %s %ldx%ldx%ld choice %.3f best_us %.2f\n",
                kernels_precision_name(o->prec), o->shape.m, o->shape.n, o->shape.k,
-               regret_of(&t, choice), t.best_row >= 0 ? st.rows[t.best_row].time_ns / 1e3 : NAN);
+               regret_of(t, choice), t->best_row >= 0 ? r.st.rows[t->best_row].time_ns / 1e3 : NAN);
     }
     fflush(stdout);
-    rc = sweep_status(&st, choice < 0 || t.best_row < 0,
+    rc = sweep_status(&r.st, choice < 0 || t->best_row < 0,
                       "the entry point's choice did not run; nothing to compare");
 out:
-    kernels_session_close(s);
-    analysis_device_release(&d);
-    free(st.rows);
-    free(t.order);
-    rk_buf_release(&note);
+    tune_run_release(&r);
+    return rc;
+}
+
+/* A variant against the sweep of its tune space (steps 1-7 of the header). */
+static int tune_space(struct rk_ctx *ctx, const struct tune_opts *o)
+{
+    struct kernels_tune_space sp;
+    struct tune_run r;
+    struct tune_result *t = &r.t;
+    struct model_tsm2_problem prob;
+    long def[KERNELS_MAX_PARAMS];
+    char why[200];
+    int rc;
+    const char *bad;
+
+    tune_run_init(&r);
+    if (kernels_tune_space_init(o->kernel, &o->shape, o->override, o->n_override, &sp, why,
+                                sizeof why) != RK_OK)
+        return rk_error(RK_EUSAGE, "cannot tune %s on %ldx%ldx%ld: %s", o->kernel->name, o->shape.m,
+                        o->shape.n, o->shape.k, why);
+    for (int a = 0; a < sp.n_axes; a++) /* the values of --t1 / --tcf, checked statically */
+        for (int i = 0; i < sp.axes[a].n; i++) {
+            long p[KERNELS_MAX_PARAMS];
+            for (int j = 0; j < KERNELS_MAX_PARAMS; j++)
+                p[j] = j < o->kernel->n_params ? o->kernel->params[j].def : 0;
+            p[sp.axes[a].index] = sp.axes[a].values[i];
+            if (kernels_check(o->kernel, o->prec, p, why, sizeof why) != RK_OK)
+                return rk_error(RK_EUSAGE, "cannot tune %s: %s", o->kernel->name, why);
+        }
+    prob = (struct model_tsm2_problem){
+        o->shape.m, o->shape.n, o->shape.k, o->prec == KERNELS_FP64 ? 8 : 4, 0, 1, 1};
+    if ((bad = model_check_tsm2(&prob, 0)) != NULL)
+        return rk_error(RK_EUSAGE, "the model refuses %ldx%ldx%ld: %s", o->shape.m, o->shape.n,
+                        o->shape.k, bad);
+
+    /* The GPU first: no GPU, no database read or write. */
+    rc = tune_open(ctx, o, &r);
+    if (rc == RK_OK && kernels_session_check(r.s, o->kernel, NULL, def, why, sizeof why) != RK_OK)
+        rc = rk_error(RK_EUSAGE, "%s cannot run %ldx%ldx%ld with its defaults: %s", o->kernel->name,
+                      o->shape.m, o->shape.n, o->shape.k, why);
+    if (rc == RK_OK)
+        rc = rk_begin_device_capture(ctx, kernels_session_device(r.s), DB_CAPTURE_TUNE, &r.capture);
+    if (rc != RK_OK)
+        goto out;
+
+    /* The kernel's defaults, then the sweep; the model's choices; the rows ranked: the best
+     * found is over everything measured. */
+    const struct sweep_list l = {&sp, NULL, kernels_tune_space_size(&sp)};
+    rc = tune_sweep(ctx, o, &l, &r, &t->def_row);
+    if (rc == RK_OK)
+        rc = model_choices(r.s, ctx->db, r.capture, o, &sp, def, &r.g, &r.x, &r.st, t);
+    if ((rc = tune_rank(ctx, o, rc, l.n, &r)) != RK_OK)
+        goto out;
+    t->sp = &sp;
+
+    write_json(&r.note, t);
+    if ((rc = end_with_note(ctx, r.capture, &r.note)) != RK_OK)
+        goto out;
+    if (o->json)
+        printf("%s\n", r.note.s);
+    else
+        print_text(t);
+    fflush(stdout);
+    rk_info("capture %lld: %d measurements, %ld skipped, %ld failed verification",
+            (long long)r.capture, r.st.n, r.st.skipped, r.st.failed);
+    rc = sweep_status(&r.st, t->best_row < 0, "no configuration was verified; nothing to rank");
+out:
+    tune_run_release(&r);
     return rc;
 }
 
 int cmd_tune(int argc, char **argv, struct rk_ctx *ctx)
 {
     struct tune_opts o;
-    struct kernels_tune_space sp;
-    struct kernels_session *s = NULL;
-    struct analysis_device d;
-    struct tune_state st;
-    struct tune_result t;
-    struct model_gpu g;
-    struct model_tsm2_problem prob;
-    long def[KERNELS_MAX_PARAMS];
-    char why[200];
-    struct rk_buf note = RK_BUF_INIT;
-    struct tune_extra x = {NAN, NAN};
-    int64_t capture = 0;
-    long done = 0, total;
-    int rc, row;
-    const char *bad;
+    int rc;
 
     memset(&o, 0, sizeof o);
-    memset(&d, 0, sizeof d);
-    memset(&st, 0, sizeof st);
-    memset(&t, 0, sizeof t);
     rc = parse_args(argc, argv, &o);
-    if (rc != RK_OK)
-        goto out;
-    if (o.entry) {
-        rc = tune_entry(ctx, &o);
-        goto out;
-    }
-    if (kernels_tune_space_init(o.kernel, &o.shape, o.override, o.n_override, &sp, why,
-                                sizeof why) != RK_OK) {
-        rc = rk_error(RK_EUSAGE, "cannot tune %s on %ldx%ldx%ld: %s", o.kernel->name, o.shape.m,
-                      o.shape.n, o.shape.k, why);
-        goto out;
-    }
-    for (int a = 0; a < sp.n_axes; a++) /* the values of --t1 / --tcf, checked statically */
-        for (int i = 0; i < sp.axes[a].n; i++) {
-            long p[KERNELS_MAX_PARAMS];
-            for (int j = 0; j < KERNELS_MAX_PARAMS; j++)
-                p[j] = j < o.kernel->n_params ? o.kernel->params[j].def : 0;
-            p[sp.axes[a].index] = sp.axes[a].values[i];
-            if (kernels_check(o.kernel, o.prec, p, why, sizeof why) != RK_OK) {
-                rc = rk_error(RK_EUSAGE, "cannot tune %s: %s", o.kernel->name, why);
-                goto out;
-            }
-        }
-    prob = (struct model_tsm2_problem){
-        o.shape.m, o.shape.n, o.shape.k, o.prec == KERNELS_FP64 ? 8 : 4, 0, 1, 1};
-    if ((bad = model_check_tsm2(&prob, 0)) != NULL) {
-        rc = rk_error(RK_EUSAGE, "the model refuses %ldx%ldx%ld: %s", o.shape.m, o.shape.n,
-                      o.shape.k, bad);
-        goto out;
-    }
-
-    /* The GPU first: no GPU, no database read or write. */
-    rc = kernels_session_open(ctx->device, 0x726f6f6674756eULL, &s);
     if (rc == RK_OK)
-        rc = load_gpu(ctx, kernels_session_device(s), o.prec, &d, &g, &x);
-    if (rc == RK_OK)
-        rc = kernels_session_prepare(s, o.prec, &o.shape);
-    if (rc == RK_OK && kernels_session_check(s, o.kernel, NULL, def, why, sizeof why) != RK_OK)
-        rc = rk_error(RK_EUSAGE, "%s cannot run %ldx%ldx%ld with its defaults: %s", o.kernel->name,
-                      o.shape.m, o.shape.n, o.shape.k, why);
-    if (rc != RK_OK)
-        goto out;
-
-    rc = rk_begin_device_capture(ctx, kernels_session_device(s), DB_CAPTURE_TUNE, &capture);
-    if (rc != RK_OK)
-        goto out;
-
-    /* The kernel's defaults, then the sweep. */
-    t.configurations = kernels_tune_space_size(&sp);
-    total = t.configurations + 1;
-    rk_progress("tune", done, total);
-    rc = measure_store(s, ctx->db, capture, &o, NULL, ROLE_DEFAULT, &st, &t.def_row);
-    for (long i = 0; i < t.configurations && rc == RK_OK; i++) {
-        long p[KERNELS_MAX_PARAMS];
-        rk_progress("tune", ++done, total);
-        if (rk_interrupted) {
-            rc = RK_EINTR;
-            break;
-        }
-        kernels_tune_space_params(&sp, i, p);
-        rc = measure_store(s, ctx->db, capture, &o, p, ROLE_SWEEP, &st, &row);
-    }
-    rk_progress("tune", total, total);
-    rk_progress_end();
-    if (rc == RK_OK && rk_interrupted)
-        rc = RK_EINTR;
-    if (rc == RK_OK)
-        rc = model_choices(s, ctx->db, capture, &o, &sp, def, &g, &x, &st, &t);
-    if (rc == RK_EINTR) {
-        db_capture_mark_interrupted(ctx->db, capture);
-        rc = rk_error(RK_EINTR,
-                      "interrupted after %ld of %ld configurations; the stored rows are "
-                      "complete",
-                      done, total);
-        goto out;
-    }
-    if (rc != RK_OK) {
-        db_capture_end(ctx->db, capture, DB_FAILED);
-        goto out;
-    }
-
-    /* Rank the verified rows: the best found is over everything measured. */
-    if ((rc = rank_rows(&t, &st)) != RK_OK) {
-        db_capture_end(ctx->db, capture, DB_FAILED);
-        goto out;
-    }
-    t.o = &o;
-    t.sp = &sp;
-    t.st = &st;
-    t.dev = kernels_session_device(s);
-    t.capture = capture;
-    t.probe_capture = d.probe_capture;
-
-    write_json(&note, &t);
-    if ((rc = end_with_note(ctx, capture, &note)) != RK_OK)
-        goto out;
-    if (o.json)
-        printf("%s\n", note.s);
-    else
-        print_text(&t);
-    fflush(stdout);
-    rk_info("capture %lld: %d measurements, %ld skipped, %ld failed verification",
-            (long long)capture, st.n, st.skipped, st.failed);
-    rc = sweep_status(&st, t.best_row < 0, "no configuration was verified; nothing to rank");
-out:
-    kernels_session_close(s);
-    analysis_device_release(&d);
-    free(st.rows);
-    free(t.order);
-    rk_buf_release(&note);
+        rc = o.entry ? tune_entry(ctx, &o) : tune_space(ctx, &o);
     free(o.override);
     return rc;
 }

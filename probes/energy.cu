@@ -282,36 +282,52 @@ template <typename T> static int check_sweep(struct probes *s, const char *prec)
     return RK_OK;
 }
 
+/* A batch of pt_energy_point: n calls of fn on the probe's stream inside the meter's bracket;
+ * RK_EINTR once rk_interrupted, so that no second batch starts. */
+struct point_batch {
+    struct probes *s;
+    pt_enqueue_fn fn;
+    void *arg;
+    const char *name;
+};
+
+static int run_point_batch(void *arg, long n, const struct probes_bracket *b)
+{
+    const struct point_batch *pb = (const struct point_batch *)arg;
+    int lrc = b->begin(b->arg);
+    if (lrc != RK_OK)
+        return lrc;
+    for (long i = 0; i < n && lrc == RK_OK; i++)
+        lrc = pb->fn(pb->arg, pb->s->stream);
+    cudaError_t e = cudaStreamSynchronize(pb->s->stream);
+    int erc = b->end(b->arg);
+    if (lrc != RK_OK)
+        return lrc;
+    if (e != cudaSuccess)
+        return rk_error(RK_ECUDA, "the energy batch of %s failed: %s", pb->name,
+                        cudaGetErrorString(e));
+    if (erc != RK_OK)
+        return erc;
+    return rk_interrupted ? RK_EINTR : RK_OK;
+}
+
 int pt_energy_point(struct probes *s, pt_enqueue_fn fn, void *arg, double call_ms,
                     const struct model_energy_work *work, const char *name)
 {
     struct pt_energy_set *set = s->energy;
     struct probes_energy r;
-    long n = probes_energy_launches(call_ms * 1e-3);
-    int rc = RK_ENODATA;
+    struct point_batch pb = {s, fn, arg, name};
 
     if (!set || set->n >= PT_ENERGY_MAX_POINTS)
         return RK_OK;
-    for (int attempt = 0; attempt < 2 && rc == RK_ENODATA; attempt++, n *= 2) {
-        int lrc = probes_meter_begin(set->meter);
-        if (lrc != RK_OK)
-            return lrc;
-        for (long i = 0; i < n && lrc == RK_OK; i++)
-            lrc = fn(arg, s->stream);
-        cudaError_t e = cudaStreamSynchronize(s->stream);
-        rc = probes_meter_end(set->meter, n, &r);
-        if (lrc != RK_OK)
-            return lrc;
-        if (e != cudaSuccess)
-            return rk_error(RK_ECUDA, "the energy batch of %s failed: %s", name,
-                            cudaGetErrorString(e));
-        if (rk_interrupted)
-            return RK_EINTR;
-    }
-    if (rc != RK_OK)
+    int rc = probes_meter_read(set->meter, probes_energy_launches(call_ms * 1e-3), run_point_batch,
+                               &pb, &r, NULL);
+    if (rc == RK_ENODATA)
         return rk_error(RK_ENODATA,
                         "the energy counter did not move enough over %ld calls of %s (%.2f s)",
-                        n / 2, name, r.batch_s);
+                        r.launches, name, r.batch_s);
+    if (rc != RK_OK)
+        return rc;
     struct pt_energy_point *p = &set->p[set->n++];
     snprintf(p->name, sizeof p->name, "%s", name);
     p->w = *work;

@@ -175,3 +175,43 @@ long probes_energy_launches(double launch_s)
     double n = ceil(PROBES_ENERGY_BATCH_S / launch_s);
     return n < 1 ? 1 : n > 1e9 ? 1000000000L : (long)n;
 }
+
+/* A reading under way: what the bracket's begin and end work on. */
+struct reading {
+    struct probes_meter *m;
+    long launches; /* of the batch under way */
+    int status;    /* probes_meter_end's answer for it */
+    struct probes_energy *out;
+    double *seconds;
+};
+
+static int reading_begin(void *arg)
+{
+    struct reading *r = arg;
+    return probes_meter_begin(r->m);
+}
+
+static int reading_end(void *arg)
+{
+    struct reading *r = arg;
+    r->status = probes_meter_end(r->m, r->launches, r->out);
+    if (r->seconds)
+        *r->seconds += r->out->batch_s;
+    return RK_OK;
+}
+
+int probes_meter_read(struct probes_meter *m, long launches, probes_batch_fn batch, void *arg,
+                      struct probes_energy *out, double *seconds)
+{
+    struct reading r = {m, launches, RK_ENODATA, out, seconds};
+    const struct probes_bracket b = {&r, reading_begin, reading_end};
+    int rc = RK_OK;
+    memset(out, 0, sizeof *out);
+    out->energy_j = out->power_w = NAN;
+    for (int attempt = 0; attempt < 2 && r.status == RK_ENODATA && rc == RK_OK; attempt++) {
+        if (attempt)
+            r.launches *= 2;
+        rc = batch(arg, r.launches, &b);
+    }
+    return rc != RK_OK ? rc : r.status;
+}

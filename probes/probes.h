@@ -210,6 +210,32 @@ int probes_meter_end(struct probes_meter *m, long launches, struct probes_energy
 /* Launches of launch_s seconds each that fill PROBES_ENERGY_BATCH_S (>= 1). */
 long probes_energy_launches(double launch_s);
 
+/*
+ * What probes_meter_read gives a batch to call around its launches: begin(arg) before the first
+ * (if it fails, nothing is launched and the batch returns its error), end(arg) once they have all
+ * finished, whenever begin succeeded (also after a failed launch). The layout of kernels/'
+ * kernels_hook, so that a batch of kernels_session_repeat passes them on as they are.
+ */
+struct probes_bracket {
+    void *arg;
+    int (*begin)(void *arg);
+    int (*end)(void *arg);
+};
+/* A batch: n launches back to back inside b's begin and end. RK_OK or its error (never
+ * RK_ENODATA, which probes_meter_read keeps for a reading that did not come). */
+typedef int (*probes_batch_fn)(void *arg, long n, const struct probes_bracket *b);
+
+/*
+ * probes_meter_read: one reading, as `roofkit run` and the energy probe take it: batch(arg,
+ * launches, ...) with the meter's begin and end around the launches; when the counter did not
+ * move enough (probes_meter_end's RK_ENODATA), once more with twice the launches. RK_OK with the
+ * reading in *out; RK_ENODATA (not printed) when neither batch gave one, *out then the last
+ * batch's (energy NaN, out->launches its launches); the batch's error as it returned it.
+ * *seconds (NULL: not kept) gets each batch's wall time added.
+ */
+int probes_meter_read(struct probes_meter *m, long launches, probes_batch_fn batch, void *arg,
+                      struct probes_energy *out /* OUT */, double *seconds /* IN/OUT */);
+
 /* ---- between two GPUs: the peer probes (peer.cu) ---- */
 
 /*
