@@ -354,36 +354,28 @@ static void print_families(const struct samples *ss, int k, const char *label)
     }
 }
 
-/* --format csv|json: one row per model (family null), then one per model and family. */
-static int summary_table(const struct samples *ss, unsigned models, enum rk_format fmt)
+/* Rows of the --format csv|json summary for one quantity: one per model (family null), then
+ * one per model and family. alone: the energy model over each reading's own time (kind 0 of
+ * its samples), named "energy", with no prediction counts. */
+static int summary_rows(struct rk_table *t, const struct samples *ss, unsigned models,
+                        const char *quantity, int alone)
 {
-    static const struct rk_col cols[] = {
-        {"model", RK_COL_TEXT, 0},
-        {"family", RK_COL_TEXT, 0},
-        {"predictions", RK_COL_INT, 0},
-        {"skipped", RK_COL_INT, 0},
-        {"n", RK_COL_INT, 0},
-        {"median_ape_pct", RK_COL_REAL, 1},
-        {"mean_ape_pct", RK_COL_REAL, 1},
-        {"p90_ape_pct", RK_COL_REAL, 1},
-        {"within_10pct", RK_COL_INT, 0},
-        {"within_25pct", RK_COL_INT, 0},
-        {"first_skip", RK_COL_TEXT, 0},
-    };
-    struct rk_table *t = NULL;
     struct stats st;
-    int rc = rk_table_new(fmt, stdout, cols, 11, &t);
+    int rc = RK_OK;
     for (int k = 0; k < MODEL_KIND_COUNT && rc == RK_OK; k++) {
+        if (alone && k > 0)
+            break;
         for (long i = -1; i < (long)ss->n && rc == RK_OK; i++) {
             const char *family = i < 0 ? NULL : ss->v[i].family;
-            if (i < 0 ? !(models & (1u << k))
+            if (i < 0 ? !alone && !(models & (1u << k))
                       : ss->v[i].kind != k || !first_of_family(ss, (size_t)i))
                 continue;
             stats_of(ss, k, family, &st);
             rc = rk_table_row(t);
-            rk_table_str(t, model_kind_name((enum model_kind)k));
+            rk_table_str(t, quantity);
+            rk_table_str(t, alone ? "energy" : model_kind_name((enum model_kind)k));
             rk_table_str(t, family);
-            if (family) {
+            if (family || alone) {
                 rk_table_null(t);
                 rk_table_null(t);
             } else {
@@ -396,9 +388,37 @@ static int summary_table(const struct samples *ss, unsigned models, enum rk_form
             rk_table_real(t, st.a.p90);
             rk_table_int(t, (int64_t)st.a.within10);
             rk_table_int(t, (int64_t)st.a.within25);
-            rk_table_str(t, family ? NULL : ss->first_skip[k]);
+            rk_table_str(t, family || alone ? NULL : ss->first_skip[k]);
         }
     }
+    return rc;
+}
+
+/*
+ * --format csv|json: the text summary's three tables in one, told apart by quantity: "time"
+ * (each model's time against the measured), "energy" (the energy model over each model's
+ * time against NVML's counter) and "energy_own_time" (model "energy": over each reading's own
+ * time, what the time models' errors do not blur).
+ */
+static int summary_table(const struct samples *ss, const struct samples *es,
+                         const struct samples *em, unsigned models, enum rk_format fmt)
+{
+    static const struct rk_col cols[] = {
+        {"quantity", RK_COL_TEXT, 0},       {"model", RK_COL_TEXT, 0},
+        {"family", RK_COL_TEXT, 0},         {"predictions", RK_COL_INT, 0},
+        {"skipped", RK_COL_INT, 0},         {"n", RK_COL_INT, 0},
+        {"median_ape_pct", RK_COL_REAL, 1}, {"mean_ape_pct", RK_COL_REAL, 1},
+        {"p90_ape_pct", RK_COL_REAL, 1},    {"within_10pct", RK_COL_INT, 0},
+        {"within_25pct", RK_COL_INT, 0},    {"first_skip", RK_COL_TEXT, 0},
+    };
+    struct rk_table *t = NULL;
+    int rc = rk_table_new(fmt, stdout, cols, 12, &t);
+    if (rc == RK_OK)
+        rc = summary_rows(t, ss, models, "time", 0);
+    if (rc == RK_OK && es->n > 0)
+        rc = summary_rows(t, es, models, "energy", 0);
+    if (rc == RK_OK && em->n > 0)
+        rc = summary_rows(t, em, models, "energy_own_time", 1);
     if (rc == RK_OK && ss->unverified)
         rk_info("%ld measurement%s that failed verification %s predicted but left out of the "
                 "errors",
@@ -602,7 +622,7 @@ static int write_predictions(struct db *db, const char *cmdline, const struct mo
         if (o->fmt == RK_FMT_TEXT)
             print_summary(&ss, o->models);
         else
-            rc = summary_table(&ss, o->models, o->fmt);
+            rc = summary_table(&ss, &es, &em, o->models, o->fmt);
         if (o->fmt == RK_FMT_TEXT && es.n > 0) {
             printf("\nenergy of one launch (the energy model over each model's time) against "
                    "NVML's counter:\n");

@@ -148,7 +148,7 @@ def main():
     data = check_pair(["model", "--model", "roofline,hierarchical,overlap"], model_db,
                       "example: model")
     if data is not None:
-        models = {o["model"] for o in data if o["family"] is None}
+        models = {o["model"] for o in data if o["family"] is None and o["quantity"] == "time"}
         if models != {"roofline", "hierarchical", "overlap"}:
             fail("example: model --format json summarises %s" % sorted(models))
         if any(o["n"] > 0 and o["median_ape_pct"] is None for o in data):

@@ -127,6 +127,26 @@ def main():
         n, ape = int(m.group(1)), float(m.group(2))
         check(n == len(rows), f"N4 every suite kernel with a reading judged ({n} of {len(rows)})")
         check(ape <= 15, f"N4 the suite kernels' energy within 15 % median ({ape:.1f} %)")
+    # N5: the same summary in --format json (a second model capture on the same rows)
+    p = subprocess.run([ROOFKIT, "--db", db, "model", "--format", "json"], capture_output=True,
+                       text=True)
+    check(p.returncode == 0, f"N5 roofkit model --format json runs ({p.stderr.strip()[-200:]})")
+    try:
+        table = json.loads(p.stdout) if p.returncode == 0 else []
+    except ValueError:
+        table = []
+    own = [r for r in table if r.get("quantity") == "energy_own_time" and r["family"] is None]
+    check(len(own) == 1 and own[0]["model"] == "energy",
+          f"N5 one energy-over-its-own-time row for all families ({len(own)})")
+    if own and m:
+        check(own[0]["n"] == int(m.group(1))
+              and abs(own[0]["median_ape_pct"] - float(m.group(2))) < 0.05,
+              f"N5 the json row matches the text ({own[0]['n']}, {own[0]['median_ape_pct']:.2f} %)")
+    timed = {r["model"] for r in table if r.get("quantity") == "time" and r["family"] is None}
+    energy = {r["model"] for r in table if r.get("quantity") == "energy" and r["family"] is None
+              and r["n"] > 0}
+    check(timed and energy and energy <= timed,
+          f"N5 energy rows for the time models ({sorted(energy)} of {sorted(timed)})")
     missing = con.execute(
         "SELECT count(*) FROM prediction p JOIN measurement m ON m.id = p.measurement_id"
         " WHERE p.capture_id = (SELECT max(id) FROM capture WHERE kind = 'model')"
