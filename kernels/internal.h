@@ -119,19 +119,19 @@ size_t kern_tsm2_stream_smem(int prec, long t2);
 /*
  * apipe = 4 (tsm2_stream.cu): the same stream of A multiplied on the tensor cores, fp64 by
  * DMMA (m16n8k4, sm_90), fp32 by 3xTF32 (m16n8k8, fp32's accuracy); n in tiles of 8 up to 32;
- * kernel and shared memory as above. A warp owns kern_tsm2_tc_warp_rows rows: with DMMA
- * KERN_TSM2_DMMA_TILES tiles of 16, with 3xTF32 two (one 16-byte load gives a thread 4 rows).
+ * kernel and shared memory as above. rpt is the rows a thread loads, 2 or 4: a warp owns rpt / 2
+ * tiles of 16 rows (8 rpt rows). kern_tsm2_tc_rpt gives the default: fp64 2 (90 registers at
+ * 32 columns against 150 with 4, more blocks an SM: 1-5 % faster on the H100), fp32 4.
  */
-#define KERN_TSM2_DMMA_TILES 1
-static inline long kern_tsm2_tc_warp_rows(int prec)
+static inline long kern_tsm2_tc_rpt(int prec)
 {
-    return prec == KERNELS_FP64 ? 16 * KERN_TSM2_DMMA_TILES : 32;
+    return prec == KERNELS_FP64 ? 2 : 4;
 }
 static inline int kern_tsm2_dmma(long apipe)
 {
     return apipe == 4;
 }
-const void *kern_tsm2_tc_kernel(int prec, long t2);
+const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt);
 size_t kern_tsm2_tc_smem(int prec, long t2);
 
 /* ISM2's kernels (ism2.cu) for a (t2, t3) tile: opt. 1 with B whole in shared memory (apipe 2)

@@ -53,7 +53,8 @@
 #define P_RPT                                                                                      \
     {"rpt", 0, 0, 4, AUTO,                                                                         \
      "rows per thread with apipe = 1 (1, 2 or 4; 0: TSM2 4 for fp32 at n > 8, else 2; ISM2 1; " \
-     "apipe = 3 sets it by precision and n); 1 is the paper's"}
+     "apipe = 3 sets it by precision and n; apipe = 4: 2 or 4, one or two tiles of 16 rows a "   \
+     "warp, 0: fp64 2, fp32 4); 1 is the paper's"}
 #define P_T3(def) {"t3", def, 1, 16, POW2, "tile_size_A: elements of A loaded at a time (1..16)"}
 
 static const struct kernels_kernel registry[] = {

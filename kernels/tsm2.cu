@@ -522,7 +522,7 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     const long rpt = rows_per_thread(v, p);
     if (uses_dmma(v, p)) {
         *smem = kern_tsm2_tc_smem(a->prec, t2);
-        return kern_tsm2_tc_kernel(a->prec, t2);
+        return kern_tsm2_tc_kernel(a->prec, t2, p[P_RPT]);
     }
     if (uses_stream(v, p)) {
         *smem = kern_tsm2_stream_smem(a->prec, t2);
@@ -551,10 +551,10 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
 
 /* Rows of A per row tile: t1 threads times rows per thread (rpt, cp.async kernel only); on
  * the tensor cores, the rows of a warp's tiles times the warps. */
-long tile_rows(const struct kern_args *a, const long *p, enum variant v)
+long tile_rows(const long *p, enum variant v)
 {
     if (uses_dmma(v, p))
-        return p[P_T1] / 32 * kern_tsm2_tc_warp_rows(a->prec);
+        return p[P_T1] / 32 * 8 * p[P_RPT]; /* rpt / 2 tiles of 16 rows a warp */
     return p[P_T1] * rows_per_thread(v, p);
 }
 
@@ -606,9 +606,14 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     if (uses_stream(v, p)) {
         if (a->m > 0 && p[P_T2] == 0)
             p[P_T2] = a->n; /* every column in one pass */
-        /* rows per thread: a vector (FMAs); one on the tensor cores (tile_rows: a warp's 16 rows
-         * with DMMA, 32 with 3xTF32) */
-        const long r = uses_dmma(v, p) ? 1
+        /* rows per thread: a vector (FMAs); on the tensor cores two a tile of 16 rows, one or
+         * two tiles a warp (tile_rows) */
+        if (uses_dmma(v, p) && p[P_RPT] != 0 && p[P_RPT] != 2 && p[P_RPT] != 4)
+            return kern_why(why, len,
+                            "rpt is 2 or 4 with apipe = 4 (one or two tiles of 16 rows a warp), "
+                            "not %ld",
+                            p[P_RPT]);
+        const long r = uses_dmma(v, p) ? (p[P_RPT] ? p[P_RPT] : kern_tsm2_tc_rpt(a->prec))
                        : p[P_T2] > 0   ? kern_tsm2_stream_rows(a->prec, p[P_T2])
                                        : 0;
         if (p[P_T2] != 0 && (p[P_T2] < 1 || p[P_T2] > KERN_TSM2_STREAM_MAXN))
@@ -736,7 +741,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     if (v == V2 || v == V3) {
         if (p[P_SPLIT] == 0) {
             /* The largest split that keeps every block resident at once. */
-            long gx = kern_ceil_div(a->m, tile_rows(a, p, v)) * col_blocks(v, p);
+            long gx = kern_ceil_div(a->m, tile_rows(p, v)) * col_blocks(v, p);
             long want = resident / gx;
             long max_split = kern_ceil_div(a->k, uses_stream(v, p) ? KERN_TSM2_STREAM_KC : t1);
             /* at least one tile (stream: one stage) of B per block */
@@ -760,7 +765,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         /* tcf: the fewest threads that still fill every SM in one wave, at most 16 rows
          * per thread (004 §5.2 leaves tcf to offline profiling; this rule was chosen
          * from a sweep of tcf = 1..300 on an H100). */
-        long tcf = kern_ceil_div(a->m, resident * tile_rows(a, p, v));
+        long tcf = kern_ceil_div(a->m, resident * tile_rows(p, v));
         p[P_SPLIT] = tcf < 1 ? 1 : tcf > 16 ? 16 : tcf;
     }
     return RK_OK;
@@ -812,12 +817,12 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
 
     const int ncb = (int)col_blocks(v, a->p);
     if (v == V2 || v == V3) {
-        gx = kern_ceil_div(a->m, tile_rows(a, a->p, v)) * ncb;
+        gx = kern_ceil_div(a->m, tile_rows(a->p, v)) * ncb;
         split_k(a, a->p, &kchunk, &nks);
         if (nks > 1)
             ws = a->ws;
     } else {
-        gx = kern_ceil_div(a->m, tile_rows(a, a->p, v) * a->p[P_SPLIT]);
+        gx = kern_ceil_div(a->m, tile_rows(a->p, v) * a->p[P_SPLIT]);
     }
     if (gx > 0x7fffffffL)
         return rk_error(RK_EUSAGE, "grid of %ld blocks is too large; raise t1 or tcf", gx);

@@ -265,30 +265,30 @@ __global__ void __launch_bounds__(256)
  * fp64 on the tensor cores (apipe = 4): the same stream of A, multiplied by DMMA
  * (mma.sync m16n8k4 f64, sm_90) instead of CUDA-core FMAs, which at n > 16 left the FMA
  * kernel issue-bound (one shared load of B per 2-4 FMAs). A warp owns WT tiles of 16 rows for
- * NT tiles of 8 columns. WT = 1 (KERN_TSM2_DMMA_TILES): at NT = 4 it needs 90 registers where
- * WT = 2 needed 150, and the blocks that fit per SM more than make up for the halved bytes of
- * A in flight per warp (H100, fp64 n = 25-32, t1 128: 10240 x 32 x 10240 288 against 305 us,
- * 40960 x 32 x 40960 4532 against 4709, 40960 x 20 4436 against 4672; WT = 1 with 8 steps in
- * flight 292-5086 us, WT = 2 with 8 steps 314). Each thread loads two adjacent rows of A with
- * one 16-byte load per tile and k; the tile's fragment row g holds actual row 2g and row g + 8
- * actual row 2g + 1 (a permutation of the tile's rows, undone when C is stored), so the loads stay
- * whole 128-byte lines per column. B goes through shared memory as in the FMA kernel, column-major
- * with a padded stride (KCP) so that the 8 columns x 4 k of a fragment fall on distinct banks.
- * Columns past n in the last tile of 8 are zeros: tensor work, not memory traffic.
+ * NT tiles of 8 columns; rpt (rows a thread loads) = 2 WT. WT = 1 is the default
+ * (kern_tsm2_tc_rpt): at NT = 4 it needs 90 registers where WT = 2 needs 150, and the blocks that
+ * fit per SM more than make up for the halved bytes of A in flight per warp (H100, fp64 n = 25-32,
+ * t1 128: 10240 x 32 x 10240 288 against 305 us, 40960 x 32 x 40960 4532 against 4709, 40960 x 20
+ * 4436 against 4672; WT = 1 with 8 steps in flight 292-5086 us, WT = 2 with 8 steps 314). Each
+ * thread loads two adjacent rows of A with one 16-byte load per tile and k; the tile's fragment row
+ * g holds actual row 2g and row g + 8 actual row 2g + 1 (a permutation of the tile's rows, undone
+ * when C is stored), so the loads stay whole 128-byte lines per column. B goes through shared
+ * memory as in the FMA kernel, column-major with a padded stride (KCP) so that the 8 columns x 4 k
+ * of a fragment fall on distinct banks. Columns past n in the last tile of 8 are zeros: tensor
+ * work, not memory traffic.
  */
 /* A stage's column stride [elements] in the tensor-core kernels: the 8 columns x 4 (fp64) or
  * 8 (fp32) k of a fragment fall on distinct banks. */
 constexpr int KCP = KC + 4;
 
-template <int NT>
+template <int NT, int WT>
 __global__ void __launch_bounds__(256)
     tsm2_dmma_kernel(const double *__restrict__ A, const double *__restrict__ B,
                      double *__restrict__ C, long m, long n, long k, long kchunk,
                      double *__restrict__ ws, int ncb)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int WT = KERN_TSM2_DMMA_TILES; /* tiles of 16 rows per warp */
-    constexpr int UK = 4;                    /* steps of 4 k of A in flight (128 bytes) */
+    constexpr int UK = 4; /* steps of 4 k of A in flight (64 bytes a tile) */
     static_assert(KC % (4 * UK) == 0, "a stage holds whole rounds of steps");
     extern __shared__ __align__(16) unsigned char kern_smem[];
     double *Bs = reinterpret_cast<double *>(kern_smem); /* [2][NT * 8][KCP] */
@@ -395,9 +395,10 @@ __global__ void __launch_bounds__(256)
  * tf32 with fp32 accumulators, for one stage of 64 k at a time, added to the running sums with
  * CUDA-core adds: accumulated in the tensor cores over a block's whole range of k, the error
  * grew with it (1.2e-5 at 1707 k, 4.8e-5 at 6827, above 1e-4 at 40960 on an H100), as a
- * truncating accumulation would. A warp owns two tiles of 16 rows (32 rows): one 16-byte load
- * per thread and column gives rows 4g..4g + 3, of which tile 0 takes 4g, 4g + 1 as its fragment
- * rows g, g + 8 and tile 1 takes 4g + 2, 4g + 3 (the permutation undone at the store).
+ * truncating accumulation would. A warp owns TT tiles of 16 rows (rpt = 2 TT rows a thread,
+ * TT 2 by default): one 8- or 16-byte load per thread and column gives rows 2TT g .. 2TT g +
+ * 2TT - 1, of which tile t takes 2TT g + 2t and 2TT g + 2t + 1 as its fragment rows g, g + 8
+ * (the permutation undone at the store).
  */
 __device__ __forceinline__ unsigned to_tf32(float x)
 {
@@ -422,52 +423,54 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], 
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-template <int NT>
+template <int NT, int TT>
 __global__ void __launch_bounds__(256)
     tsm2_tf32x3_kernel(const float *__restrict__ A, const float *__restrict__ B,
                        float *__restrict__ C, long m, long n, long k, long kchunk,
                        float *__restrict__ ws, int ncb)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    constexpr int UK = 4; /* steps of 8 k of A in flight (128 bytes) */
+    constexpr int UK = 4;      /* steps of 8 k of A in flight (32 bytes a tile) */
+    constexpr int RW = 2 * TT; /* rows a thread loads: two a tile */
+    typedef typename vec<float, RW>::type VR;
     static_assert(KC % (8 * UK) == 0, "a stage holds whole rounds of steps");
     extern __shared__ __align__(16) unsigned char kern_smem[];
     float *Bs = reinterpret_cast<float *>(kern_smem); /* [2][NT * 8][KCP] */
     (void)ncb;
 
     const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3;
-    const long wrow = ((long)blockIdx.x * (blockDim.x >> 5) + (tid >> 5)) * 32;
+    const long wrow = ((long)blockIdx.x * (blockDim.x >> 5) + (tid >> 5)) * (16 * TT);
     const int ks = blockIdx.y, nks = gridDim.y;
     const long kb = (long)ks * kchunk, ke = min(k, kb + kchunk);
-    const bool avec = m % 4 == 0;
+    const bool avec = m % RW == 0;
     const bool bvec = k % 4 == 0;
 
     auto fill = [&](int s, long c0) {
         fill_stage<float, NT * 8, KCP>(Bs + s * NT * 8 * KCP, B, c0, ke, n, k, bvec);
     };
 
-    /* Rows 4g .. 4g + 3 of the warp's 32, columns kload + q and kload + q + 4. */
+    /* Rows RW g .. RW g + RW - 1 of the warp's 16 TT, columns kload + q and kload + q + 4. */
     long kload = kb;
-    const long row = wrow + 4 * g;
-    auto load_step = [&](float(&d)[2][4]) {
+    const long row = wrow + RW * g;
+    auto load_step = [&](float(&d)[2][RW]) {
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const long kc = kload + q + 4 * h;
             if (avec && kc < ke && row < m) {
-                unpack(d[h], __ldcs(reinterpret_cast<const float4 *>(A + row + kc * m)));
+                unpack(d[h], __ldcs(reinterpret_cast<const VR *>(A + row + kc * m)));
             } else {
 #pragma unroll
-                for (int r = 0; r < 4; r++)
+                for (int r = 0; r < RW; r++)
                     d[h][r] = kc < ke && row + r < m ? __ldcs(A + row + r + kc * m) : 0.0f;
             }
         }
         kload += 8;
     };
 
-    float acc[2][NT][4];
+    float acc[TT][NT][4];
     zero_all(acc);
 
-    float ar[UK][2][4];
+    float ar[UK][2][RW];
 #pragma unroll
     for (int u = 0; u < UK; u++)
         load_step(ar[u]);
@@ -480,16 +483,16 @@ __global__ void __launch_bounds__(256)
     for (long ch = 0; ch < nchunks; ch++) {
         next_stage(fill, s, ch, nchunks, kb);
         const float *bs = Bs + s * NT * 8 * KCP;
-        float part[2][NT][4]; /* this stage's sums: the tensor cores accumulate 64 k at most */
+        float part[TT][NT][4]; /* this stage's sums: the tensor cores accumulate 64 k at most */
         zero_all(part);
 #pragma unroll 1
         for (int k0 = 0; k0 < KC; k0 += 8 * UK) {
 #pragma unroll
             for (int u = 0; u < UK; u++) {
                 /* fragments: a0 (g, q), a1 (g + 8, q), a2 (g, q + 4), a3 (g + 8, q + 4) */
-                unsigned ahi[2][4], alo[2][4];
+                unsigned ahi[TT][4], alo[TT][4];
 #pragma unroll
-                for (int t = 0; t < 2; t++) {
+                for (int t = 0; t < TT; t++) {
                     split_tf32(ar[u][0][2 * t], ahi[t][0], alo[t][0]);
                     split_tf32(ar[u][0][2 * t + 1], ahi[t][1], alo[t][1]);
                     split_tf32(ar[u][1][2 * t], ahi[t][2], alo[t][2]);
@@ -503,7 +506,7 @@ __global__ void __launch_bounds__(256)
                     split_tf32(bs[(c * 8 + g) * KCP + kk], b0h, b0l);
                     split_tf32(bs[(c * 8 + g) * KCP + kk + 4], b1h, b1l);
 #pragma unroll
-                    for (int t = 0; t < 2; t++) { /* the small terms first */
+                    for (int t = 0; t < TT; t++) { /* the small terms first */
                         mma_tf32(part[t][c], alo[t], b0h, b1h);
                         mma_tf32(part[t][c], ahi[t], b0l, b1l);
                         mma_tf32(part[t][c], ahi[t], b0h, b1h);
@@ -512,7 +515,7 @@ __global__ void __launch_bounds__(256)
             }
         }
 #pragma unroll
-        for (int t = 0; t < 2; t++)
+        for (int t = 0; t < TT; t++)
 #pragma unroll
             for (int c = 0; c < NT; c++)
 #pragma unroll
@@ -523,10 +526,10 @@ __global__ void __launch_bounds__(256)
     }
     cp_async_wait<0>();
     /* D: c0, c1 fragment row g, c2, c3 row g + 8, columns 2q, 2q + 1; tile t's row g is actual
-     * row 4g + 2t, row g + 8 actual row 4g + 2t + 1 */
+     * row RW g + 2t, row g + 8 actual row RW g + 2t + 1 */
     float *out = nks == 1 ? C : ws + (long)ks * n * m;
 #pragma unroll
-    for (int t = 0; t < 2; t++)
+    for (int t = 0; t < TT; t++)
 #pragma unroll
         for (int c = 0; c < NT; c++)
 #pragma unroll
@@ -568,15 +571,21 @@ extern "C" const void *kern_tsm2_stream_kernel(int prec, long t2)
     return prec == KERNELS_FP64 ? stream_kernel<double>(t2) : stream_kernel<float>(t2);
 }
 
-extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2)
+extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt)
 {
-    static const stream_fn<double> f64[4] = {tsm2_dmma_kernel<1>, tsm2_dmma_kernel<2>,
-                                             tsm2_dmma_kernel<3>, tsm2_dmma_kernel<4>};
-    static const stream_fn<float> f32[4] = {tsm2_tf32x3_kernel<1>, tsm2_tf32x3_kernel<2>,
-                                            tsm2_tf32x3_kernel<3>, tsm2_tf32x3_kernel<4>};
-    if (t2 < 1 || t2 > 32)
+    static const stream_fn<double> f64[2][4] = {{tsm2_dmma_kernel<1, 1>, tsm2_dmma_kernel<2, 1>,
+                                                 tsm2_dmma_kernel<3, 1>, tsm2_dmma_kernel<4, 1>},
+                                                {tsm2_dmma_kernel<1, 2>, tsm2_dmma_kernel<2, 2>,
+                                                 tsm2_dmma_kernel<3, 2>, tsm2_dmma_kernel<4, 2>}};
+    static const stream_fn<float> f32[2][4] = {{tsm2_tf32x3_kernel<1, 1>, tsm2_tf32x3_kernel<2, 1>,
+                                                tsm2_tf32x3_kernel<3, 1>, tsm2_tf32x3_kernel<4, 1>},
+                                               {tsm2_tf32x3_kernel<1, 2>, tsm2_tf32x3_kernel<2, 2>,
+                                                tsm2_tf32x3_kernel<3, 2>,
+                                                tsm2_tf32x3_kernel<4, 2>}};
+    if (t2 < 1 || t2 > 32 || (rpt != 2 && rpt != 4))
         return nullptr;
-    return prec == KERNELS_FP64 ? (const void *)f64[(t2 - 1) / 8] : (const void *)f32[(t2 - 1) / 8];
+    const int tiles = (int)rpt / 2 - 1, cols = (int)(t2 - 1) / 8;
+    return prec == KERNELS_FP64 ? (const void *)f64[tiles][cols] : (const void *)f32[tiles][cols];
 }
 
 extern "C" size_t kern_tsm2_tc_smem(int prec, long t2)

@@ -203,8 +203,10 @@ int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape, long (*out)[
     if (shape->n <= KERN_TSM2_STREAM_MAXN) /* A streamed to registers, one pass: t1 64-256 */
         for (long t1 = 64; t1 <= 256; t1 *= 2) {
             n = push(out, n, max, 2, t1, shape->n, KERN_TSM2_STREAM_T3, 0, 3, 0, 0);
-            if (t1 >= 128) /* and on the tensor cores (fp64 DMMA, fp32 3xTF32) */
-                n = push(out, n, max, 2, t1, shape->n, KERN_TSM2_STREAM_T3, 0, 4, 0, 0);
+            if (t1 >= 128) /* and on the tensor cores (fp64 DMMA, fp32 3xTF32): one or two
+                              tiles of 16 rows a warp */
+                for (long rpt = 2; rpt <= 4; rpt *= 2)
+                    n = push(out, n, max, 2, t1, shape->n, KERN_TSM2_STREAM_T3, 0, 4, rpt, 0);
         }
     for (long t1 = 128; t1 <= 256; t1 *= 2) {
         if (x)

@@ -233,11 +233,23 @@ static void entry_sweep(void **state)
                 assert_int_equal(has(out, n, 7, 2), ncol > 16);
                 /* the stream kernel, every column in one pass, both precisions */
                 assert_true(has_tile(out, n, ncol, 3));
+                /* on the tensor cores with one and with two tiles of 16 rows a warp */
+                int tiles = 0;
+                for (int j = 0; j < n; j++)
+                    tiles |= out[j][5] == 4 && out[j][2] == ncol ? (int)out[j][6] : 0;
+                assert_int_equal(tiles, 2 | 4);
             } else if (ncol == 32) {
                 assert_true(has(out, n, 2, 32)); /* the rows kernel's wide tile */
             }
         }
     assert_int_equal(kernels_tsm2_sweep(KERNELS_FP32, &shapes[0], out, 2), 2); /* max holds */
+    /* rpt with apipe = 4 is the rows a thread loads: 2 or 4 (one or two tiles a warp) */
+    for (long rpt = 0; rpt <= 5; rpt++) {
+        const long v[KERNELS_MAX_PARAMS] = {2, 128, 32, 16, 0, 4, rpt, 0};
+        for (int prec = 0; prec < KERNELS_NPREC; prec++)
+            assert_int_equal(kernels_check(e, prec, v, why, sizeof why) == RK_OK,
+                             rpt == 0 || rpt == 2 || rpt == 4);
+    }
 }
 
 int main(void)
