@@ -9,6 +9,9 @@
 #   entry  compute-sanitizer memcheck and racecheck on the entry point tsm2 (odd shapes
 #          m 1000, 1003 x n 1, 3, 5, 7 x k 1, 3, 17; n 12, 21, 32), V3's extra column tiles
 #          and column blocks; fails (exit 9) on any error or hazard
+#   tc     the tensor-core stream kernels (tsm2_v3 apipe = 4) with one and with two tiles of
+#          16 rows a warp (rpt 2, 4) on the tsm2-grid shapes they are chosen for (n 13-32), both
+#          precisions, against the copy ceiling of the same run: which default each should have
 # Full logs go to $OUT; a summary table is printed last.
 set -u
 D=${D:-build-kdev}
@@ -133,8 +136,17 @@ entry)
     done
     exit $rc
     ;;
+tc)
+    S=""
+    for m in 10240 20480 40960; do for n in 13 16 17 20 24 25 28 32; do S="$S,${m}x${n}x${m}"; done; done
+    # shellcheck disable=SC2086
+    timeout 500 "$D/kbench" --copy --kernel tsm2_v3 --param apipe=4 --param t1=128 \
+        --param rpt=2,4 --sizes "${S#,}" --precision fp32,fp64 --reps 7 > "$OUT/tc.log" 2>&1
+    echo "tc rc=$? ($((SECONDS - t0)) s)"
+    grep -E "tsm2_v3|copy" "$OUT/tc.log" | tail -100
+    ;;
 *)
-    echo "usage: device-check.sh test|tune|tune2|final|entry" >&2
+    echo "usage: device-check.sh test|tune|tune2|final|entry|tc" >&2
     exit 2
     ;;
 esac
