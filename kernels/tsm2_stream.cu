@@ -387,6 +387,101 @@ __global__ void __launch_bounds__(256)
 }
 
 /*
+ * fp64 DMMA for k up to one stage (KC), ISM2's shapes: the same fragments and loads as
+ * tsm2_dmma_kernel with one tile of 16 rows a warp, but B is staged once per block and each warp
+ * walks row tiles (a grid-stride loop: tile, tile + warps x blocks, ...), its ring of A loads
+ * running on into the next tile, so a block's start (B's copy, the ring's first loads) is paid
+ * once for many tiles rather than for every 64 rows. k is walked in rounds of UK steps of 4
+ * (past k: zeros, tensor work only). Launched with split 1 (the whole k in the stage).
+ */
+template <int NT>
+__global__ void __launch_bounds__(256)
+    tsm2_dmma_rows_kernel(const double *__restrict__ A, const double *__restrict__ B,
+                          double *__restrict__ C, long m, long n, long k, long kchunk,
+                          double *__restrict__ ws, int ncb)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int UK = 4; /* steps of 4 k of A in flight */
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    double *Bs = reinterpret_cast<double *>(kern_smem); /* [NT * 8][KCP] */
+    (void)kchunk, (void)ws, (void)ncb;
+
+    const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const long warps = blockDim.x >> 5, ntiles = (m + 15) / 16;
+    const long stride = (long)gridDim.x * warps;
+    const int rounds = (int)((k + 4 * UK - 1) / (4 * UK));
+    const bool avec = m % 2 == 0;
+
+    fill_stage<double, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 2 == 0);
+    cp_async_wait<0>();
+    __syncthreads();
+
+    /* The load position: a tile and a round of it; step u of the round, column
+     * 4 (UK round + u) + q, rows 2g, 2g + 1 of the tile. */
+    long ltile = (long)blockIdx.x * warps + (tid >> 5);
+    int lround = 0;
+    auto load_step = [&](double(&d)[2], int u) {
+        const long kc = 4L * (UK * lround + u) + q, row = 16 * ltile + 2 * g;
+        if (avec && kc < k && row < m) {
+            unpack(d, __ldcs(reinterpret_cast<const double2 *>(A + row + kc * m)));
+        } else {
+            d[0] = kc < k && row < m ? __ldcs(A + row + kc * m) : 0.0;
+            d[1] = kc < k && row + 1 < m ? __ldcs(A + row + 1 + kc * m) : 0.0;
+        }
+    };
+    auto advance = [&]() {
+        if (++lround == rounds) {
+            lround = 0;
+            ltile += stride;
+        }
+    };
+
+    double ar[UK][2];
+#pragma unroll
+    for (int u = 0; u < UK; u++)
+        load_step(ar[u], u);
+    advance();
+
+#pragma unroll 1
+    for (long tile = (long)blockIdx.x * warps + (tid >> 5); tile < ntiles; tile += stride) {
+        double acc[NT][4];
+        zero_all(acc);
+#pragma unroll 1
+        for (int r = 0; r < rounds; r++) {
+#pragma unroll
+            for (int u = 0; u < UK; u++) {
+                const double a0 = ar[u][0], a1 = ar[u][1];
+                load_step(ar[u], u); /* a round ahead, maybe in the next tile */
+                const int kk = 4 * (UK * r + u) + q;
+#pragma unroll
+                for (int c = 0; c < NT; c++) {
+                    const double b = Bs[(c * 8 + g) * KCP + kk];
+                    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
+                                 "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+                                 : "+d"(acc[c][0]), "+d"(acc[c][1]), "+d"(acc[c][2]),
+                                   "+d"(acc[c][3])
+                                 : "d"(a0), "d"(a1), "d"(b));
+                }
+            }
+            advance();
+        }
+        /* fragment row g is row 2g of the tile, row g + 8 row 2g + 1 */
+#pragma unroll
+        for (int c = 0; c < NT; c++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const long row = 16 * tile + 2 * g + (j >> 1);
+                const long col = c * 8 + 2 * q + (j & 1);
+                if (row < m && col < n)
+                    C[row + col * m] = acc[c][j];
+            }
+    }
+#else
+    (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
+#endif
+}
+
+/*
  * fp32 on the tensor cores (apipe = 4): 3xTF32. Each fp32 value x is split into a TF32 part
  * hi = tf32(x) and the rest lo = tf32(x - hi); a b = hi_a hi_b + hi_a lo_b + lo_a hi_b, the
  * lost lo_a lo_b about 2^-22 of it, so the result keeps fp32's accuracy (the FMA kernel's
@@ -586,6 +681,18 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt)
         return nullptr;
     const int tiles = (int)rpt / 2 - 1, cols = (int)(t2 - 1) / 8;
     return prec == KERNELS_FP64 ? (const void *)f64[tiles][cols] : (const void *)f32[tiles][cols];
+}
+
+extern "C" const void *kern_tsm2_dmma_rows_kernel(long t2)
+{
+    static const stream_fn<double> f[4] = {tsm2_dmma_rows_kernel<1>, tsm2_dmma_rows_kernel<2>,
+                                           tsm2_dmma_rows_kernel<3>, tsm2_dmma_rows_kernel<4>};
+    return t2 >= 1 && t2 <= 32 ? (const void *)f[(t2 - 1) / 8] : nullptr;
+}
+
+extern "C" size_t kern_tsm2_dmma_rows_smem(long t2)
+{
+    return (size_t)((t2 + 7) / 8 * 8) * (size_t)KCP * sizeof(double);
 }
 
 extern "C" size_t kern_tsm2_tc_smem(int prec, long t2)
