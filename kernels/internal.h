@@ -133,12 +133,13 @@ static inline int kern_tsm2_dmma(long apipe)
 }
 const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt);
 size_t kern_tsm2_tc_smem(int prec, long t2);
-/* fp64 with one tile a warp (rpt 2) and k within one stage (KERN_TSM2_STREAM_KC): B staged once
- * a block, each warp walking row tiles (tsm2_stream.cu, tsm2_dmma_rows_kernel), launched with
- * at most KERN_TSM2_ROWS_BLOCKS blocks an SM; its shared memory [bytes]. */
+/* One tile a warp (rpt 2) and k within one stage (KERN_TSM2_STREAM_KC), ISM2's shapes: B staged
+ * once a block, each warp walking row tiles (tsm2_stream.cu, tsm2_dmma_rows_kernel and
+ * tsm2_tf32x3_rows_kernel), launched with at most KERN_TSM2_ROWS_BLOCKS blocks an SM; its
+ * shared memory [bytes]. */
 #define KERN_TSM2_ROWS_BLOCKS 16
-const void *kern_tsm2_dmma_rows_kernel(long t2);
-size_t kern_tsm2_dmma_rows_smem(long t2);
+const void *kern_tsm2_tc_rows_kernel(int prec, long t2);
+size_t kern_tsm2_tc_rows_smem(int prec, long t2);
 
 /* ISM2's kernels (ism2.cu) for a (t2, t3) tile: opt. 1 with B whole in shared memory (apipe 2)
  * and opt. 2; NULL when not instantiated. Arguments (A, B, C, m, n, k). */

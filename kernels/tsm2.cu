@@ -486,11 +486,11 @@ bool uses_dmma(enum variant v, const long *p)
     return v == V3 && kern_tsm2_dmma(p[P_APIPE]);
 }
 
-/* fp64 DMMA, one tile a warp, k within one stage: the row-walking kernel (ISM2's shapes). */
-static bool dmma_rows(const struct kern_args *a, const long *p, enum variant v)
+/* Tensor cores, one tile a warp, k within one stage: the row-walking kernels (ISM2's shapes). */
+static bool tc_rows(const struct kern_args *a, const long *p, enum variant v)
 {
-    return uses_dmma(v, p) && a->prec == KERNELS_FP64 && p[P_RPT] == 2 && a->k > 0 &&
-           a->k <= KERN_TSM2_STREAM_KC && p[P_SPLIT] <= 1; /* k whole: no split */
+    return uses_dmma(v, p) && p[P_RPT] == 2 && a->k > 0 && a->k <= KERN_TSM2_STREAM_KC &&
+           p[P_SPLIT] <= 1; /* k whole: no split */
 }
 
 /* ISM2 opt. 1 with B whole in shared memory (apipe = 2). */
@@ -527,9 +527,9 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     const bool async = uses_ring(v, p);
     const size_t e = kern_elem(a->prec);
     const long rpt = rows_per_thread(v, p);
-    if (dmma_rows(a, p, v)) {
-        *smem = kern_tsm2_dmma_rows_smem(t2);
-        return kern_tsm2_dmma_rows_kernel(t2);
+    if (tc_rows(a, p, v)) {
+        *smem = kern_tsm2_tc_rows_smem(a->prec, t2);
+        return kern_tsm2_tc_rows_kernel(a->prec, t2);
     }
     if (uses_dmma(v, p)) {
         *smem = kern_tsm2_tc_smem(a->prec, t2);
@@ -832,7 +832,7 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         split_k(a, a->p, &kchunk, &nks);
         if (nks > 1)
             ws = a->ws;
-        if (dmma_rows(a, a->p, v) && gx > KERN_TSM2_ROWS_BLOCKS * (long)a->dev->sm_count)
+        if (tc_rows(a, a->p, v) && gx > KERN_TSM2_ROWS_BLOCKS * (long)a->dev->sm_count)
             gx = KERN_TSM2_ROWS_BLOCKS * (long)a->dev->sm_count; /* its warps walk the rest */
     } else {
         gx = kern_ceil_div(a->m, tile_rows(a->p, v) * a->p[P_SPLIT]);

@@ -639,6 +639,113 @@ __global__ void __launch_bounds__(256)
 #endif
 }
 
+/*
+ * fp32 3xTF32 for k up to one stage (KC), ISM2's shapes: tsm2_tf32x3_kernel's fragments with one
+ * tile of 16 rows a warp (rpt 2: a thread loads rows 2g, 2g + 1 with one 8-byte load a column),
+ * walking row tiles as tsm2_dmma_rows_kernel does. B is staged once a block and split into its
+ * TF32 parts there, once, instead of by every warp at every step; the whole k is one stage, so
+ * the tensor cores accumulate it (the accuracy of the per-stage sums of the general kernel).
+ */
+template <int NT>
+__global__ void __launch_bounds__(256)
+    tsm2_tf32x3_rows_kernel(const float *__restrict__ A, const float *__restrict__ B,
+                            float *__restrict__ C, long m, long n, long k, long kchunk,
+                            float *__restrict__ ws, int ncb)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr int UK = 4;            /* steps of 8 k of A in flight */
+    constexpr int NB = NT * 8 * KCP; /* one stage of B */
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    float *Bs = reinterpret_cast<float *>(kern_smem); /* [NT * 8][KCP], as copied */
+    unsigned *Bh = reinterpret_cast<unsigned *>(Bs + NB), *Bl = Bh + NB; /* its TF32 parts */
+    (void)kchunk, (void)ws, (void)ncb;
+
+    const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const long warps = blockDim.x >> 5, ntiles = (m + 15) / 16;
+    const long stride = (long)gridDim.x * warps;
+    const int rounds = (int)((k + 8 * UK - 1) / (8 * UK));
+    const bool avec = m % 2 == 0;
+
+    fill_stage<float, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 4 == 0);
+    cp_async_wait<0>();
+    __syncthreads();
+    for (int i = tid; i < NB; i += blockDim.x)
+        split_tf32(Bs[i], Bh[i], Bl[i]);
+    __syncthreads();
+
+    /* The load position: a tile and a round of it; step u of the round, columns
+     * 8 (UK round + u) + q and + q + 4, rows 2g, 2g + 1 of the tile. */
+    long ltile = (long)blockIdx.x * warps + (tid >> 5);
+    int lround = 0;
+    auto load_step = [&](float(&d)[2][2], int u) {
+        const long row = 16 * ltile + 2 * g;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const long kc = 8L * (UK * lround + u) + q + 4 * h;
+            if (avec && kc < k && row < m) {
+                unpack(d[h], __ldcs(reinterpret_cast<const float2 *>(A + row + kc * m)));
+            } else {
+                d[h][0] = kc < k && row < m ? __ldcs(A + row + kc * m) : 0.0f;
+                d[h][1] = kc < k && row + 1 < m ? __ldcs(A + row + 1 + kc * m) : 0.0f;
+            }
+        }
+    };
+    auto advance = [&]() {
+        if (++lround == rounds) {
+            lround = 0;
+            ltile += stride;
+        }
+    };
+
+    float ar[UK][2][2];
+#pragma unroll
+    for (int u = 0; u < UK; u++)
+        load_step(ar[u], u);
+    advance();
+
+#pragma unroll 1
+    for (long tile = (long)blockIdx.x * warps + (tid >> 5); tile < ntiles; tile += stride) {
+        float acc[NT][4];
+        zero_all(acc);
+#pragma unroll 1
+        for (int r = 0; r < rounds; r++) {
+#pragma unroll
+            for (int u = 0; u < UK; u++) {
+                /* fragments: a0 (g, q), a1 (g + 8, q), a2 (g, q + 4), a3 (g + 8, q + 4) */
+                unsigned ahi[4], alo[4];
+                split_tf32(ar[u][0][0], ahi[0], alo[0]);
+                split_tf32(ar[u][0][1], ahi[1], alo[1]);
+                split_tf32(ar[u][1][0], ahi[2], alo[2]);
+                split_tf32(ar[u][1][1], ahi[3], alo[3]);
+                load_step(ar[u], u); /* a round ahead, maybe in the next tile */
+                const int kk = 8 * (UK * r + u) + q;
+#pragma unroll
+                for (int c = 0; c < NT; c++) {
+                    const int i0 = (c * 8 + g) * KCP + kk;
+                    const unsigned b0h = Bh[i0], b0l = Bl[i0], b1h = Bh[i0 + 4], b1l = Bl[i0 + 4];
+                    mma_tf32(acc[c], alo, b0h, b1h); /* the small terms first */
+                    mma_tf32(acc[c], ahi, b0l, b1l);
+                    mma_tf32(acc[c], ahi, b0h, b1h);
+                }
+            }
+            advance();
+        }
+        /* fragment row g is row 2g of the tile, row g + 8 row 2g + 1 */
+#pragma unroll
+        for (int c = 0; c < NT; c++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const long row = 16 * tile + 2 * g + (j >> 1);
+                const long col = c * 8 + 2 * q + (j & 1);
+                if (row < m && col < n)
+                    C[row + col * m] = acc[c][j];
+            }
+    }
+#else
+    (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
+#endif
+}
+
 template <typename T>
 using stream_fn = void (*)(const T *, const T *, T *, long, long, long, long, T *, int);
 
@@ -683,16 +790,22 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt)
     return prec == KERNELS_FP64 ? (const void *)f64[tiles][cols] : (const void *)f32[tiles][cols];
 }
 
-extern "C" const void *kern_tsm2_dmma_rows_kernel(long t2)
+extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2)
 {
-    static const stream_fn<double> f[4] = {tsm2_dmma_rows_kernel<1>, tsm2_dmma_rows_kernel<2>,
-                                           tsm2_dmma_rows_kernel<3>, tsm2_dmma_rows_kernel<4>};
-    return t2 >= 1 && t2 <= 32 ? (const void *)f[(t2 - 1) / 8] : nullptr;
+    static const stream_fn<double> f64[4] = {tsm2_dmma_rows_kernel<1>, tsm2_dmma_rows_kernel<2>,
+                                             tsm2_dmma_rows_kernel<3>, tsm2_dmma_rows_kernel<4>};
+    static const stream_fn<float> f32[4] = {tsm2_tf32x3_rows_kernel<1>, tsm2_tf32x3_rows_kernel<2>,
+                                            tsm2_tf32x3_rows_kernel<3>, tsm2_tf32x3_rows_kernel<4>};
+    if (t2 < 1 || t2 > 32)
+        return nullptr;
+    return prec == KERNELS_FP64 ? (const void *)f64[(t2 - 1) / 8] : (const void *)f32[(t2 - 1) / 8];
 }
 
-extern "C" size_t kern_tsm2_dmma_rows_smem(long t2)
+/* fp64: one stage of B; fp32: the stage and its two TF32 parts */
+extern "C" size_t kern_tsm2_tc_rows_smem(int prec, long t2)
 {
-    return (size_t)((t2 + 7) / 8 * 8) * (size_t)KCP * sizeof(double);
+    const size_t stage = (size_t)((t2 + 7) / 8 * 8) * (size_t)KCP;
+    return prec == KERNELS_FP64 ? stage * sizeof(double) : 3 * stage * sizeof(float);
 }
 
 extern "C" size_t kern_tsm2_tc_smem(int prec, long t2)

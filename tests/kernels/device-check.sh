@@ -12,7 +12,8 @@
 #   tc     the tensor-core stream kernels (tsm2_v3 apipe = 4) with one and with two tiles of
 #          16 rows a warp (rpt 2, 4) on the tsm2-grid shapes they are chosen for (n 13-32), both
 #          precisions, against the copy ceiling of the same run: which default each should have;
-#          then fp64 DMMA walking row tiles on ISM2's shapes against the rows kernel and cuBLAS
+#          then the tensor cores walking row tiles on ISM2's shapes against the rows kernel and
+#          cuBLAS
 # Full logs go to $OUT; a summary table is printed last.
 set -u
 D=${D:-build-kdev}
@@ -144,12 +145,13 @@ tc)
     timeout 500 "$D/kbench" --copy --kernel tsm2_v3 --param apipe=4 --param t1=128 \
         --param rpt=2,4 --sizes "${S#,}" --precision fp32,fp64 --reps 7 > "$OUT/tc.log" 2>&1
     echo "tc rc=$? ($((SECONDS - t0)) s)"
-    # ISM2's shapes on fp64 DMMA walking row tiles (k <= 64) against the rows kernel and cuBLAS
+    # ISM2's shapes on the tensor cores walking row tiles (rpt 2, k <= 64) against two tiles a
+    # warp, the rows kernel and cuBLAS
     S="1000000x32x32,10000000x32x32,10000000x16x16"
     for n in 16 24 32; do for k in 16 24 32; do S="$S,100000x${n}x$k"; done; done
-    for kern in "tsm2_v3 --param apipe=4 --param t1=128,256" ism2_opt1 cublas; do
+    for kern in "tsm2_v3 --param apipe=4 --param t1=128,256 --param rpt=2,4" ism2_opt1 cublas; do
         # shellcheck disable=SC2086
-        timeout 200 "$D/kbench" --kernel $kern --sizes "$S" --precision fp64 --reps 7 \
+        timeout 200 "$D/kbench" --kernel $kern --sizes "$S" --precision fp32,fp64 --reps 7 \
             >> "$OUT/tc.log" 2>&1
     done
     echo "tc ism2 rc=$? ($((SECONDS - t0)) s)"
