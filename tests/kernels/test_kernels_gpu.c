@@ -175,6 +175,17 @@ static void tsm2_variants(void **state)
                                                      {256, 24, 16, 64, 2, 0}};
     variants("ism2_opt1", wsets, (int)(sizeof wsets / sizeof wsets[0]), wshapes,
              (int)(sizeof wshapes / sizeof wshapes[0]));
+    /* V3 streaming A (apipe 3: FMAs; 4: tensor cores with one or two tiles of 16 rows a warp,
+     * rpt 2 or 4, walking row tiles at k <= 64 with rpt 2): t2 = n, odd m, n and k, partial
+     * stages, a split of k, rows past m */
+    static const struct kernels_shape sshapes[] = {{1001, 5, 1003},  {777, 32, 301}, {64, 1, 17},
+                                                   {300, 21, 64},    {130, 13, 129}, {33, 9, 7},
+                                                   {100003, 24, 24}, {20001, 32, 48}};
+    static const long ssets[][KERNELS_MAX_PARAMS] = {{128, 0, 0, 0, 3, 0}, {64, 0, 0, 2, 3, 0},
+                                                     {128, 0, 0, 0, 4, 0}, {128, 0, 0, 0, 4, 2},
+                                                     {128, 0, 0, 0, 4, 4}, {256, 0, 0, 3, 4, 2}};
+    variants("tsm2_v3", ssets, (int)(sizeof ssets / sizeof ssets[0]), sshapes,
+             (int)(sizeof sshapes / sizeof sshapes[0]));
     static const long t1sets[][KERNELS_MAX_PARAMS] = {{32}, {96}, {256}};
     variants("tsm2_v0", t1sets, 3, shapes, nshapes);
     variants("tsm2_v1", t1sets, 3, shapes, nshapes);
