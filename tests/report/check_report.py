@@ -254,7 +254,15 @@ def rel(a, b):
 
 
 ntop = 0
-for path in sorted(glob.glob(os.path.join(out, 'csv', 'top-kernels-d*.csv'))):
+# every device with a charted measurement has its overview: a missing file is a failure, not
+# an overview with nothing to compare
+charted = {m['device_id'] or caps[m['capture_id']]['device_id'] for m in meas.values()
+           if m['verified'] != 0 and m['time_median_ns'] is not None}
+tops = sorted(glob.glob(os.path.join(out, 'csv', 'top-kernels-d*.csv')))
+have = {int(re.search(r'top-kernels-d(\d+)\.csv$', p).group(1)) for p in tops}
+check(charted <= have, 'C6 no overview (csv/top-kernels-d<ID>.csv) of device(s) %s'
+      % sorted(charted - have))
+for path in tops:
     dev = int(re.search(r'top-kernels-d(\d+)\.csv$', path).group(1))
     with open(path, newline='') as f:
         reader = csv.DictReader(f)
