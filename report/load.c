@@ -17,12 +17,14 @@
  *     launcher rank grouped by the program they ran (the ranks of one MPI job merged into
  *     one database). A program profiled as one rank forms no group.
  */
+#define _POSIX_C_SOURCE 200809L /* strndup */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "kname.h"
 #include "internal.h"
 #include "model.h"
 
@@ -545,34 +547,15 @@ void rp_program_name(const char *cmdline, char *out, size_t len)
     snprintf(out, len, "%s", args);
 }
 
-/* The name without template arguments, argument lists and namespaces, up to the first space:
- * "void at::native::(anonymous namespace)::f<float>(int)" gives "f". */
+/* The function name (common/kname.h, as profile's filters see it) of in[0, inlen): no
+ * template arguments, argument lists or namespaces; "void at::native::(anonymous
+ * namespace)::f<float>(int)" gives "f". Empty when out of memory. */
 static void strip_name(const char *in, size_t inlen, char *out, size_t len)
 {
-    size_t k = 0;
-    int depth = 0;
-    if (inlen >= 5 && strncmp(in, "void ", 5) == 0) {
-        in += 5;
-        inlen -= 5;
-    }
-    for (size_t i = 0; i < inlen && len; i++) {
-        char c = in[i];
-        if (c == '<' || c == '(') {
-            depth++;
-        } else if (c == '>' || c == ')') {
-            depth -= depth > 0;
-        } else if (depth == 0 && c == ':' && i + 1 < inlen && in[i + 1] == ':') {
-            k = 0; /* a namespace or class: what follows names the kernel */
-            i++;
-        } else if (depth == 0 && c == ' ') {
-            if (k)
-                break;
-        } else if (depth == 0 && k + 1 < len) {
-            out[k++] = c;
-        }
-    }
-    if (len)
-        out[k] = '\0';
+    char *s = strndup(in, inlen), *f = s ? rk_kname_function(s) : NULL;
+    snprintf(out, len, "%s", f ? f : "");
+    free(f);
+    free(s);
 }
 
 /* Does a kernel's name say nothing of it: "Kernel", "Kernel2", "kernel", "device_kernel"? */

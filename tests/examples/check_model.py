@@ -65,7 +65,8 @@ def misses(db, label):
     hit = sum(f >= 0.7 for f in dram)
     print("  M3 DRAM-bound %d of %d at >= 70 %% of bw_dram_read (target 85 %%); tensor-bound %d of "
           "%d at >= 50 %%" % (hit, len(dram), sum(f >= 0.5 for f in tensor), len(tensor)))
-    if not dram or hit < 0.85 * len(dram) or any(f < 0.5 for f in tensor):
+    # no DRAM- or no tensor-bound kernel at all is a recording that cannot show the target
+    if not dram or not tensor or hit < 0.85 * len(dram) or any(f < 0.5 for f in tensor):
         out.append("M3")
     return out
 

@@ -87,16 +87,19 @@ for path in sorted(glob.glob(os.path.join(out, 'csv', 'measurements-*.csv'))):
 check(set(seen) == set(meas), 'C2 the tables list %d measurements, the database holds %d'
       % (len(seen), len(meas)))
 
+compared = 0
 for p in preds:
     row = seen.get(int(p['measurement_id']))
     if row is None:
         continue
+    compared += 1
     col = '%s [ns]' % p['model']
     got = float(row[col]) if row.get(col) else None
     check(got == p['predicted_time_ns'], 'C3 prediction %s of measurement %s: %r != %r'
           % (p['model'], p['measurement_id'], got, p['predicted_time_ns']))
     check((row.get('%s bound' % p['model']) or None) == p['bound'],
           'C3 bound of %s for measurement %s' % (p['model'], p['measurement_id']))
+check(compared > 0 or not preds, 'C3 none of the %d predictions is in the tables' % len(preds))
 
 # C8
 def cublas_ok(x, c):
@@ -254,7 +257,15 @@ def rel(a, b):
 
 
 ntop = 0
-for path in sorted(glob.glob(os.path.join(out, 'csv', 'top-kernels-d*.csv'))):
+# every device with a charted measurement has its overview: a missing file is a failure, not
+# an overview with nothing to compare
+charted = {m['device_id'] or caps[m['capture_id']]['device_id'] for m in meas.values()
+           if m['verified'] != 0 and m['time_median_ns'] is not None}
+tops = sorted(glob.glob(os.path.join(out, 'csv', 'top-kernels-d*.csv')))
+have = {int(re.search(r'top-kernels-d(\d+)\.csv$', p).group(1)) for p in tops}
+check(charted <= have, 'C6 no overview (csv/top-kernels-d<ID>.csv) of device(s) %s'
+      % sorted(charted - have))
+for path in tops:
     dev = int(re.search(r'top-kernels-d(\d+)\.csv$', path).group(1))
     with open(path, newline='') as f:
         reader = csv.DictReader(f)
