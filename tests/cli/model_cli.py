@@ -214,6 +214,15 @@ def m1_m2_m3():
     want = d["launch_s"] + max(d["time_compute_s"],
                                *[lv["time_s"] for lv in d["levels"].values()])
     check(rel_close(to, want * 1e9), f"tsm2_v2 occupancy {to} ns, from its terms {want * 1e9}")
+    # its DRAM term by hand: A, B and C once (the compulsory bytes) at the read ceiling
+    # derated by the stored utilisation
+    m, n, k = meas(db, "tsm2_v2", "fp64")[1:4]
+    dram = d["levels"]["dram"]
+    check(dram["bytes"] == (m * k + k * n + m * n) * 8,
+          f"tsm2_v2 occupancy DRAM bytes {dram['bytes']}, by hand {(m * k + k * n + m * n) * 8}")
+    check(rel_close(dram["time_s"], dram["bytes"] / (BW_DRAM_READ * o["util"])),
+          f"tsm2_v2 occupancy DRAM term {dram['time_s']} s, by hand "
+          f"{dram['bytes'] / (BW_DRAM_READ * o['util'])} s")
 
     # M3: --check passes and writes nothing (105 rows: 59 predictions and 46 stored reasons)
     before = q(db, "SELECT count(*) FROM capture")[0][0]
