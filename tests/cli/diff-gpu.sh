@@ -45,12 +45,13 @@ RUN=(run --kernel tsm2_v3,cublas --sizes 20480x4x20480,20480x16x20480 --precisio
 # V1
 "$R" --db $DB probe --quick >probe.log 2>&1
 check $? "V1 probe --quick"
+# (roofkit's exit code, not tee's: $? after a pipe is the last command's)
 "$R" --db $DB "${RUN[@]}" | tee run1.log
-check $? "V1 first run"
+check "${PIPESTATUS[0]}" "V1 first run"
 "$R" --db $DB "${RUN[@]}" | tee run2.log
-check $? "V1 second run (the repeat)"
+check "${PIPESTATUS[0]}" "V1 second run (the repeat)"
 "$R" --db $DB "${RUN[@]}" --param ksplit=640 | tee run3.log
-check $? "V1 third run, tsm2_v3 with --param ksplit=640"
+check "${PIPESTATUS[0]}" "V1 third run, tsm2_v3 with --param ksplit=640"
 read -r A B S <<<"$(q $DB "SELECT id FROM capture WHERE kind = 'run' ORDER BY id" | tr '\n' ' ')"
 echo "runs: A=$A (first) B=$B (repeat) S=$S (ksplit=640)"
 n=$(q $DB "SELECT count(*) FROM measurement WHERE capture_id = $A")
