@@ -96,6 +96,8 @@ fi
 if want inject && [ -n "$PROG" ]; then
     INJ=$(dirname "$R")/../collect/libroofkit-inject.so
     [ -f "$INJ" ] || INJ=$(dirname "$R")/libroofkit-inject.so
+    # without the library CUDA loads nothing and every case below would pass untested
+    [ -f "$INJ" ] || bad "G5: no libroofkit-inject.so beside $R or in ../collect"
     "$PROG" 8 >"$W/plain.out" 2>"$W/plain.err"
     want_rc=$?
     "$R" --db "$W/g5.db" --quiet profile --metrics none -- true >/dev/null 2>&1 # a database, capture 1
@@ -128,13 +130,16 @@ fi
 # G4
 # One small shape per family (square kernels 128, tall-and-skinny 2048x8x2048): under the
 # sanitizers every access is instrumented, so size is time.
-if command -v compute-sanitizer >/dev/null 2>&1; then
+SAN=$(command -v compute-sanitizer 2>/dev/null)
+[ -n "$SAN" ] || [ ! -x /usr/local/cuda/bin/compute-sanitizer ] ||
+    SAN=/usr/local/cuda/bin/compute-sanitizer
+if [ -n "$SAN" ]; then
     for tool in memcheck racecheck initcheck; do
         want "$tool" || continue
         for k in naive stso stmo stmvb smem_001 blocktile1d_001 tiled_003 rect regtile tsm2 ism2 cublas; do
             case $k in tsm2 | ism2) sz=2048x8x2048 ;; *) sz=128 ;; esac
             log=$W/san-$tool-$k.log
-            compute-sanitizer --tool "$tool" --error-exitcode 99 "$R" --db "$W/san-$tool.db" \
+            "$SAN" --tool "$tool" --error-exitcode 99 "$R" --db "$W/san-$tool.db" \
                 --quiet run --kernel "$k" --sizes "$sz" --reps 3 --metrics none >"$log" 2>&1
             rc=$?
             # memcheck and initcheck end with "ERROR SUMMARY: 0 errors", racecheck with
@@ -146,6 +151,8 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     done
 else
     say "G4: compute-sanitizer not found: skipped"
+    # a sanitizer step that checked nothing is a skip (77), not a pass
+    case $STEP in memcheck | racecheck | initcheck) exit 77 ;; esac
 fi
 
 [ $fail = 0 ] && echo "gpu_reliability: all passed"
