@@ -184,7 +184,7 @@ def main():
     got = [k for k, _, _ in rows]
     print("  " + show("expected", want))
     print("  " + show("roofkit", got))
-    check(sorted(got) == sorted(want), "N13 roofkit records between cudaProfilerStart and Stop")
+    check(rc == 0 and sorted(got) == sorted(want), "N13 roofkit records between cudaProfilerStart and Stop")
     if tool:
         names, err = ncu(tool, ["--profile-from-start", "off"])
         print("  " + (show("ncu", names) if names is not None else "ncu failed: " + err))
@@ -193,7 +193,9 @@ def main():
     print("N14 --nvtx alone: the stored ranges")
     rc, rows = roofkit("paths", ["--metrics", "none", "--nvtx"])
     stored = {k: nvtx for k, nvtx, _ in rows}
-    check(sorted(stored) == sorted(ALL), "N14 every launch before cudaProfilerStop stored")
+    # the rows, not the dict's keys: a launch stored twice must show (each runs once)
+    check(rc == 0 and sorted(k for k, _, _ in rows) == sorted(ALL),
+          "N14 every launch before cudaProfilerStop stored, once")
     if tool:
         names, err = ncu(tool, ["--nvtx"])
         print("  " + (show("ncu", names) if names is not None else "ncu failed: " + err))
