@@ -147,7 +147,12 @@ static void g1_ism2_named(void **state)
     near("DRAM write", wr->value, m * n * e, 0.05);
     near("DRAM read + write", rd->value + wr->value, (m * k + k * n + m * n) * e, 0.05);
     assert_true(g->value > 0);
-    near("gpu_time against the event median", t->value, rows[0].m.time_median_ns, 1.0);
+    /* within 2x both ways: near()'s tolerance of 1.0 alone bounds it from above only */
+    const double ev = rows[0].m.time_median_ns;
+    fprintf(stderr, "gpu_time %.6g ns, event median %.6g ns (x %.3f)\n", t->value, ev,
+            t->value / ev);
+    assert_true(ev > 0);
+    assert_true(t->value >= 0.5 * ev && t->value <= 2.0 * ev);
     db_free_measurements(rows, nrows);
     db_close(db);
 }
