@@ -82,11 +82,17 @@ def check_pair(args, db, what, embedded=()):
     if not isinstance(data, list) or not all(isinstance(o, dict) for o in data):
         fail("%s --format json is not an array of objects" % what)
         return None
+    parsed = {}
     for o in data:
         for key in embedded:
             v = o.get(key)
             if isinstance(v, str) and v.startswith("{"):
                 strict_json(v, "%s: the JSON text of %s" % (what, key))
+                parsed[key] = parsed.get(key, 0) + 1
+    # params and details are JSON objects on every row that has them (a note may be plain text)
+    for key in ("params", "details"):
+        if key in embedded and data and key in data[0] and not parsed.get(key):
+            fail("%s: no %s holds JSON text to check" % (what, key))
     rc, out, err = run(["--db", db] + args + ["--format", "csv"])
     if rc != 0:
         fail("%s --format csv exited %d: %s" % (what, rc, err.strip()[-200:]))
