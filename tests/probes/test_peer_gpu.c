@@ -183,6 +183,21 @@ static void p4_reference(void **state)
             if (!(fabs(ratio - r->value / ref) <= 2e-3 * ratio))
                 fail_msg("%s: ratio %g, value / reference %g", r->name, ratio, r->value / ref);
         }
+    /* The ratio above restates how it was written; the references themselves: rows of the
+     * same direction share one measured cudaMemcpyPeer (A to B: ce_uni and sm_write; both ways:
+     * ce_bi and sm_bi), and both ways at once carry more than either way alone. */
+    for (int k = 0; k < 2; k++) {
+        const double ab = param(need(k, "bw_peer_ce_uni"), "memcpy_peer_gbs"),
+                     ab2 = param(need(k, "bw_peer_sm_write"), "memcpy_peer_gbs"),
+                     ba = param(need(k, "bw_peer_sm_read"), "memcpy_peer_gbs"),
+                     bi = param(need(k, "bw_peer_ce_bi"), "memcpy_peer_gbs"),
+                     bi2 = param(need(k, "bw_peer_sm_bi"), "memcpy_peer_gbs");
+        if (!(ab == ab2 && bi == bi2))
+            fail_msg("pair %d: one reference per direction: A to B %g and %g, both ways %g and %g",
+                     k, ab, ab2, bi, bi2);
+        if (!(bi > ab && bi > ba))
+            fail_msg("pair %d: cudaMemcpyPeer both ways %g GB/s, one way %g and %g", k, bi, ab, ba);
+    }
 }
 
 static void p5_both_ways(void **state)
