@@ -168,23 +168,6 @@ __global__ void __maxnreg__((tsm2_regs<T, T2, T3>()))
  */
 constexpr int ASTAGES = KERNELS_TSM2_RING_STAGES;
 
-/* c[v][q] += sum_x a[v][x] * Bs[q*t1 + l0 + x] for the V rows of a thread: each value of
- * B read from shared memory serves V rows (register blocking along m). */
-template <typename T, int T2, int T3, int V>
-__device__ __forceinline__ void fma_tile_v(T (&c)[V][T2], const T (&a)[V][T3], const T *bs, int t1)
-{
-#pragma unroll
-    for (int q = 0; q < T2; q++) {
-        T b[T3];
-        lds_n<T, T3>(b, bs + q * t1);
-#pragma unroll
-        for (int v = 0; v < V; v++)
-#pragma unroll
-            for (int x = 0; x < T3; x++)
-                c[v][q] = fma(a[v][x], b[x], c[v][q]);
-    }
-}
-
 /*
  * V = rows per thread (parameter rpt): 1 is the paper's mapping; 2 or 4 let one read
  * of B from shared memory serve V rows, which divides the shared-memory traffic that

@@ -1,8 +1,9 @@
 /*
- * tsm2_common.cuh - what tsm2.cu (TSM2 V2, V3 and the split-k reduction) and ism2.cu (ISM2
- * optimisations 1 and 2) share: the device helpers of the paper's algorithms
- * (004_dab40fe45003313a.txt §3.3-3.5 and §5.2: loads of A and B, the rank-t3 update), the register
- * budget of Alg. 4's arrays, and the index of a power-of-two tile in the instantiation tables.
+ * tsm2_common.cuh - what tsm2.cu (TSM2 V2, V3 and the split-k reduction), tsm2_stream.cu (V3
+ * streaming A) and ism2.cu (ISM2 optimisations 1 and 2) share: vector loads and stores, the
+ * device helpers of the paper's algorithms (004_dab40fe45003313a.txt §3.3-3.5 and §5.2: loads of
+ * A and B, the rank-t3 update, for one row or V), the register budget of Alg. 4's arrays, and the
+ * index of a power-of-two tile in the instantiation tables.
  * Included by .cu files of kernels/ only.
  */
 #ifndef RK_KERNELS_TSM2_COMMON_CUH
@@ -17,37 +18,76 @@ namespace
 
 /* ---- device helpers ------------------------------------------------------ */
 
-/* Loads N consecutive elements from shared memory with the widest aligned loads. */
+/* R consecutive elements as one load or store of R x sizeof(T) bytes (4 to 16), and an array
+ * of R from or to one. */
+template <typename T, int R> struct vec;
+template <> struct vec<float, 1> {
+    typedef float type;
+};
+template <> struct vec<float, 2> {
+    typedef float2 type;
+};
+template <> struct vec<float, 4> {
+    typedef float4 type;
+};
+template <> struct vec<double, 1> {
+    typedef double type;
+};
+template <> struct vec<double, 2> {
+    typedef double2 type;
+};
+
+__device__ __forceinline__ void unpack(float (&d)[1], float v)
+{
+    d[0] = v;
+}
+__device__ __forceinline__ void unpack(float (&d)[2], const float2 &v)
+{
+    d[0] = v.x;
+    d[1] = v.y;
+}
+__device__ __forceinline__ void unpack(float (&d)[4], const float4 &v)
+{
+    d[0] = v.x;
+    d[1] = v.y;
+    d[2] = v.z;
+    d[3] = v.w;
+}
+__device__ __forceinline__ void unpack(double (&d)[1], double v)
+{
+    d[0] = v;
+}
+__device__ __forceinline__ void unpack(double (&d)[2], const double2 &v)
+{
+    d[0] = v.x;
+    d[1] = v.y;
+}
+__device__ __forceinline__ float2 pack(const float (&d)[2])
+{
+    return make_float2(d[0], d[1]);
+}
+__device__ __forceinline__ float4 pack(const float (&d)[4])
+{
+    return make_float4(d[0], d[1], d[2], d[3]);
+}
+__device__ __forceinline__ double pack(const double (&d)[1])
+{
+    return d[0];
+}
+__device__ __forceinline__ double2 pack(const double (&d)[2])
+{
+    return make_double2(d[0], d[1]);
+}
+
+/* Loads N consecutive elements from shared memory with the widest aligned loads (16 bytes,
+ * else 8, else one element). */
 template <typename T, int N> __device__ __forceinline__ void lds_n(T (&r)[N], const T *p)
 {
-    if constexpr (sizeof(T) == 4 && N % 4 == 0) {
+    constexpr int W = sizeof(T) == 4 && N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1;
+    typedef typename vec<T, W>::type V;
 #pragma unroll
-        for (int i = 0; i < N / 4; i++) {
-            float4 v = reinterpret_cast<const float4 *>(p)[i];
-            r[4 * i] = v.x;
-            r[4 * i + 1] = v.y;
-            r[4 * i + 2] = v.z;
-            r[4 * i + 3] = v.w;
-        }
-    } else if constexpr (sizeof(T) == 4 && N % 2 == 0) {
-#pragma unroll
-        for (int i = 0; i < N / 2; i++) {
-            float2 v = reinterpret_cast<const float2 *>(p)[i];
-            r[2 * i] = v.x;
-            r[2 * i + 1] = v.y;
-        }
-    } else if constexpr (sizeof(T) == 8 && N % 2 == 0) {
-#pragma unroll
-        for (int i = 0; i < N / 2; i++) {
-            double2 v = reinterpret_cast<const double2 *>(p)[i];
-            r[2 * i] = v.x;
-            r[2 * i + 1] = v.y;
-        }
-    } else {
-#pragma unroll
-        for (int i = 0; i < N; i++)
-            r[i] = p[i];
-    }
+    for (int i = 0; i < N / W; i++)
+        unpack(reinterpret_cast<T(&)[W]>(r[W * i]), reinterpret_cast<const V *>(p)[i]);
 }
 
 /*
@@ -67,18 +107,29 @@ __device__ __forceinline__ void lda_n(T (&r)[N], const T *arow, long j0, long je
     }
 }
 
-/* c[q] += sum_x a[x] * Bs[q*t1 + l0 + x]: the rank-t3 update of Alg. 3 lines 26-29. */
-template <typename T, int T2, int T3>
-__device__ __forceinline__ void fma_tile(T (&c)[T2], const T (&a)[T3], const T *bs, int t1)
+/* c[v][q] += sum_x a[v][x] * Bs[q*t1 + l0 + x] for the V rows of a thread: each value of
+ * B read from shared memory serves V rows (register blocking along m). */
+template <typename T, int T2, int T3, int V>
+__device__ __forceinline__ void fma_tile_v(T (&c)[V][T2], const T (&a)[V][T3], const T *bs, int t1)
 {
 #pragma unroll
     for (int q = 0; q < T2; q++) {
         T b[T3];
         lds_n<T, T3>(b, bs + q * t1);
 #pragma unroll
-        for (int x = 0; x < T3; x++)
-            c[q] = fma(a[x], b[x], c[q]);
+        for (int v = 0; v < V; v++)
+#pragma unroll
+            for (int x = 0; x < T3; x++)
+                c[v][q] = fma(a[v][x], b[x], c[v][q]);
     }
+}
+
+/* c[q] += sum_x a[x] * Bs[q*t1 + l0 + x]: the rank-t3 update of Alg. 3 lines 26-29 (one row). */
+template <typename T, int T2, int T3>
+__device__ __forceinline__ void fma_tile(T (&c)[T2], const T (&a)[T3], const T *bs, int t1)
+{
+    fma_tile_v<T, T2, T3, 1>(reinterpret_cast<T(&)[1][T2]>(c),
+                             reinterpret_cast<const T(&)[1][T3]>(a), bs, t1);
 }
 
 /* Row `tid` of the B tile starting at row j, columns p..p+T2, zero outside (kend, n). */

@@ -33,59 +33,6 @@
 namespace
 {
 
-/* R consecutive elements as one load or store of R x sizeof(T) bytes (8 or 16). */
-template <typename T, int R> struct vec;
-template <> struct vec<float, 2> {
-    typedef float2 type;
-};
-template <> struct vec<float, 4> {
-    typedef float4 type;
-};
-template <> struct vec<double, 1> {
-    typedef double type;
-};
-template <> struct vec<double, 2> {
-    typedef double2 type;
-};
-
-__device__ __forceinline__ void unpack(float (&d)[2], const float2 &v)
-{
-    d[0] = v.x;
-    d[1] = v.y;
-}
-__device__ __forceinline__ void unpack(float (&d)[4], const float4 &v)
-{
-    d[0] = v.x;
-    d[1] = v.y;
-    d[2] = v.z;
-    d[3] = v.w;
-}
-__device__ __forceinline__ void unpack(double (&d)[1], double v)
-{
-    d[0] = v;
-}
-__device__ __forceinline__ void unpack(double (&d)[2], const double2 &v)
-{
-    d[0] = v.x;
-    d[1] = v.y;
-}
-__device__ __forceinline__ float2 pack(const float (&d)[2])
-{
-    return make_float2(d[0], d[1]);
-}
-__device__ __forceinline__ float4 pack(const float (&d)[4])
-{
-    return make_float4(d[0], d[1], d[2], d[3]);
-}
-__device__ __forceinline__ double pack(const double (&d)[1])
-{
-    return d[0];
-}
-__device__ __forceinline__ double2 pack(const double (&d)[2])
-{
-    return make_double2(d[0], d[1]);
-}
-
 constexpr int KC = KERN_TSM2_STREAM_KC;
 
 /* Zeros every element of a (nested) register array. */
@@ -100,18 +47,33 @@ template <typename T, int N> __device__ __forceinline__ void zero_all(T (&a)[N])
         zero_all(a[i]);
 }
 
-/* Start of stage ch of nchunks (kept in buffer s): the copy of the next stage into the other
- * buffer is issued (an empty group after the last keeps wait_group's count), then this
- * stage's copies are waited for and made visible to the block. */
-template <typename F>
-__device__ __forceinline__ void next_stage(F &fill, int s, long ch, long nchunks, long kb)
+/*
+ * The stages of B for k in [kb, ke), KC values each, double-buffered: body(s) runs on each
+ * stage, held in buffer s, while the next is copied into the other (fill(s, c0): one commit
+ * group; an empty group after the last keeps wait_group's count). Each stage's copies are
+ * waited for and made visible to the block before body, and every thread is done with it
+ * before it is filled again; every copy has landed when this returns.
+ */
+template <typename F, typename Body>
+__device__ __forceinline__ void for_each_stage(F &fill, long kb, long ke, Body body)
 {
-    if (ch + 1 < nchunks)
-        fill(s ^ 1, kb + (ch + 1) * KC);
-    else
-        cp_async_commit();
-    cp_async_wait<1>();
-    __syncthreads();
+    const long nchunks = (ke - kb + KC - 1) / KC;
+    if (nchunks > 0)
+        fill(0, kb);
+    int s = 0;
+#pragma unroll 1
+    for (long ch = 0; ch < nchunks; ch++) {
+        if (ch + 1 < nchunks)
+            fill(s ^ 1, kb + (ch + 1) * KC);
+        else
+            cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+        body(s);
+        __syncthreads(); /* stage s read by every thread before it is filled again */
+        s ^= 1;
+    }
+    cp_async_wait<0>();
 }
 
 /*
@@ -142,6 +104,29 @@ __device__ __forceinline__ void fill_stage(T *dst, const T *__restrict__ B, long
         }
     }
     cp_async_commit();
+}
+
+/*
+ * Stores the accumulator fragments of TT tiles x NT tiles of 8 columns (mma.sync's D layout:
+ * c0, c1 at fragment row g, c2, c3 at row g + 8, columns 2q, 2q + 1 of the tile). The tile
+ * rows are permuted as the loads of A were: tile t's fragment row g is row0 + step t and row
+ * g + 8 the next one. Rows past m and columns past n are not stored.
+ */
+template <typename T, int TT, int NT>
+__device__ __forceinline__ void store_fragments(T *out, long m, long n, const T (&acc)[TT][NT][4],
+                                                long row0, int step, int q)
+{
+#pragma unroll
+    for (int t = 0; t < TT; t++)
+#pragma unroll
+        for (int c = 0; c < NT; c++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const long row = row0 + step * t + (j >> 1);
+                const long col = c * 8 + 2 * q + (j & 1);
+                if (row < m && col < n)
+                    out[row + col * m] = acc[t][c][j];
+            }
 }
 
 /*
@@ -203,42 +188,23 @@ __global__ void __launch_bounds__(256)
     for (int u = 0; u < UG; u++)
         load_group(ar[u]);
 
-    const long nchunks = (ke - kb + KC - 1) / KC;
-    if (nchunks > 0)
-        fill(0, kb);
-    int s = 0;
-#pragma unroll 1
-    for (long ch = 0; ch < nchunks; ch++) {
-        next_stage(fill, s, ch, nchunks, kb);
+    for_each_stage(fill, kb, ke, [&](int s) {
         const T *bs = Bs + s * N * KC;
 #pragma unroll 1
         for (int g0 = 0; g0 < KC / G; g0 += UG) {
 #pragma unroll
             for (int u = 0; u < UG; u++) {
-                T a[G][R];
+                T a[R][G];
 #pragma unroll
                 for (int x = 0; x < G; x++)
 #pragma unroll
                     for (int r = 0; r < R; r++)
-                        a[x][r] = ar[u][x][r];
+                        a[r][x] = ar[u][x][r];
                 load_group(ar[u]); /* UG groups ahead */
-                const T *bk = bs + (g0 + u) * G;
-#pragma unroll
-                for (int c = 0; c < N; c++) {
-                    T b[G];
-                    lds_n<T, G>(b, bk + c * KC);
-#pragma unroll
-                    for (int x = 0; x < G; x++)
-#pragma unroll
-                        for (int r = 0; r < R; r++)
-                            acc[r][c] = fma(a[x][r], b[x], acc[r][c]);
-                }
+                fma_tile_v<T, N, G, R>(acc, a, bs + (g0 + u) * G, KC);
             }
         }
-        __syncthreads(); /* stage s read by every thread before it is filled again */
-        s ^= 1;
-    }
-    cp_async_wait<0>();
+    });
     if (!live)
         return;
 #pragma unroll
@@ -330,13 +296,7 @@ __global__ void __launch_bounds__(256)
     for (int u = 0; u < UK; u++)
         load_step(ar[u]);
 
-    const long nchunks = (ke - kb + KC - 1) / KC;
-    if (nchunks > 0)
-        fill(0, kb);
-    int s = 0;
-#pragma unroll 1
-    for (long ch = 0; ch < nchunks; ch++) {
-        next_stage(fill, s, ch, nchunks, kb);
+    for_each_stage(fill, kb, ke, [&](int s) {
         const double *bs = Bs + s * NT * 8 * KCP;
 #pragma unroll 1
         for (int k0 = 0; k0 < KC; k0 += 4 * UK) {
@@ -363,24 +323,9 @@ __global__ void __launch_bounds__(256)
                 }
             }
         }
-        __syncthreads();
-        s ^= 1;
-    }
-    cp_async_wait<0>();
-    /* D fragment: rows g (c0, c1) and g + 8 (c2, c3), columns 2q, 2q + 1 of the tile; row g is
-     * actual row 2g, row g + 8 actual row 2g + 1 */
-    double *out = nks == 1 ? C : ws + (long)ks * n * m;
-#pragma unroll
-    for (int t = 0; t < WT; t++)
-#pragma unroll
-        for (int c = 0; c < NT; c++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const long row = wrow + 16 * t + 2 * g + (j >> 1);
-                const long col = c * 8 + 2 * q + (j & 1);
-                if (row < m && col < n)
-                    out[row + col * m] = acc[t][c][j];
-            }
+    });
+    /* tile t's fragment row g is row 16 t + 2g of the warp's, row g + 8 the next */
+    store_fragments(nks == 1 ? C : ws + (long)ks * n * m, m, n, acc, wrow + 2 * g, 16, q);
 #else
     (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
 #endif
@@ -466,15 +411,8 @@ __global__ void __launch_bounds__(256)
             advance();
         }
         /* fragment row g is row 2g of the tile, row g + 8 row 2g + 1 */
-#pragma unroll
-        for (int c = 0; c < NT; c++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const long row = 16 * tile + 2 * g + (j >> 1);
-                const long col = c * 8 + 2 * q + (j & 1);
-                if (row < m && col < n)
-                    C[row + col * m] = acc[c][j];
-            }
+        store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
+                        16 * tile + 2 * g, 0, q);
     }
 #else
     (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
@@ -570,13 +508,7 @@ __global__ void __launch_bounds__(256)
     for (int u = 0; u < UK; u++)
         load_step(ar[u]);
 
-    const long nchunks = (ke - kb + KC - 1) / KC;
-    if (nchunks > 0)
-        fill(0, kb);
-    int s = 0;
-#pragma unroll 1
-    for (long ch = 0; ch < nchunks; ch++) {
-        next_stage(fill, s, ch, nchunks, kb);
+    for_each_stage(fill, kb, ke, [&](int s) {
         const float *bs = Bs + s * NT * 8 * KCP;
         float part[TT][NT][4]; /* this stage's sums: the tensor cores accumulate 64 k at most */
         zero_all(part);
@@ -616,24 +548,9 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int j = 0; j < 4; j++)
                     acc[t][c][j] += part[t][c][j];
-        __syncthreads();
-        s ^= 1;
-    }
-    cp_async_wait<0>();
-    /* D: c0, c1 fragment row g, c2, c3 row g + 8, columns 2q, 2q + 1; tile t's row g is actual
-     * row RW g + 2t, row g + 8 actual row RW g + 2t + 1 */
-    float *out = nks == 1 ? C : ws + (long)ks * n * m;
-#pragma unroll
-    for (int t = 0; t < TT; t++)
-#pragma unroll
-        for (int c = 0; c < NT; c++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const long r = row + 2 * t + (j >> 1);
-                const long col = c * 8 + 2 * q + (j & 1);
-                if (r < m && col < n)
-                    out[r + col * m] = acc[t][c][j];
-            }
+    });
+    /* tile t's fragment row g is row RW g + 2t of the warp's, row g + 8 the next */
+    store_fragments(nks == 1 ? C : ws + (long)ks * n * m, m, n, acc, row, 2, q);
 #else
     (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
 #endif
@@ -731,15 +648,8 @@ __global__ void __launch_bounds__(256)
             advance();
         }
         /* fragment row g is row 2g of the tile, row g + 8 row 2g + 1 */
-#pragma unroll
-        for (int c = 0; c < NT; c++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const long row = 16 * tile + 2 * g + (j >> 1);
-                const long col = c * 8 + 2 * q + (j & 1);
-                if (row < m && col < n)
-                    C[row + col * m] = acc[c][j];
-            }
+        store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
+                        16 * tile + 2 * g, 0, q);
     }
 #else
     (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
