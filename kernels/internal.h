@@ -131,6 +131,11 @@ static inline int kern_tsm2_dmma(long apipe)
 {
     return apipe == 4;
 }
+/* A streamed straight to registers, on CUDA cores (apipe 3) or tensor cores (4). */
+static inline int kern_tsm2_streams_a(long apipe)
+{
+    return kern_tsm2_stream(apipe) || kern_tsm2_dmma(apipe);
+}
 const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt);
 size_t kern_tsm2_tc_smem(int prec, long t2);
 /* One tile a warp (rpt 2) and k within one stage (KERN_TSM2_STREAM_KC), ISM2's shapes: B staged

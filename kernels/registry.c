@@ -391,6 +391,7 @@ double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
     struct model_params mp;
     const int e = prec == KERNELS_FP64 ? 8 : 4;
     double kchunk, tiles, groups, t3;
+    int ia;
     long vp[KERNELS_MAX_PARAMS];
     const struct kernels_kernel *v = kern_tsm2_entry_variant(k, params, vp);
     if (v) /* the entry point tsm2: its variant's */
@@ -413,9 +414,8 @@ double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
             return NAN;
         kchunk = grid[1] > 0 ? ceil((double)shape->k / grid[1]) : (double)shape->k;
         t3 = mp.t3 < kchunk ? mp.t3 : kchunk;
-        if (k->cost_family == MODEL_FAM_TSM2_V3 && kernels_param_index(k, "apipe") >= 0 &&
-            (kern_tsm2_stream(params[kernels_param_index(k, "apipe")]) ||
-             kern_tsm2_dmma(params[kernels_param_index(k, "apipe")])))
+        ia = kernels_param_index(k, "apipe");
+        if (k->cost_family == MODEL_FAM_TSM2_V3 && ia >= 0 && kern_tsm2_streams_a(params[ia]))
             return 128.0; /* tsm2_stream.cu's ring of loads in registers */
         if (!mp.a_staged || mp.t1 < 1 || grid[0] < 1)
             return t3 * e;

@@ -462,7 +462,7 @@ bool uses_ring(enum variant v, const long *p)
  * or tensor cores (apipe = 4, uses_dmma: fp64 DMMA, fp32 3xTF32). */
 bool uses_stream(enum variant v, const long *p)
 {
-    return v == V3 && (kern_tsm2_stream(p[P_APIPE]) || kern_tsm2_dmma(p[P_APIPE]));
+    return v == V3 && kern_tsm2_streams_a(p[P_APIPE]);
 }
 bool uses_dmma(enum variant v, const long *p)
 {
