@@ -143,8 +143,12 @@ size_t kern_tsm2_tc_smem(int prec, long t2);
  * tsm2_tf32x3_rows_kernel), launched with at most KERN_TSM2_ROWS_BLOCKS blocks an SM; its
  * shared memory [bytes]. */
 #define KERN_TSM2_ROWS_BLOCKS 16
-const void *kern_tsm2_tc_rows_kernel(int prec, long t2);
-size_t kern_tsm2_tc_rows_smem(int prec, long t2);
+/* fp64 with ring: A through a ring of KERN_TSM2_RING_STAGES tiles of 16 rows a warp in shared
+ * memory (tsm2_dmma_ring_kernel), for warps that walk at least that many tiles; else A in
+ * registers. */
+#define KERN_TSM2_RING_STAGES 4
+const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring);
+size_t kern_tsm2_tc_rows_smem(int prec, long t2, long k, long threads, int ring);
 
 /* ISM2's kernels (ism2.cu) for a (t2, t3) tile: opt. 1 with B whole in shared memory (apipe 2)
  * and opt. 2; NULL when not instantiated. Arguments (A, B, C, m, n, k). */

@@ -476,6 +476,29 @@ static bool tc_rows(const struct kern_args *a, const long *p, enum variant v)
            p[P_SPLIT] <= 1; /* k whole: no split */
 }
 
+long tile_rows(const long *p, enum variant v);
+
+/* The grid of the row-walking kernels: a block per row tile (t1 / 32 tiles of 16 rows), at
+ * most KERN_TSM2_ROWS_BLOCKS a SM (their warps walk the rest). */
+static long tc_rows_blocks(const struct kern_args *a, const long *p)
+{
+    const long blocks = kern_ceil_div(a->m, tile_rows(p, V3));
+    const long cap = KERN_TSM2_ROWS_BLOCKS * (long)a->dev->sm_count;
+    return blocks < cap ? blocks : cap;
+}
+
+/* fp64's row walk with A through each warp's ring in shared memory: where every warp walks at
+ * least as many tiles as the ring holds (else its prologue and the shared memory that limits
+ * resident warps cost more than it gains; docs/perf-log.md) and the ring fits. */
+static bool rows_ring(const struct kern_args *a, const long *p)
+{
+    const long t1 = p[P_T1], tiles = kern_ceil_div(a->m, 16);
+    return a->prec == KERNELS_FP64 && t1 >= 32 &&
+           tiles >= KERN_TSM2_RING_STAGES * tc_rows_blocks(a, p) * (t1 / 32) &&
+           kern_tsm2_tc_rows_smem(a->prec, p[P_T2], a->k, t1, 1) <=
+               (size_t)a->dev->smem_per_block_optin_bytes;
+}
+
 /* ISM2 opt. 1 with B whole in shared memory (apipe = 2). */
 bool uses_rows(enum variant v, const long *p)
 {
@@ -511,8 +534,9 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     const size_t e = kern_elem(a->prec);
     const long rpt = rows_per_thread(v, p);
     if (tc_rows(a, p, v)) {
-        *smem = kern_tsm2_tc_rows_smem(a->prec, t2);
-        return kern_tsm2_tc_rows_kernel(a->prec, t2);
+        const int ring = rows_ring(a, p);
+        *smem = kern_tsm2_tc_rows_smem(a->prec, t2, a->k, t1, ring);
+        return kern_tsm2_tc_rows_kernel(a->prec, t2, ring);
     }
     if (uses_dmma(v, p)) {
         *smem = kern_tsm2_tc_smem(a->prec, t2);
@@ -815,8 +839,8 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         split_k(a, a->p, &kchunk, &nks);
         if (nks > 1)
             ws = a->ws;
-        if (tc_rows(a, a->p, v) && gx > KERN_TSM2_ROWS_BLOCKS * (long)a->dev->sm_count)
-            gx = KERN_TSM2_ROWS_BLOCKS * (long)a->dev->sm_count; /* its warps walk the rest */
+        if (tc_rows(a, a->p, v))
+            gx = tc_rows_blocks(a, a->p); /* its warps walk the rest */
     } else {
         gx = kern_ceil_div(a->m, tile_rows(a->p, v) * a->p[P_SPLIT]);
     }

@@ -238,6 +238,20 @@ static int stream_pick(int prec, long m, long n, long *apipe, long *t1)
     return prec == KERNELS_FP64 || m >= 16384 || n > 20;
 }
 
+/*
+ * Where ISM2's shapes go first to the tensor cores walking row tiles (V3 with apipe 4, one tile
+ * of 16 rows a warp: tsm2_dmma_rows_kernel, tsm2_dmma_ring_kernel, tsm2_tf32x3_rows_kernel),
+ * t1 256: where an H100 measured them ahead of opt. 1's FMAs on 10^5-10^7 rows
+ * (docs/perf-log.md, "ISM2 on the tensor cores"). fp64 from k = 24 with 16 columns or more
+ * (0.94-1.07 of cuBLAS against opt. 1's 0.76-1.04; opt. 1 stays ahead at k <= 16, 1.02-1.23);
+ * fp32 from k = 24 with more than 24 columns (0.91-1.01 against 0.80-0.98), where 3xTF32's
+ * three products still leave the kernel memory-bound; with fewer columns opt. 1 is ahead.
+ */
+static int ism2_tensor_first(int prec, long n, long k)
+{
+    return k > 16 && (prec == KERNELS_FP64 ? n >= 16 : n > 24);
+}
+
 /* The cp.async ring's candidates (V3 with apipe 0 or 1), in the order the sweeps ranked them. */
 static void ring_candidates(struct want *w, int *nw, int prec, long n, long c2, long x)
 {
@@ -300,6 +314,8 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         /* ISM2: opt. 1 with B whole in shared memory, a row's k in groups of 4 (k <= 4) or of
          * the power of two covering it up to 16; tcf chosen (2), 1, 4 */
         const long t3 = k <= 4 ? 4 : kernels_tsm2_cols(k);
+        if (ism2_tensor_first(prec, n, k))
+            add(w, &nw, 2, 256, n, KERN_TSM2_STREAM_T3, 1, 4, 2, 0);
         if (n > 16 && n <= 32) /* a row's columns in one pass: groups of 4 up to k = 4, else 8
                                   (the sweeps' best but at fp32 1e7 x 32 x 32, 16 by 0.2 %;
                                   16 cost up to 1.26 at fp32 k = 24) */

@@ -110,23 +110,40 @@ __device__ __forceinline__ void fill_stage(T *dst, const T *__restrict__ B, long
  * Stores the accumulator fragments of TT tiles x NT tiles of 8 columns (mma.sync's D layout:
  * c0, c1 at fragment row g, c2, c3 at row g + 8, columns 2q, 2q + 1 of the tile). The tile
  * rows are permuted as the loads of A were: tile t's fragment row g is row0 + step t and row
- * g + 8 the next one. Rows past m and columns past n are not stored.
+ * g + 8 the next one. Rows past m and columns past n are not stored. Where those two rows are
+ * whole and the pair is aligned (m and the first row even), c0 and c2 (and c1 and c3) are
+ * adjacent in a column of C and go as one store of two elements: a warp's store then fills
+ * whole 32-byte sectors (16 rows of 4 columns) where single elements left every other one.
  */
 template <typename T, int TT, int NT>
 __device__ __forceinline__ void store_fragments(T *out, long m, long n, const T (&acc)[TT][NT][4],
                                                 long row0, int step, int q)
 {
+    typedef typename vec<T, 2>::type pair;
 #pragma unroll
-    for (int t = 0; t < TT; t++)
+    for (int t = 0; t < TT; t++) {
+        const long row = row0 + step * t;
+        const bool vec2 = m % 2 == 0 && row % 2 == 0 && row + 1 < m;
 #pragma unroll
         for (int c = 0; c < NT; c++)
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const long row = row0 + step * t + (j >> 1);
-                const long col = c * 8 + 2 * q + (j & 1);
-                if (row < m && col < n)
-                    out[row + col * m] = acc[t][c][j];
+            for (int h = 0; h < 2; h++) {
+                const long col = c * 8 + 2 * q + h;
+                if (col >= n)
+                    continue;
+                if (vec2) {
+                    pair v;
+                    v.x = acc[t][c][h];
+                    v.y = acc[t][c][h + 2];
+                    *reinterpret_cast<pair *>(out + row + col * m) = v;
+                } else {
+                    if (row < m)
+                        out[row + col * m] = acc[t][c][h];
+                    if (row + 1 < m)
+                        out[row + 1 + col * m] = acc[t][c][h + 2];
+                }
             }
+    }
 }
 
 /*
@@ -420,6 +437,105 @@ __global__ void __launch_bounds__(256)
 }
 
 /*
+ * tsm2_dmma_rows_kernel with A through shared memory, for the warps that walk many tiles (large
+ * m; tsm2.cu, rows_ring): a ring of ROWS_STAGES tiles of 16 rows x k that belongs to the warp,
+ * filled by cp.async copies of 16 bytes (two rows of a column; 8 bytes where m is odd)
+ * ROWS_STAGES - 1 tiles ahead of the one multiplied, so a warp keeps up to 3 x 16 x k values of
+ * A in flight without holding them in registers (the register version: 4 steps of 4 k). On the
+ * H100 at 10^6-10^7 rows it is 0-8 % faster than the register version at k = 24-32 with 16-32
+ * columns; at 10^5 rows, a tile or two a warp, the ring's prologue and its shared memory (fewer
+ * resident warps) make it 10-20 % slower (docs/perf-log.md). No block-wide barrier follows
+ * B's copy: a warp's ring is its own, ordered by cp.async.wait_group and __syncwarp. Columns of
+ * the ring past k and rows past m are zero-filled (B past k is zero too). Launched with split 1
+ * (the whole k in the stage) and kern_tsm2_tc_rows_smem bytes of shared memory.
+ */
+constexpr int ROWS_STAGES = KERN_TSM2_RING_STAGES;
+constexpr int ROWS_LD = 20; /* a column of a ring tile: 16 rows + 4, conflict-free 16-byte reads */
+
+template <int NT>
+__global__ void __launch_bounds__(256)
+    tsm2_dmma_ring_kernel(const double *__restrict__ A, const double *__restrict__ B,
+                          double *__restrict__ C, long m, long n, long k, long kchunk,
+                          double *__restrict__ ws, int ncb)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    double *Bs = reinterpret_cast<double *>(kern_smem); /* [NT * 8][KCP] */
+    (void)kchunk, (void)ws, (void)ncb;
+
+    const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const long warps = blockDim.x >> 5, ntiles = (m + 15) / 16;
+    const long stride = (long)gridDim.x * warps;
+    const int kr = (int)((k + 3) / 4 * 4); /* k rounded up to the steps of 4 */
+    const int tile_elems = kr * ROWS_LD;
+    double *ring = Bs + NT * 8 * KCP + (long)(tid >> 5) * ROWS_STAGES * tile_elems;
+    const bool avec = m % 2 == 0;
+
+    fill_stage<double, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 2 == 0);
+    cp_async_wait<0>();
+    __syncthreads();
+
+    /* One tile of A into ring slot s: column c, rows 2 j, 2 j + 1 (chunk j of 8), lanes
+     * striding the kr x 8 chunks; one commit group, empty past the last tile. */
+    auto fill = [&](int s, long tile) {
+        if (tile < ntiles) {
+            double *dst = ring + s * tile_elems;
+            for (int i = lane; i < kr * 8; i += 32) {
+                const int c = i >> 3, j = i & 7;
+                const long row = 16 * tile + 2 * j;
+                const double *src = A + row + (long)c * m;
+                if (avec) {
+                    const bool ok = c < k && row < m;
+                    cp_async_elem<16>(dst + c * ROWS_LD + 2 * j, ok ? src : A, ok);
+                } else {
+                    cp_async_elem<8>(dst + c * ROWS_LD + 2 * j, c < k && row < m ? src : A,
+                                     c < k && row < m);
+                    cp_async_elem<8>(dst + c * ROWS_LD + 2 * j + 1,
+                                     c < k && row + 1 < m ? src + 1 : A, c < k && row + 1 < m);
+                }
+            }
+        }
+        cp_async_commit();
+    };
+
+    const long first = (long)blockIdx.x * warps + (tid >> 5);
+#pragma unroll
+    for (int s = 0; s < ROWS_STAGES - 1; s++)
+        fill(s, first + s * stride);
+    int slot = 0;
+#pragma unroll 1
+    for (long tile = first; tile < ntiles; tile += stride) {
+        fill((slot + ROWS_STAGES - 1) % ROWS_STAGES, tile + (ROWS_STAGES - 1) * stride);
+        cp_async_wait<ROWS_STAGES - 1>(); /* this tile's group has landed */
+        __syncwarp();
+        const double *at = ring + slot * tile_elems;
+        double acc[NT][4];
+        zero_all(acc);
+#pragma unroll 4
+        for (int kk = q; kk < kr; kk += 4) {
+            /* fragment rows g, g + 8 are tile rows 2g, 2g + 1: one 16-byte read */
+            const double2 a = *reinterpret_cast<const double2 *>(at + kk * ROWS_LD + 2 * g);
+#pragma unroll
+            for (int c = 0; c < NT; c++) {
+                const double b = Bs[(c * 8 + g) * KCP + kk];
+                asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
+                             "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+                             : "+d"(acc[c][0]), "+d"(acc[c][1]), "+d"(acc[c][2]), "+d"(acc[c][3])
+                             : "d"(a.x), "d"(a.y), "d"(b));
+            }
+        }
+        __syncwarp(); /* every lane has read the slot before it is filled again */
+        store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
+                        16 * tile + 2 * g, 0, q);
+        slot = (slot + 1) % ROWS_STAGES;
+    }
+    cp_async_wait<0>();
+#else
+    (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
+#endif
+}
+
+/*
  * fp32 on the tensor cores (apipe = 4): 3xTF32. Each fp32 value x is split into a TF32 part
  * hi = tf32(x) and the rest lo = tf32(x - hi); a b = hi_a hi_b + hi_a lo_b + lo_a hi_b, the
  * lost lo_a lo_b about 2^-22 of it, so the result keeps fp32's accuracy (the FMA kernel's
@@ -700,22 +816,29 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt)
     return prec == KERNELS_FP64 ? (const void *)f64[tiles][cols] : (const void *)f32[tiles][cols];
 }
 
-extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2)
+extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring)
 {
-    static const stream_fn<double> f64[4] = {tsm2_dmma_rows_kernel<1>, tsm2_dmma_rows_kernel<2>,
-                                             tsm2_dmma_rows_kernel<3>, tsm2_dmma_rows_kernel<4>};
+    static const stream_fn<double> f64[2][4] = {
+        {tsm2_dmma_rows_kernel<1>, tsm2_dmma_rows_kernel<2>, tsm2_dmma_rows_kernel<3>,
+         tsm2_dmma_rows_kernel<4>},
+        {tsm2_dmma_ring_kernel<1>, tsm2_dmma_ring_kernel<2>, tsm2_dmma_ring_kernel<3>,
+         tsm2_dmma_ring_kernel<4>}};
     static const stream_fn<float> f32[4] = {tsm2_tf32x3_rows_kernel<1>, tsm2_tf32x3_rows_kernel<2>,
                                             tsm2_tf32x3_rows_kernel<3>, tsm2_tf32x3_rows_kernel<4>};
     if (t2 < 1 || t2 > 32)
         return nullptr;
-    return prec == KERNELS_FP64 ? (const void *)f64[(t2 - 1) / 8] : (const void *)f32[(t2 - 1) / 8];
+    return prec == KERNELS_FP64 ? (const void *)f64[ring ? 1 : 0][(t2 - 1) / 8]
+                                : (const void *)f32[(t2 - 1) / 8];
 }
 
-/* fp64: one stage of B; fp32: the stage and its two TF32 parts */
-extern "C" size_t kern_tsm2_tc_rows_smem(int prec, long t2)
+/* fp64: one stage of B, with the ring: and each warp's ring of A (ROWS_STAGES tiles of 16 rows
+ * x k rounded up to 4, ROWS_LD apart); fp32: the stage and its two TF32 parts */
+extern "C" size_t kern_tsm2_tc_rows_smem(int prec, long t2, long k, long threads, int ring)
 {
     const size_t stage = (size_t)((t2 + 7) / 8 * 8) * (size_t)KCP;
-    return prec == KERNELS_FP64 ? stage * sizeof(double) : 3 * stage * sizeof(float);
+    const size_t tiles =
+        ring ? (size_t)(threads / 32) * ROWS_STAGES * (size_t)((k + 3) / 4 * 4) * ROWS_LD : 0;
+    return prec == KERNELS_FP64 ? (stage + tiles) * sizeof(double) : 3 * stage * sizeof(float);
 }
 
 extern "C" size_t kern_tsm2_tc_smem(int prec, long t2)

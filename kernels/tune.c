@@ -193,10 +193,12 @@ int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape, long (*out)[
         n = push(out, n, max, 3, 0, 0, 0, 0, 1, 0, 0);
         n = push(out, n, max, 4, 0, 0, 0, 0, -1, 0, 0);
         if (shape->n <= KERN_TSM2_STREAM_MAXN) { /* TSM2 V3 streaming A: FMAs, tensor cores
-                                                    (rpt 2: walking row tiles at k <= 64) */
+                                                    (rpt 2: walking row tiles at k <= 64, t1
+                                                    128 and the entry point's 256) */
             n = push(out, n, max, 2, 128, shape->n, KERN_TSM2_STREAM_T3, 0, 3, 0, 0);
             for (long rpt = 2; rpt <= 4; rpt *= 2)
                 n = push(out, n, max, 2, 128, shape->n, KERN_TSM2_STREAM_T3, 0, 4, rpt, 0);
+            n = push(out, n, max, 2, 256, shape->n, KERN_TSM2_STREAM_T3, 0, 4, 2, 0);
         }
         n = push(out, n, max, 2, 0, c2, 0, 0, 1, 0, 0);
         if (x)

@@ -177,13 +177,15 @@ static void tsm2_variants(void **state)
              (int)(sizeof wshapes / sizeof wshapes[0]));
     /* V3 streaming A (apipe 3: FMAs; 4: tensor cores with one or two tiles of 16 rows a warp,
      * rpt 2 or 4, walking row tiles at k <= 64 with rpt 2): t2 = n, odd m, n and k, partial
-     * stages, a split of k, rows past m */
-    static const struct kernels_shape sshapes[] = {{1001, 5, 1003},  {777, 32, 301}, {64, 1, 17},
-                                                   {300, 21, 64},    {130, 13, 129}, {33, 9, 7},
-                                                   {100003, 24, 24}, {20001, 32, 48}};
-    static const long ssets[][KERNELS_MAX_PARAMS] = {{128, 0, 0, 0, 3, 0}, {64, 0, 0, 2, 3, 0},
-                                                     {128, 0, 0, 0, 4, 0}, {128, 0, 0, 0, 4, 2},
-                                                     {128, 0, 0, 0, 4, 4}, {256, 0, 0, 3, 4, 2}};
+     * stages, a split of k, rows past m; at t1 32 and m >= 4 x 16 x 2112 (KERN_TSM2_RING_STAGES
+     * tiles for each warp of 16 blocks an SM, 132 SMs) fp64's walk goes through the ring in
+     * shared memory, with 8-byte copies at odd m */
+    static const struct kernels_shape sshapes[] = {
+        {1001, 5, 1003}, {777, 32, 301},   {64, 1, 17},     {300, 21, 64},    {130, 13, 129},
+        {33, 9, 7},      {100003, 24, 24}, {20001, 32, 48}, {140001, 21, 37}, {140002, 32, 64}};
+    static const long ssets[][KERNELS_MAX_PARAMS] = {
+        {128, 0, 0, 0, 3, 0}, {64, 0, 0, 2, 3, 0},  {128, 0, 0, 0, 4, 0}, {128, 0, 0, 0, 4, 2},
+        {128, 0, 0, 0, 4, 4}, {256, 0, 0, 3, 4, 2}, {32, 0, 0, 1, 4, 2}};
     variants("tsm2_v3", ssets, (int)(sizeof ssets / sizeof ssets[0]), sshapes,
              (int)(sizeof sshapes / sizeof sshapes[0]));
     static const long t1sets[][KERNELS_MAX_PARAMS] = {{32}, {96}, {256}};
@@ -204,7 +206,7 @@ static void tsm2_entry(void **state)
     const struct kernels_kernel *e = kernels_find("tsm2"), *v3 = kernels_find("tsm2_v3");
     static const long ns[] = {1, 3, 5, 7}, ks[] = {1, 3, 17};
     static const struct kernels_shape more[] = {
-        {3001, 12, 2000}, {2000, 21, 3000}, {1025, 32, 1500}, {100003, 24, 24}};
+        {3001, 12, 2000}, {2000, 21, 3000}, {1025, 32, 1500}, {100003, 24, 24}, {140002, 32, 32}};
     /* variant, t1, t2, t3, split, apipe, rpt, cblocks: V3's column blocks split n's tiles
      * evenly (16 + 16 at n = 32), unevenly (3 blocks of 4-column tiles at n = 21) and past
      * the tiles (8 blocks, clamped) */
