@@ -447,7 +447,10 @@ int kernels_tune_same(const struct kernels_tune_space *s, const long *a, const l
  *                            tsm2_v2 at t1 128 x t3 8, 16; n > 16: column blocks (cblocks)
  *                            at t1 128, 256 x rpt 2, 4 (fp64: 2)
  *   k <= KERNELS_TSM2_ISM2_K ism2_opt1 B whole: t3 4, 8, 16 (<= k rounded up) x tcf chosen,
- *                            1, 2, 4; ism2_opt1 ring, ism2_opt2, tsm2_v3 with defaults
+ *                            1, 2, 4 (and t2 24 or 32 at n = 17-32); ism2_opt1 ring,
+ *                            ism2_opt2; n <= 32: tsm2_v3 streaming A at t1 128 (apipe 3;
+ *                            apipe 4 rpt 2, 4) and t1 256 (apipe 4 rpt 2, the row walk the
+ *                            entry point picks); tsm2_v3 ring with defaults
  * Returns the number written. Pure: no CUDA call.
  */
 int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape,

@@ -242,10 +242,11 @@ static int stream_pick(int prec, long m, long n, long *apipe, long *t1)
  * Where ISM2's shapes go first to the tensor cores walking row tiles (V3 with apipe 4, one tile
  * of 16 rows a warp: tsm2_dmma_rows_kernel, tsm2_dmma_ring_kernel, tsm2_tf32x3_rows_kernel),
  * t1 256: where an H100 measured them ahead of opt. 1's FMAs on 10^5-10^7 rows
- * (docs/perf-log.md, "ISM2 on the tensor cores"). fp64 from k = 24 with 16 columns or more
- * (0.94-1.07 of cuBLAS against opt. 1's 0.76-1.04; opt. 1 stays ahead at k <= 16, 1.02-1.23);
- * fp32 from k = 24 with more than 24 columns (0.91-1.01 against 0.80-0.98), where 3xTF32's
- * three products still leave the kernel memory-bound; with fewer columns opt. 1 is ahead.
+ * (docs/perf-log.md, "ISM2 on the tensor cores"). fp64 above k = 16 with 16 columns or more
+ * (the grid's k = 24, 32: 0.94-1.07 of cuBLAS against opt. 1's 0.76-1.04; opt. 1 stays ahead
+ * at k <= 16, 1.02-1.23); fp32 above k = 16 with more than 24 columns (0.91-1.00 against
+ * 0.80-0.98), where 3xTF32's three products still leave the kernel memory-bound; with fewer
+ * columns opt. 1 is ahead.
  */
 static int ism2_tensor_first(int prec, long n, long k)
 {
