@@ -849,6 +849,26 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     rc = kern_smem_optin(f, smem, a->dev);
     if (rc != RK_OK)
         return rc;
+    if (v == V3 && tc_rows(a, a->p, v)) {
+        /* One wave where each warp then walks at most ROWS_WAVE_TILES tiles: the blocks that fit
+         * at once, their warps walking the rest, so that no block stages B (and splits it into
+         * TF32 parts) for a second or third wave of a tile or two a warp. On an H100 that took
+         * 10^5 x 32 x 12-32 (t1 256) from 0.73-0.90 of cuBLAS to 0.84-1.04 in fp32 and from
+         * 1.03-1.21 to 1.13-1.30 in fp64; with 20 tiles a warp (fp32 10^6-10^7 rows) one wave
+         * was 5-12 % slower than KERN_TSM2_ROWS_BLOCKS blocks an SM (docs/perf-log.md). */
+        const long ROWS_WAVE_TILES = 8;
+        int per_sm = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)t1, smem) !=
+                cudaSuccess ||
+            per_sm < 1)
+            return rk_error(RK_ECUDA,
+                            "the occupancy of the row-walking kernel (t1 %ld, %zu bytes "
+                            "of shared memory) could not be read",
+                            t1, smem);
+        const long resident = (long)per_sm * a->dev->sm_count;
+        if (gx > resident && kern_ceil_div(a->m, 16) <= ROWS_WAVE_TILES * resident * (t1 / 32))
+            gx = resident;
+    }
 
     dim3 grid((unsigned)gx, (unsigned)nks), block((unsigned)t1);
     if (a->prec == KERNELS_FP64) {
