@@ -222,11 +222,17 @@ int main(int argc, char **argv)
             custom.entries[0].kernels[k] = kpats[k];
         if (rk_parse_name_list(sizes, &shapes, &nshapes) != RK_OK)
             return fprintf(stderr, "bad --sizes list %s\n", sizes), 2;
-        int ns = 0;
-        for (int k = 0; k < nshapes && ns < KERNELS_SUITE_MAX_SHAPES; k++)
-            if (parse_shape(shapes[k], &custom.entries[0].shapes[ns]) == 0)
-                ns++;
+        /* one suite entry holds at most KERNELS_SUITE_MAX_SHAPES: more, or a shape that does
+         * not parse, is refused rather than dropped (a bench that silently runs fewer shapes
+         * than it was given reads as complete) */
+        int ns = 0, bad = nshapes > KERNELS_SUITE_MAX_SHAPES;
+        for (int k = 0; k < nshapes && !bad; k++)
+            bad = parse_shape(shapes[k], &custom.entries[0].shapes[ns++]) != 0;
         rk_free_name_list(shapes, nshapes);
+        if (bad)
+            return fprintf(stderr, "bad --sizes list %s: at most %d shapes N or MxNxK\n", sizes,
+                           KERNELS_SUITE_MAX_SHAPES),
+                   2;
         custom.entries[0].n_shapes = ns;
         su = &custom;
     }
