@@ -294,9 +294,12 @@ static void count_tsm2(enum model_kernel_family fam, const struct model_shape *s
         c = 2.0 * m * n;
         sh_stores = b;
         /* t2 x t3 reads of currB per t3 elements of A, shared by the rows of a thread
-         * (roofkit's rpt); the cp.async ring (a_staged) writes A to shared memory and
-         * reads it back once */
-        sh_loads = m * k * passes * p->t2 / (p->rows_per_thread > 1 ? p->rows_per_thread : 1);
+         * (roofkit's rpt), or on the tensor cores by the rows of a warp's tiles (b_rows);
+         * the cp.async ring (a_staged) writes A to shared memory and reads it back once */
+        sh_loads = m * k * passes * p->t2 /
+                   (p->b_rows > 0            ? p->b_rows
+                    : p->rows_per_thread > 1 ? p->rows_per_thread
+                                             : 1);
         if (p->a_staged) {
             sh_loads += a;
             sh_stores += a;

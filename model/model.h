@@ -190,6 +190,10 @@ struct model_params {
                             from shared memory; 0 or 1: one */
     int a_staged;        /* 1: A goes through a cp.async ring in shared memory (written
                             and read once more); 0: straight into registers */
+    int b_rows;          /* on the tensor cores: rows of A each value of B read from shared
+                            memory is multiplied with, a warp's tiles of 16 rows together
+                            (mma.sync spreads B's fragment over the warp: every value read
+                            once per warp and k step); 0: rows_per_thread's rule (CUDA cores) */
 };
 
 /* Bits of model_family_needs(): which struct model_params fields a family reads. */

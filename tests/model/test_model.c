@@ -443,6 +443,15 @@ static void test_c4_cost_tsm2(void **state)
     assert_true(v3.bytes_shared == 8.0 * (a_elems * 4 + b_elems));
     assert_true(v3r.bytes_shared == 8.0 * (a_elems * 4 / 4 + a_elems + b_elems + a_elems));
     assert_true(v3r.bytes_dram == v3.bytes_dram && v3r.bytes_dram_min == v3.bytes_dram_min);
+    /* On the tensor cores a warp reads each value of B once for its tiles of 16 rows
+     * (b_rows 16: one tile), whatever rows_per_thread says; A straight to registers */
+    struct model_cost v3t;
+    struct model_params pt = p;
+    pt.rows_per_thread = 4;
+    pt.b_rows = 16;
+    assert_int_equal(model_cost(MODEL_FAM_TSM2_V3, &s, &pt, &v3t), RK_OK);
+    assert_true(v3t.bytes_shared == 8.0 * (a_elems * 4 / 16 + b_elems));
+    assert_true(v3t.bytes_dram == v3.bytes_dram && v3t.flops_exec == v3.flops_exec);
     /* ISM2 opt. 2 reloads its partial sums of C when k spans several tiles of B */
     assert_true(i2.bytes_dram_min == compulsory + 8.0 * 20480 * 16);
     /* With t2 = n, A is read once: V3 moves no more A than V1 */
