@@ -49,6 +49,10 @@ static int list_kernels(struct rk_ctx *ctx, enum rk_format fmt)
         const struct kernels_kernel *k = kernels_get(i);
         char prec[16] = "";
         char params[256] = "";
+        /* the entry point's measurements are costed by the variant each ran */
+        const char *cost = kernels_costed_as_variant(k)
+                               ? "by variant"
+                               : model_family_name((enum model_kernel_family)k->cost_family);
         size_t used = 0;
         for (int p = 0; p < KERNELS_NPREC; p++)
             if (k->precisions & KERNELS_PREC_BIT(p))
@@ -73,16 +77,14 @@ static int list_kernels(struct rk_ctx *ctx, enum rk_format fmt)
             rk_table_str(t, k->family);
             rk_table_str(t, kernels_layout_name(k->layout));
             rk_table_str(t, prec);
-            rk_table_str(t, model_family_name((enum model_kernel_family)k->cost_family));
+            rk_table_str(t, cost);
             rk_table_str(t, params);
             rk_table_str(t, k->description);
             rk_table_str(t, k->seed);
             continue;
         }
         printf("%-16s %-12s %-13s %-9s %-13s %s\n", k->name, k->family,
-               kernels_layout_name(k->layout), prec,
-               model_family_name((enum model_kernel_family)k->cost_family),
-               params[0] ? params : "-");
+               kernels_layout_name(k->layout), prec, cost, params[0] ? params : "-");
         printf("%-16s   %s (%s)\n", "", k->description, k->seed);
     }
     return rk_table_done(t, rc);

@@ -86,6 +86,9 @@ struct kernels_kernel {
 int kernels_count(void);
 const struct kernels_kernel *kernels_get(int i);             /* NULL when out of range */
 const struct kernels_kernel *kernels_find(const char *name); /* exact name, or NULL */
+/* 1 for the entry point tsm2, whose measurements are costed by the variant they ran (their
+ * params' "variant"), not by the family it lists; else 0. */
+int kernels_costed_as_variant(const struct kernels_kernel *k);
 
 /*
  * kernels_match(pattern, name): pattern is a glob with * and ? ("tsm2_*" matches tsm2_v0..v3,

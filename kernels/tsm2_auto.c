@@ -83,6 +83,11 @@ static void from_variant(long code, const struct kernels_kernel *vk, const long 
     e[E_CB] = code == 2 && vp[KERN_TSM2_V3_CBLOCKS] > 1 ? vp[KERN_TSM2_V3_CBLOCKS] : 1;
 }
 
+int kernels_costed_as_variant(const struct kernels_kernel *k)
+{
+    return k && k->impl == (const void *)&kern_tsm2_auto;
+}
+
 const struct kernels_kernel *kern_tsm2_entry_variant(const struct kernels_kernel *k, const long *p,
                                                      long *vp)
 {

@@ -271,6 +271,21 @@ static void cost_extensions(void **state)
     assert_true(c4.bytes_shared == c1.bytes_shared - 16 * a * 3 / 4);
     assert_true(c04.bytes_shared == c0.bytes_shared); /* rpt only with the ring */
     assert_true(c0.bytes_dram == c4.bytes_dram && c0.bytes_dram_min == c4.bytes_dram_min);
+    /* The tensor cores (apipe = 4): a warp reads each value of B once for its rpt / 2 tiles of
+     * 16 rows, so B's shared loads are 1/16 (rpt 2) or 1/32 (rpt 4) of one per row: t2 = 16
+     * values for each element of A, once (rpt 2) or half a time (rpt 4) */
+    const long tc2[KERNELS_MAX_PARAMS] = {128, 16, 16, 1, 4, 2};
+    const long tc4[KERNELS_MAX_PARAMS] = {128, 16, 16, 1, 4, 4};
+    struct model_cost t2c, t4c;
+    assert_int_equal(kernels_cost(v3, KERNELS_FP64, &sh, tc2, &t2c), RK_OK);
+    assert_int_equal(kernels_cost(v3, KERNELS_FP64, &sh, tc4, &t4c), RK_OK);
+    const double a8 = 2 * a;                            /* fp64 */
+    const double b8 = 8.0 * (10240 / 128) * 10240 * 16; /* B into shared memory, a block each */
+    assert_true(t2c.bytes_shared == b8 + 16 * a8 / 16);
+    assert_true(t4c.bytes_shared == b8 + 16 * a8 / 32);
+    /* the entry point is costed by the variant it ran, the variants by their own family */
+    assert_true(kernels_costed_as_variant(kernels_find("tsm2")));
+    assert_false(kernels_costed_as_variant(v3) || kernels_costed_as_variant(o1));
     /* ISM2 opt. 1, B whole in shared memory (apipe = 2): no ring of A */
     const struct kernels_shape ish = {1000000, 16, 16};
     const long rows[KERNELS_MAX_PARAMS] = {128, 16, 8, 2, 2, 1};
