@@ -14,6 +14,7 @@
 #          precisions, against the copy ceiling of the same run: which default each should have;
 #          then the tensor cores walking row tiles on ISM2's shapes against the rows kernel and
 #          cuBLAS
+#   big    the entry point at the ends of its range of m, 10^8 and 10^4 rows, against cuBLAS
 # Full logs go to $OUT; a summary table is printed last.
 set -u
 D=${D:-build-kdev}
@@ -157,8 +158,19 @@ tc)
     echo "tc ism2 rc=$? ($((SECONDS - t0)) s)"
     grep -E "tsm2_v3|ism2|cublas|copy" "$OUT/tc.log" | tail -150
     ;;
+big)
+    # the ends of the entry point's range of m: 10^8 rows (A and C up to 26 GB each in fp64,
+    # the float64 reference beside them) and 10^4, against cuBLAS, every result verified
+    timeout 240 "$D/kbench" --kernel tsm2,cublas --sizes 100000000x8x8,100000000x32x4,100000000x1x1,100000000x17x3,100000000x24x1 \
+        --precision fp32,fp64 --reps 3 > "$OUT/big.log" 2>&1
+    echo "1e8 rc=$? ($((SECONDS - t0)) s)"
+    timeout 60 "$D/kbench" --kernel tsm2,cublas --sizes 10000x5x3,10000x32x64,10000x1x1,10000x17x65,10000x32x10000 \
+        --precision fp32,fp64 --reps 7 >> "$OUT/big.log" 2>&1
+    echo "1e4 rc=$? ($((SECONDS - t0)) s)"
+    grep -E "^(tsm2|cublas)|failures|skip" "$OUT/big.log" | cut -c1-160
+    ;;
 *)
-    echo "usage: device-check.sh test|tune|tune2|final|entry|tc" >&2
+    echo "usage: device-check.sh test|tune|tune2|final|entry|tc|big" >&2
     exit 2
     ;;
 esac
