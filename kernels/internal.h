@@ -127,6 +127,11 @@ static inline long kern_tsm2_tc_rpt(int prec)
 {
     return prec == KERNELS_FP64 ? 2 : 4;
 }
+/* Rows of A a warp multiplies on the tensor cores: rpt / 2 tiles of 16. */
+static inline long kern_tsm2_tc_warp_rows(long rpt)
+{
+    return 8 * rpt;
+}
 static inline int kern_tsm2_dmma(long apipe)
 {
     return apipe == 4;

@@ -335,8 +335,10 @@ void kernels_model_params(const struct kernels_kernel *k, int prec, const long *
             const int ia = kernels_param_index(k, "apipe"), ir = kernels_param_index(k, "rpt");
             mp->a_staged = ia >= 0 && kern_tsm2_ring(p[ia]);
             mp->rows_per_thread = ia >= 0 && ir >= 0 ? (int)kern_tsm2_rows(p[ia], p[ir]) : 1;
-            /* tensor cores: a warp owns rpt / 2 tiles of 16 rows (internal.h) */
-            mp->b_rows = ia >= 0 && ir >= 0 && kern_tsm2_dmma(p[ia]) ? 8 * (int)p[ir] : 0;
+            /* tensor cores: B's values serve the rows of a warp's tiles */
+            mp->b_rows = ia >= 0 && ir >= 0 && kern_tsm2_dmma(p[ia])
+                             ? (int)kern_tsm2_tc_warp_rows(p[ir])
+                             : 0;
         }
         break;
     case MODEL_FAM_NAIVE: /* block_size x block_size threads (seed000.cu): the issue counts'

@@ -572,7 +572,7 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
 long tile_rows(const long *p, enum variant v)
 {
     if (uses_dmma(v, p))
-        return p[P_T1] / 32 * 8 * p[P_RPT]; /* rpt / 2 tiles of 16 rows a warp */
+        return p[P_T1] / 32 * kern_tsm2_tc_warp_rows(p[P_RPT]);
     return p[P_T1] * rows_per_thread(v, p);
 }
 

@@ -264,6 +264,15 @@ __global__ void __launch_bounds__(256)
  * 8 (fp32) k of a fragment fall on distinct banks. */
 constexpr int KCP = KC + 4;
 
+/* d += a b on the tensor cores, fp64: a 16 x 4 fragment (a0, a1), b 4 x 8 (mma.sync m16n8k4). */
+__device__ __forceinline__ void mma_f64(double (&d)[4], double a0, double a1, double b)
+{
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
+                 "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a0), "d"(a1), "d"(b));
+}
+
 template <int NT, int WT>
 __global__ void __launch_bounds__(256)
     tsm2_dmma_kernel(const double *__restrict__ A, const double *__restrict__ B,
@@ -332,11 +341,7 @@ __global__ void __launch_bounds__(256)
                     const double b = bs[(c * 8 + g) * KCP + kk];
 #pragma unroll
                     for (int t = 0; t < WT; t++)
-                        asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
-                                     "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
-                                     : "+d"(acc[t][c][0]), "+d"(acc[t][c][1]), "+d"(acc[t][c][2]),
-                                       "+d"(acc[t][c][3])
-                                     : "d"(a[t][0]), "d"(a[t][1]), "d"(b));
+                        mma_f64(acc[t][c], a[t][0], a[t][1], b);
                 }
             }
         }
@@ -416,14 +421,8 @@ __global__ void __launch_bounds__(256)
                 load_step(ar[u], u); /* a round ahead, maybe in the next tile */
                 const int kk = 4 * (UK * r + u) + q;
 #pragma unroll
-                for (int c = 0; c < NT; c++) {
-                    const double b = Bs[(c * 8 + g) * KCP + kk];
-                    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
-                                 "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
-                                 : "+d"(acc[c][0]), "+d"(acc[c][1]), "+d"(acc[c][2]),
-                                   "+d"(acc[c][3])
-                                 : "d"(a0), "d"(a1), "d"(b));
-                }
+                for (int c = 0; c < NT; c++)
+                    mma_f64(acc[c], a0, a1, Bs[(c * 8 + g) * KCP + kk]);
             }
             advance();
         }
@@ -516,13 +515,8 @@ __global__ void __launch_bounds__(256)
             /* fragment rows g, g + 8 are tile rows 2g, 2g + 1: one 16-byte read */
             const double2 a = *reinterpret_cast<const double2 *>(at + kk * ROWS_LD + 2 * g);
 #pragma unroll
-            for (int c = 0; c < NT; c++) {
-                const double b = Bs[(c * 8 + g) * KCP + kk];
-                asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
-                             "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
-                             : "+d"(acc[c][0]), "+d"(acc[c][1]), "+d"(acc[c][2]), "+d"(acc[c][3])
-                             : "d"(a.x), "d"(a.y), "d"(b));
-            }
+            for (int c = 0; c < NT; c++)
+                mma_f64(acc[c], a.x, a.y, Bs[(c * 8 + g) * KCP + kk]);
         }
         __syncwarp(); /* every lane has read the slot before it is filled again */
         store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
@@ -570,6 +564,29 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], 
                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* d += a b in 3xTF32 from the parts of a (ahi, alo) and of b's two values (b0h, b1h; b0l, b1l):
+ * the small terms first. */
+__device__ __forceinline__ void mma_tf32x3(float (&d)[4], const unsigned (&ahi)[4],
+                                           const unsigned (&alo)[4], unsigned b0h, unsigned b1h,
+                                           unsigned b0l, unsigned b1l)
+{
+    mma_tf32(d, alo, b0h, b1h);
+    mma_tf32(d, ahi, b0l, b1l);
+    mma_tf32(d, ahi, b0h, b1h);
+}
+
+/* Tile t's A fragment from a thread's loads d (columns q and q + 4 of rows RW g ..): rows 2t and
+ * 2t + 1 of them, split into their TF32 parts. */
+template <int RW>
+__device__ __forceinline__ void split_fragment(const float (&d)[2][RW], int t, unsigned (&hi)[4],
+                                               unsigned (&lo)[4])
+{
+    split_tf32(d[0][2 * t], hi[0], lo[0]);
+    split_tf32(d[0][2 * t + 1], hi[1], lo[1]);
+    split_tf32(d[1][2 * t], hi[2], lo[2]);
+    split_tf32(d[1][2 * t + 1], hi[3], lo[3]);
 }
 
 template <int NT, int TT>
@@ -635,12 +652,8 @@ __global__ void __launch_bounds__(256)
                 /* fragments: a0 (g, q), a1 (g + 8, q), a2 (g, q + 4), a3 (g + 8, q + 4) */
                 unsigned ahi[TT][4], alo[TT][4];
 #pragma unroll
-                for (int t = 0; t < TT; t++) {
-                    split_tf32(ar[u][0][2 * t], ahi[t][0], alo[t][0]);
-                    split_tf32(ar[u][0][2 * t + 1], ahi[t][1], alo[t][1]);
-                    split_tf32(ar[u][1][2 * t], ahi[t][2], alo[t][2]);
-                    split_tf32(ar[u][1][2 * t + 1], ahi[t][3], alo[t][3]);
-                }
+                for (int t = 0; t < TT; t++)
+                    split_fragment(ar[u], t, ahi[t], alo[t]);
                 load_step(ar[u]);
                 const int kk = k0 + 8 * u + q;
 #pragma unroll
@@ -649,11 +662,8 @@ __global__ void __launch_bounds__(256)
                     split_tf32(bs[(c * 8 + g) * KCP + kk], b0h, b0l);
                     split_tf32(bs[(c * 8 + g) * KCP + kk + 4], b1h, b1l);
 #pragma unroll
-                    for (int t = 0; t < TT; t++) { /* the small terms first */
-                        mma_tf32(part[t][c], alo[t], b0h, b1h);
-                        mma_tf32(part[t][c], ahi[t], b0l, b1l);
-                        mma_tf32(part[t][c], ahi[t], b0h, b1h);
-                    }
+                    for (int t = 0; t < TT; t++)
+                        mma_tf32x3(part[t][c], ahi[t], alo[t], b0h, b1h, b0l, b1l);
                 }
             }
         }
@@ -746,19 +756,13 @@ __global__ void __launch_bounds__(256)
             for (int u = 0; u < UK; u++) {
                 /* fragments: a0 (g, q), a1 (g + 8, q), a2 (g, q + 4), a3 (g + 8, q + 4) */
                 unsigned ahi[4], alo[4];
-                split_tf32(ar[u][0][0], ahi[0], alo[0]);
-                split_tf32(ar[u][0][1], ahi[1], alo[1]);
-                split_tf32(ar[u][1][0], ahi[2], alo[2]);
-                split_tf32(ar[u][1][1], ahi[3], alo[3]);
+                split_fragment(ar[u], 0, ahi, alo);
                 load_step(ar[u], u); /* a round ahead, maybe in the next tile */
                 const int kk = 8 * (UK * r + u) + q;
 #pragma unroll
                 for (int c = 0; c < NT; c++) {
                     const int i0 = (c * 8 + g) * KCP + kk;
-                    const unsigned b0h = Bh[i0], b0l = Bl[i0], b1h = Bh[i0 + 4], b1l = Bl[i0 + 4];
-                    mma_tf32(acc[c], alo, b0h, b1h); /* the small terms first */
-                    mma_tf32(acc[c], ahi, b0l, b1l);
-                    mma_tf32(acc[c], ahi, b0h, b1h);
+                    mma_tf32x3(acc[c], ahi, alo, Bh[i0], Bh[i0 + 4], Bl[i0], Bl[i0 + 4]);
                 }
             }
             advance();
