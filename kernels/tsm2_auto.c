@@ -249,13 +249,21 @@ static int stream_pick(int prec, long m, long n, long *apipe, long *t1)
  * t1 256: where an H100 measured them ahead of opt. 1's FMAs on 10^5-10^7 rows
  * (docs/perf-log.md, "ISM2 on the tensor cores"). fp64 above k = 16 with 16 columns or more
  * (the grid's k = 24, 32: 0.94-1.07 of cuBLAS against opt. 1's 0.76-1.04; opt. 1 stays ahead
- * at k <= 16, 1.02-1.23); fp32 above k = 16 with more than 24 columns (0.91-1.00 against
- * 0.80-0.98), where 3xTF32's three products still leave the kernel memory-bound; with fewer
- * columns opt. 1 is ahead.
+ * at k <= 16, 1.02-1.23); fp32 above k = 16 with more than 24 columns (0.91-1.04 against
+ * 0.80-0.98), where 3xTF32's three products still leave the kernel memory-bound, and with 17-24
+ * columns below ISM2_TC_FP32_ROWS rows (10^5 x 24 x 32 1.07 against 0.95, 10^6 1.14 against
+ * 1.06; at 10^7 opt. 1 was ahead, 1.11 against 1.00, and between the two no shape was
+ * measured); with 16 columns or fewer opt. 1 is ahead.
  */
-static int ism2_tensor_first(int prec, long n, long k)
+#define ISM2_TC_FP32_ROWS 4000000L
+
+static int ism2_tensor_first(int prec, long m, long n, long k)
 {
-    return k > 16 && (prec == KERNELS_FP64 ? n >= 16 : n > 24);
+    if (k <= 16)
+        return 0;
+    if (prec == KERNELS_FP64)
+        return n >= 16;
+    return n > 24 || (n > 16 && m < ISM2_TC_FP32_ROWS);
 }
 
 /* The cp.async ring's candidates (V3 with apipe 0 or 1), in the order the sweeps ranked them. */
@@ -320,7 +328,7 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         /* ISM2: opt. 1 with B whole in shared memory, a row's k in groups of 4 (k <= 4) or of
          * the power of two covering it up to 16; tcf chosen (2), 1, 4 */
         const long t3 = k <= 4 ? 4 : kernels_tsm2_cols(k);
-        if (ism2_tensor_first(prec, n, k))
+        if (ism2_tensor_first(prec, shape->m, n, k))
             add(w, &nw, 2, 256, n, KERN_TSM2_STREAM_T3, 1, 4, 2, 0);
         if (n > 16 && n <= 32) /* a row's columns in one pass: groups of 4 up to k = 4, else 8
                                   (the sweeps' best but at fp32 1e7 x 32 x 32, 16 by 0.2 %;
