@@ -159,6 +159,23 @@ size_t kern_tsm2_tc_rows_smem(int prec, long t2, long k, long threads, int ring)
  * and opt. 2; NULL when not instantiated. Arguments (A, B, C, m, n, k). */
 const void *kern_ism2_rows_kernel(int prec, long t2, long t3);
 const void *kern_ism2_opt2_kernel(int prec, long t2, long t3);
+/* ISM2 opt. 1 with rows in vectors (apipe 3, ism2.cu ism2_vec_kernel): k <= KERN_ISM2_VEC_MAXK,
+ * t3 the power of two covering k (the K the kernel is instantiated for), t2 = n (every column in
+ * one pass), rpt the rows of a vector (kern_ism2_vec_rows), tcf the vectors a thread walks;
+ * NULL for a t3 not instantiated. */
+#define KERN_ISM2_VEC_MAXK 8
+static inline long kern_ism2_vec_rows(int prec)
+{
+    return prec == KERNELS_FP64 ? 2 : 4;
+}
+/* The vectors of rows a thread has in flight at once: 128 bytes of A. */
+static inline long kern_ism2_vec_inflight(long t3)
+{
+    return t3 >= 8 ? 1 : 8 / (t3 < 1 ? 1 : t3);
+}
+const void *kern_ism2_vec_kernel(int prec, long t3);
+/* Rows of A a thread owns: rpt through the ring (apipe 1), V3's stream and ISM2 opt. 1's vectors
+ * (both apipe 3), else one. */
 static inline long kern_tsm2_rows(long apipe, long rpt)
 {
     return (kern_tsm2_ring(apipe) || kern_tsm2_stream(apipe)) && rpt > 1 ? rpt : 1;

@@ -98,6 +98,89 @@ __global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ 
     }
 }
 
+/* ---- ISM2 opt. 1 with rows in vectors (apipe = 3) ------------------------ */
+
+/*
+ * H100 extension of Alg. 6 for k <= KERN_ISM2_VEC_MAXK, where a row of A is a few bytes: the
+ * rows kernel above keeps one group of one row (4-8 bytes) in flight a thread, and a warp's
+ * loads of a column are 128 bytes, so at k = 1-2 the DRAM sees too few bytes in flight to
+ * stream (Little's law; fp32 10^7 x 1 x 1 ran at 0.53 of the copy ceiling). Here a thread owns
+ * vectors of V = 16 / sizeof(T) consecutive rows (a float4 or double2 of each column of A),
+ * U of them at once with all their K columns: U K 16 = 128 bytes in flight a thread, loaded
+ * together (evict-first: A is read once). B sits in shared memory, K x n, zero past k (B is
+ * at most KERN_ISM2_VEC_MAXK x 32), read as a broadcast; for each column of C the thread sums
+ * K products a row and stores a vector of V rows (streaming: C is written once). The
+ * vectors of a thread are v, v + S, ... (S the threads of the grid): a warp's loads and
+ * stores of one column are 512 contiguous bytes. Where m is not a multiple of V a column
+ * of A is not 16-byte aligned: the same loop then loads and stores element by element.
+ */
+template <typename T, int K>
+__global__ void __launch_bounds__(256)
+    ism2_vec_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
+                    long n, long k)
+{
+    constexpr int V = 16 / (int)sizeof(T);
+    constexpr int U = K >= 8 ? 1 : 8 / K; /* kern_ism2_vec_inflight */
+    typedef typename vec<T, V>::type VT;
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    T *Bs = reinterpret_cast<T *>(kern_smem);
+    for (long i = threadIdx.x; i < K * n; i += blockDim.x) {
+        const int l = (int)(i % K);
+        Bs[i] = l < k ? B[l + i / K * k] : T(0);
+    }
+    __syncthreads();
+
+    const bool whole = m % V == 0; /* every column of A and C 16-byte aligned */
+    const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
+#pragma unroll 1
+    for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; v0 < nv; v0 += U * stride) {
+        T a[U][K][V];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const long row = (v0 + u * stride) * V;
+#pragma unroll
+            for (int l = 0; l < K; l++) {
+                const T *pa = A + row + l * m;
+                if (l < k && row < m && whole) {
+                    unpack(a[u][l], __ldcs(reinterpret_cast<const VT *>(pa)));
+                } else {
+#pragma unroll
+                    for (int x = 0; x < V; x++)
+                        a[u][l][x] = l < k && row + x < m ? __ldcs(pa + x) : T(0);
+                }
+            }
+        }
+#pragma unroll 1
+        for (long j = 0; j < n; j++) {
+            T b[K];
+            lds_n<T, K>(b, Bs + j * K);
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const long row = (v0 + u * stride) * V;
+                if (row >= m)
+                    continue;
+                T c[V];
+#pragma unroll
+                for (int x = 0; x < V; x++) {
+                    c[x] = a[u][0][x] * b[0];
+#pragma unroll
+                    for (int l = 1; l < K; l++)
+                        c[x] = fma(a[u][l][x], b[l], c[x]);
+                }
+                T *pc = C + row + j * m;
+                if (whole) {
+                    __stcs(reinterpret_cast<VT *>(pc), pack(c));
+                } else {
+#pragma unroll
+                    for (int x = 0; x < V; x++)
+                        if (row + x < m)
+                            pc[x] = c[x];
+                }
+            }
+        }
+    }
+}
+
 /* ---- ISM2 optimisation 2 ------------------------------------------------ */
 
 /*
@@ -209,6 +292,20 @@ extern "C" const void *kern_ism2_rows_kernel(int prec, long t2, long t3)
 {
     return prec == KERNELS_FP64 ? (const void *)pick_rows<double>(t2, t3)
                                 : (const void *)pick_rows<float>(t2, t3);
+}
+
+extern "C" const void *kern_ism2_vec_kernel(int prec, long t3)
+{
+    const int i = ilog2_pow2(t3);
+    if (i < 0 || t3 > KERN_ISM2_VEC_MAXK)
+        return nullptr;
+    static const void *const f32[] = {
+        (const void *)ism2_vec_kernel<float, 1>, (const void *)ism2_vec_kernel<float, 2>,
+        (const void *)ism2_vec_kernel<float, 4>, (const void *)ism2_vec_kernel<float, 8>};
+    static const void *const f64[] = {
+        (const void *)ism2_vec_kernel<double, 1>, (const void *)ism2_vec_kernel<double, 2>,
+        (const void *)ism2_vec_kernel<double, 4>, (const void *)ism2_vec_kernel<double, 8>};
+    return prec == KERNELS_FP64 ? f64[i] : f32[i];
 }
 
 extern "C" const void *kern_ism2_opt2_kernel(int prec, long t2, long t3)

@@ -47,14 +47,17 @@
      "3xTF32) "                                                                                  \
      "(H100 extensions; 2 is ISM2's)"}
 #define P_APIPE_ISM2                                                                               \
-    {"apipe", 2, 0, 2, 0,                                                                          \
+    {"apipe", 2, 0, 3, 0,                                                                          \
      "2: B whole in shared memory once per block, the next group of A in registers (H100 "      \
-     "extension; 1 when B does not fit); 1: cp.async ring as in TSM2 V3; 0: registers, Alg. 4"}
+     "extension; 1 when B does not fit); 3: k <= 8, rows in 16-byte vectors, 128 bytes of A a "  \
+     "thread in flight, every column in one pass (H100 extension); 1: cp.async ring as in TSM2 " \
+     "V3; 0: registers, Alg. 4"}
 #define P_RPT                                                                                      \
     {"rpt", 0, 0, 4, AUTO,                                                                         \
      "rows per thread with apipe = 1 (1, 2 or 4; 0: TSM2 4 for fp32 at n > 8, else 2; ISM2 1; " \
      "apipe = 3 sets it by precision and n; apipe = 4: 2 or 4, one or two tiles of 16 rows a "   \
-     "warp, 0: fp64 2, fp32 4); 1 is the paper's"}
+     "warp, 0: fp64 2, fp32 4; ISM2 with apipe = 3: a 16-byte vector's rows, fp32 4, fp64 2); "  \
+     "1 is the paper's"}
 #define P_T3(def) {"t3", def, 1, 16, POW2, "tile_size_A: elements of A loaded at a time (1..16)"}
 
 static const struct kernels_kernel registry[] = {
@@ -137,10 +140,10 @@ static const struct kernels_kernel registry[] = {
      {P_T1, P_T2R,
       {"t3", 0, 0, 16, AUTO | POW2,
        "tile_size_A: elements of A loaded at a time (0: 8, 4 at k <= 4; with apipe 1: 4, 8 or "
-       "16 >= k, 8 for fp64 at k > 8)"},
+       "16 >= k, 8 for fp64 at k > 8; with apipe 3 the power of two >= k)"},
       {"tcf", 0, 0, 1000000, AUTO,
-       "thread count factor: m/tcf threads (0: 2 with apipe 2, 1 for m < 2 x t1 x SMs; "
-       "apipe 0-1: one full wave, at most 16)"},
+       "thread count factor: m/tcf threads (apipe 3: m/(rpt tcf)); 0: 2 with apipe 2, 1 for "
+       "m < 2 x t1 x SMs; otherwise one full wave, at most 16)"},
       P_APIPE_ISM2, P_RPT},
      "004 §5.2 Alg. 6", "ISM2 optimisation 1: TSM2 V3 with m/tcf threads looping over rows",
      &kern_ism2_opt1},
@@ -421,6 +424,12 @@ double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
         ia = kernels_param_index(k, "apipe");
         if (k->cost_family == MODEL_FAM_TSM2_V3 && ia >= 0 && kern_tsm2_streams_a(params[ia]))
             return 128.0; /* tsm2_stream.cu's ring of loads in registers */
+        if (k->cost_family == MODEL_FAM_ISM2 && ia >= 0 && params[ia] == 3) {
+            /* ism2.cu's rows in vectors: U vectors of t3 columns (16 bytes each) at once, no
+             * more than the tcf vectors a thread walks */
+            const double u = (double)kern_ism2_vec_inflight(mp.t3);
+            return (mp.tcf > 0 && mp.tcf < u ? mp.tcf : u) * mp.t3 * 16.0;
+        }
         if (!mp.a_staged || mp.t1 < 1 || grid[0] < 1)
             return t3 * e;
         tiles = ceil(ceil((double)shape->m / ((double)mp.t1 * mp.rows_per_thread)) / grid[0]);

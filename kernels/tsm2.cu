@@ -11,7 +11,8 @@
  *             m/tcf (the same kernel as V3 with a smaller grid).
  *   ism2_opt2 Alg. 7: the B tile is loaded once and the threads sweep all rows,
  *             loading, updating and storing C, with C and A prefetched.
- * The kernels of ISM2 opt. 1 with B whole (apipe 2) and of opt. 2 are in ism2.cu, the FMA and
+ * The kernels of ISM2 opt. 1 with B whole (apipe 2) and with rows in vectors (apipe 3) and of
+ * opt. 2 are in ism2.cu, the FMA and
  * tensor-core stream kernels of V3 (apipe 3, 4) in tsm2_stream.cu, the device helpers they
  * share with this file in tsm2_common.cuh; this file resolves and launches all of them.
  *
@@ -505,7 +506,13 @@ bool uses_rows(enum variant v, const long *p)
     return v == OPT1 && p[P_APIPE] == 2;
 }
 
-/* Rows of A per thread: rpt with the ring, else one. */
+/* ISM2 opt. 1 with rows in vectors (apipe = 3): ism2.cu's ism2_vec_kernel. */
+bool uses_vec(enum variant v, const long *p)
+{
+    return v == OPT1 && p[P_APIPE] == 3;
+}
+
+/* Rows of A per thread: rpt with the ring, the stream or ISM2's vectors, else one. */
 long rows_per_thread(enum variant v, const long *p)
 {
     return v == V3 || v == OPT1 ? kern_tsm2_rows(p[P_APIPE], p[P_RPT]) : 1;
@@ -549,6 +556,10 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     if (uses_rows(v, p)) {
         *smem = rows_smem(a, p);
         return kern_ism2_rows_kernel(a->prec, t2, t3);
+    }
+    if (uses_vec(v, p)) { /* B whole, t3 x n */
+        *smem = (size_t)t3 * (size_t)(a->n > 0 ? a->n : 1) * e;
+        return kern_ism2_vec_kernel(a->prec, t3);
     }
     *smem = (size_t)t1 * (size_t)t2 * e + (async ? (size_t)ASTAGES * t3 * t1 * rpt * e : 0);
     if (a->prec == KERNELS_FP64) {
@@ -655,6 +666,36 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         if (p[P_T1] == 0)
             p[P_T1] = 128;
     }
+    if (uses_vec(v, p)) {
+        /* every column in one pass, K = t3 the power of two covering k, rows in vectors */
+        const long vr = kern_ism2_vec_rows(a->prec);
+        if (a->m > 0 && a->k > KERN_ISM2_VEC_MAXK)
+            return kern_why(why, len, "apipe = 3 (rows in vectors) needs k <= %d, not %ld",
+                            KERN_ISM2_VEC_MAXK, a->k);
+        if (p[P_T3] != 0 && (ilog2_pow2(p[P_T3]) < 0 || p[P_T3] > KERN_ISM2_VEC_MAXK ||
+                             (a->m > 0 && p[P_T3] < a->k)))
+            return kern_why(why, len,
+                            "t3 with apipe = 3 is a power of two from k to %d (all of a row at "
+                            "once), not %ld",
+                            KERN_ISM2_VEC_MAXK, p[P_T3]);
+        if (p[P_RPT] != 0 && p[P_RPT] != vr)
+            return kern_why(why, len,
+                            "rpt is %ld with apipe = 3 in this precision (a 16-byte "
+                            "vector of rows), not %ld",
+                            vr, p[P_RPT]);
+        if (a->m > 0 && p[P_T2] != 0 && p[P_T2] != a->n)
+            return kern_why(why, len,
+                            "t2 is n (%ld) with apipe = 3: every column in one pass, "
+                            "not %ld",
+                            a->n, p[P_T2]);
+        if (a->m > 0 && p[P_T2] == 0)
+            p[P_T2] = a->n;
+        if (a->m > 0 && p[P_T3] == 0)
+            p[P_T3] = kernels_tsm2_cols(a->k);
+        p[P_RPT] = vr;
+        if (p[P_T1] == 0)
+            p[P_T1] = 256;
+    }
     const bool xcols = kern_tsm2_xcols_config(a->prec, p[P_T2], &xt3, &xrpt);
     if (xcols && uses_ring(v, p)) { /* an extra column tile: its own t3 and rpt */
         if (p[P_T3] == 0)
@@ -679,16 +720,17 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             p[P_T3] = a->k <= 4 ? 4 : a->k <= 8 ? 8 : a->prec == KERNELS_FP64 ? 8 : 16;
     }
     if (v == V3 || v == OPT1) {
-        if (!uses_rows(v, p) && !uses_stream(v, p) && p[P_APIPE] != 0 && p[P_APIPE] != 1)
+        if (!uses_rows(v, p) && !uses_stream(v, p) && !uses_vec(v, p) && p[P_APIPE] != 0 &&
+            p[P_APIPE] != 1)
             return kern_why(why, len,
-                            v == OPT1 ? "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring) or "
-                                        "2 (B whole in shared memory)"
+                            v == OPT1 ? "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring), "
+                                        "2 (B whole in shared memory) or 3 (rows in vectors)"
                                       : "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring), "
                                         "3 (A streamed to registers, every column at once) or 4 "
                                         "(the same on tensor cores: fp64 DMMA, fp32 3xTF32)");
         if (p[P_RPT] != 0 && p[P_RPT] != 1 && p[P_RPT] != 2 && p[P_RPT] != 4)
             return kern_why(why, len, "rpt must be 1, 2 or 4, not %ld", p[P_RPT]);
-        if (p[P_RPT] > 1 && !kern_tsm2_ring(p[P_APIPE]) && !uses_stream(v, p))
+        if (p[P_RPT] > 1 && !kern_tsm2_ring(p[P_APIPE]) && !uses_stream(v, p) && !uses_vec(v, p))
             /* rows per thread: the ring and the stream only */
             return kern_why(why, len, "rpt = %ld needs apipe = 1", p[P_RPT]);
         if (v == V3 && p[P_CB] > 1 && !kern_tsm2_ring(p[P_APIPE]))
@@ -705,7 +747,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     const bool wide_rows = (p[P_T2] == 24 || p[P_T2] == 32) && uses_rows(v, p);
     if (wide_rows && p[P_T3] != 0 && p[P_T3] != 4 && p[P_T3] != 8 && p[P_T3] != 16)
         return kern_why(why, len, "t2 = %ld with apipe = 2 needs t3 = 4, 8 or 16", p[P_T2]);
-    if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0 && !wide_rows && !uses_stream(v, p)) {
+    if (p[P_T2] != 0 && ilog2_pow2(p[P_T2]) < 0 && !wide_rows && !uses_stream(v, p) &&
+        !uses_vec(v, p)) {
         if (!xcols || !uses_ring(v, p))
             return kern_why(why, len,
                             "t2 must be 1, 2, 4, 8 or 16, not %ld (the other column tiles "
@@ -877,7 +920,7 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         if (uses_stream(v, a->p))
             ((async_fn<double>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k,
                                                                     kchunk, (double *)ws, 1);
-        else if (v == OPT2 || rows) /* ism2.cu's kernels */
+        else if (v == OPT2 || rows || uses_vec(v, a->p)) /* ism2.cu's kernels */
             ((ism2_fn<double>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<double>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
@@ -894,7 +937,7 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         if (uses_stream(v, a->p))
             ((async_fn<float>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k,
                                                                    kchunk, (float *)ws, 1);
-        else if (v == OPT2 || rows) /* ism2.cu's kernels */
+        else if (v == OPT2 || rows || uses_vec(v, a->p)) /* ism2.cu's kernels */
             ((ism2_fn<float>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<float>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(

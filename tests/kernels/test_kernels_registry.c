@@ -294,6 +294,22 @@ static void cost_extensions(void **state)
     assert_int_equal(kernels_cost(o1, KERNELS_FP32, &ish, rows, &r2), RK_OK);
     assert_int_equal(kernels_cost(o1, KERNELS_FP32, &ish, iring, &r1), RK_OK);
     assert_true(r1.bytes_shared == r2.bytes_shared + 2 * 1000000.0 * 16 * 4);
+    /* ISM2 opt. 1 with rows in vectors (apipe = 3): A read once (t2 = n), rows of 16-byte
+     * vectors shared B's loads (rpt 4 in fp32), 128 bytes in flight a thread (8 / t3 vectors of
+     * t3 columns), fewer where a thread walks fewer vectors (tcf) */
+    const struct kernels_shape vsh = {10000000, 3, 2};
+    const long vec[KERNELS_MAX_PARAMS] = {256, 3, 2, 10, 3, 4};
+    const long vec1[KERNELS_MAX_PARAMS] = {256, 3, 2, 1, 3, 4};
+    const int grid[3] = {1000, 1, 1};
+    struct model_cost vc;
+    struct model_params vp;
+    assert_int_equal(kernels_cost(o1, KERNELS_FP32, &vsh, vec, &vc), RK_OK);
+    assert_true(vc.bytes_dram_min == (1e7 * 2 + 2 * 3 + 1e7 * 3) * 4);
+    kernels_model_params(o1, KERNELS_FP32, vec, &vp);
+    assert_int_equal(vp.rows_per_thread, 4);
+    assert_int_equal(vp.a_staged, 0);
+    assert_true(kernels_bytes_in_flight(o1, KERNELS_FP32, &vsh, vec, grid) == 128.0);
+    assert_true(kernels_bytes_in_flight(o1, KERNELS_FP32, &vsh, vec1, grid) == 32.0);
 }
 
 static void model_facts(void **state)
