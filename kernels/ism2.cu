@@ -110,9 +110,11 @@ __global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ 
  * together (evict-first: A is read once). B sits in shared memory, K x n, zero past k (B is
  * at most KERN_ISM2_VEC_MAXK x 32), read as a broadcast; for each column of C the thread sums
  * K products a row and stores a vector of V rows (streaming: C is written once). The
- * vectors of a thread are v, v + S, ... (S the threads of the grid): a warp's loads and
+ * vectors of a thread are v, v + S, ... (S the threads of gridDim.x): a warp's loads and
  * stores of one column are 512 contiguous bytes. Where m is not a multiple of V a column
  * of A is not 16-byte aligned: the same loop then loads and stores element by element.
+ * gridDim.y slices the columns of C (t2 a slice, tsm2.cu), for rows too few to keep every SM
+ * busy with one slice: a block then reads its rows of A (again, from the L2) for its slice.
  */
 template <typename T, int K>
 __global__ void __launch_bounds__(256)
@@ -132,6 +134,8 @@ __global__ void __launch_bounds__(256)
 
     const bool whole = m % V == 0; /* every column of A and C 16-byte aligned */
     const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
+    const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
+    const long j1 = j0 + cs < n ? j0 + cs : n;
 #pragma unroll 1
     for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; v0 < nv; v0 += U * stride) {
         T a[U][K][V];
@@ -151,7 +155,7 @@ __global__ void __launch_bounds__(256)
             }
         }
 #pragma unroll 1
-        for (long j = 0; j < n; j++) {
+        for (long j = j0; j < j1; j++) {
             T b[K];
             lds_n<T, K>(b, Bs + j * K);
 #pragma unroll

@@ -132,7 +132,7 @@ static int price(const struct kern_args *a0, const struct model_gpu *g, long cod
     const int ia = kernels_param_index(vk, "apipe"), ir = kernels_param_index(vk, "rpt");
     const long apipe = ia >= 0 ? p[ia] : 0;
     const int ring = ia >= 0 && kern_tsm2_ring(apipe);
-    const int rows_kernel = code == 3 && apipe == 2;
+    const int rows_kernel = code == 3 && apipe == 2, vec = code == 3 && apipe == 3;
     const double rpt = ia >= 0 && ir >= 0 ? (double)kern_tsm2_rows(apipe, p[ir]) : 1.0;
     const double t1 = (double)p[0], t2 = (double)p[1], t3 = (double)p[2], split = (double)p[3];
     double gx, gy;
@@ -141,9 +141,9 @@ static int price(const struct kern_args *a0, const struct model_gpu *g, long cod
     if (code <= 2) { /* V2, V3: a row tile per block (ncb side by side), k split across y */
         gx = ceil(m / (t1 * rpt)) * ncb;
         gy = split;
-    } else { /* ISM2: tcf row tiles per block */
+    } else { /* ISM2: tcf row tiles per block; the vector kernel's slices of columns across y */
         gx = ceil(m / (t1 * rpt * split));
-        gy = 1;
+        gy = vec ? ceil(n / t2) : 1;
     }
     grid[0] = (int)gx;
     grid[1] = (int)gy;
@@ -154,10 +154,11 @@ static int price(const struct kern_args *a0, const struct model_gpu *g, long cod
         return RK_EUSAGE;
     c->passes = ceil(n / t2);
     /* A once per pass of t2 columns (the rows kernel re-reads a row's k <= 64 elements from L1
-     * in its next pass; column blocks side by side share their reads through the L2), B, C
-     * written, split-k's partial sums written and read. */
-    in.bytes_dram = (rows_kernel ? 1.0 : ceil(c->passes / ncb)) * m * k * e + k * n * e +
-                    m * n * e + (gy > 1 ? 2.0 * gy * m * n * e : 0.0);
+     * in its next pass; column blocks, and the vector kernel's slices of columns, side by side
+     * share their reads through the L2), B, C written, split-k's partial sums written and
+     * read. */
+    in.bytes_dram = (rows_kernel || vec ? 1.0 : ceil(c->passes / ncb)) * m * k * e + k * n * e +
+                    m * n * e + (code <= 2 && gy > 1 ? 2.0 * gy * m * n * e : 0.0);
     in.blocks = blocks;
     in.resident = resident;
     in.bif_block = t1 * bif;
@@ -266,6 +267,27 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
     return n > 24 || (n > 16 && m < ISM2_TC_FP32_ROWS);
 }
 
+/*
+ * Where ISM2's shapes go first to opt. 1 with rows in vectors (apipe 3, k <= 8: ism2.cu
+ * ism2_vec_kernel, 128 bytes of A in flight a thread): where an H100 measured it ahead of the
+ * rows kernel (apipe 2; docs/perf-log.md, "ISM2 with rows in vectors"). Below ISM2_VEC_ROWS
+ * rows every k <= 8 (10^6 rows: fp32 0.53-0.98 of the copy ceiling -> 0.64-1.02, fp64 up to
+ * 1.12x faster at k = 1-2; 10^5 rows within 0.3 us of it or ahead, up to 1.17x at n >= 6).
+ * At 10^7 rows only where a row is short: fp32 k <= 3 (1 x 1: 50 -> 27 us), fp64 k = 1 or
+ * n k <= 4 (1 x 1: 63 -> 56 us); with longer rows the rows kernel was 1-8 % faster there.
+ * Between 10^6 and 10^7 rows no shape was measured.
+ */
+#define ISM2_VEC_ROWS 4000000L
+
+static int ism2_vec_first(int prec, long m, long n, long k)
+{
+    if (k > KERN_ISM2_VEC_MAXK)
+        return 0;
+    if (m < ISM2_VEC_ROWS)
+        return 1;
+    return prec == KERNELS_FP32 ? k <= 3 : k == 1 || n * k <= 4;
+}
+
 /* The cp.async ring's candidates (V3 with apipe 0 or 1), in the order the sweeps ranked them. */
 static void ring_candidates(struct want *w, int *nw, int prec, long n, long c2, long x)
 {
@@ -330,6 +352,8 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         const long t3 = k <= 4 ? 4 : kernels_tsm2_cols(k);
         if (ism2_tensor_first(prec, shape->m, n, k))
             add(w, &nw, 2, 256, n, KERN_TSM2_STREAM_T3, 1, 4, 2, 0);
+        if (ism2_vec_first(prec, shape->m, n, k)) /* t1 128, t2 (slices), t3, tcf chosen */
+            add(w, &nw, 3, 128, 0, 0, 0, 3, 0, 0);
         if (n > 16 && n <= 32) /* a row's columns in one pass: groups of 4 up to k = 4, else 8
                                   (the sweeps' best but at fp32 1e7 x 32 x 32, 16 by 0.2 %;
                                   16 cost up to 1.26 at fp32 k = 24) */
