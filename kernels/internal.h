@@ -163,12 +163,12 @@ const void *kern_ism2_opt2_kernel(int prec, long t2, long t3);
  * t3 the power of two covering k (the K the kernel is instantiated for), t2 = n (every column in
  * one pass), rpt the rows of a vector (kern_ism2_vec_rows), tcf the vectors a thread walks;
  * NULL for a t3 not instantiated. */
-#define KERN_ISM2_VEC_MAXK 8
+#define KERN_ISM2_VEC_MAXK 16
 static inline long kern_ism2_vec_rows(int prec)
 {
     return prec == KERNELS_FP64 ? 2 : 4;
 }
-/* The vectors of rows a thread has in flight at once: 128 bytes of A. */
+/* The vectors of rows a thread has in flight at once: 128 bytes of A (256 at t3 = 16). */
 static inline long kern_ism2_vec_inflight(long t3)
 {
     return t3 >= 8 ? 1 : 8 / (t3 < 1 ? 1 : t3);

@@ -106,7 +106,8 @@ __global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ 
  * loads of a column are 128 bytes, so at k = 1-2 the DRAM sees too few bytes in flight to
  * stream (Little's law; fp32 10^7 x 1 x 1 ran at 0.53 of the copy ceiling). Here a thread owns
  * vectors of V = 16 / sizeof(T) consecutive rows (a float4 or double2 of each column of A),
- * U of them at once with all their K columns: U K 16 = 128 bytes in flight a thread, loaded
+ * U of them at once with all their K columns: U K 16 = 128 bytes in flight a thread (256 at
+ * K = 16: one vector), loaded
  * together (evict-first: A is read once). B sits in shared memory, K x n, zero past k (B is
  * at most KERN_ISM2_VEC_MAXK x 32), read as a broadcast; for each column of C the thread sums
  * K products a row and stores a vector of V rows (streaming: C is written once). The
@@ -305,10 +306,12 @@ extern "C" const void *kern_ism2_vec_kernel(int prec, long t3)
         return nullptr;
     static const void *const f32[] = {
         (const void *)ism2_vec_kernel<float, 1>, (const void *)ism2_vec_kernel<float, 2>,
-        (const void *)ism2_vec_kernel<float, 4>, (const void *)ism2_vec_kernel<float, 8>};
+        (const void *)ism2_vec_kernel<float, 4>, (const void *)ism2_vec_kernel<float, 8>,
+        (const void *)ism2_vec_kernel<float, 16>};
     static const void *const f64[] = {
         (const void *)ism2_vec_kernel<double, 1>, (const void *)ism2_vec_kernel<double, 2>,
-        (const void *)ism2_vec_kernel<double, 4>, (const void *)ism2_vec_kernel<double, 8>};
+        (const void *)ism2_vec_kernel<double, 4>, (const void *)ism2_vec_kernel<double, 8>,
+        (const void *)ism2_vec_kernel<double, 16>};
     return prec == KERNELS_FP64 ? f64[i] : f32[i];
 }
 

@@ -49,7 +49,7 @@
 #define P_APIPE_ISM2                                                                               \
     {"apipe", 2, 0, 3, 0,                                                                          \
      "2: B whole in shared memory once per block, the next group of A in registers (H100 "      \
-     "extension; 1 when B does not fit); 3: k <= 8, rows in 16-byte vectors, 128 bytes of A a "  \
+     "extension; 1 when B does not fit); 3: k <= 16, rows in 16-byte vectors, 128 bytes of A a " \
      "thread in flight, every column in one pass (H100 extension); 1: cp.async ring as in TSM2 " \
      "V3; 0: registers, Alg. 4"}
 #define P_RPT                                                                                      \

@@ -268,14 +268,17 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
 }
 
 /*
- * Where ISM2's shapes go first to opt. 1 with rows in vectors (apipe 3, k <= 8: ism2.cu
- * ism2_vec_kernel, 128 bytes of A in flight a thread): where an H100 measured it ahead of the
- * rows kernel (apipe 2; docs/perf-log.md, "ISM2 with rows in vectors"). Below ISM2_VEC_ROWS
- * rows every k <= 8 (10^6 rows: fp32 0.53-0.98 of the copy ceiling -> 0.64-1.02, fp64 up to
- * 1.12x faster at k = 1-2; 10^5 rows within 0.3 us of it or ahead, up to 1.17x at n >= 6).
- * At 10^7 rows only where a row is short: fp32 k <= 3 (1 x 1: 50 -> 27 us), fp64 k = 1 or
- * n k <= 4 (1 x 1: 63 -> 56 us); with longer rows the rows kernel was 1-8 % faster there.
- * Between 10^6 and 10^7 rows no shape was measured.
+ * Where ISM2's shapes go first to opt. 1 with rows in vectors (apipe 3, k <= 16: ism2.cu
+ * ism2_vec_kernel, 128 bytes of A in flight a thread, 256 at k > 8): where an H100 measured it
+ * ahead of the rows kernel (apipe 2; docs/perf-log.md, "ISM2 with rows in vectors"), t1 128.
+ * Below ISM2_VEC_ROWS rows: every k <= 8 (10^6 rows: fp32 0.53-0.98 of the copy ceiling ->
+ * 0.64-1.02, fp64 up to 1.12x faster at k = 1-2; 10^5 rows within 0.3 us of it or ahead, up to
+ * 1.17x at n >= 6); k 9-16 in fp32 (10^5 x 32 x 12 13.3 -> 10.9 us, 10^6 78 -> 66 us; within
+ * 0.1 us below 8 columns) and in fp64 above 8 columns (19.1 -> 16.0 us at 10^5 x 32 x 12; at 4-8
+ * columns 0.3 us slower there). At 10^7 rows only where a row is short or C wide: fp32 k <= 3
+ * (1 x 1: 50 -> 27 us) or k 9-16 with 24 columns or more (32 x 12: 726 -> 662 us), fp64 k = 1 or
+ * n k <= 4 (1 x 1: 63 -> 56 us); elsewhere the rows kernel was up to 8 % faster there. Between
+ * 10^6 and 10^7 rows no shape was measured.
  */
 #define ISM2_VEC_ROWS 4000000L
 
@@ -284,8 +287,10 @@ static int ism2_vec_first(int prec, long m, long n, long k)
     if (k > KERN_ISM2_VEC_MAXK)
         return 0;
     if (m < ISM2_VEC_ROWS)
-        return 1;
-    return prec == KERNELS_FP32 ? k <= 3 : k == 1 || n * k <= 4;
+        return k <= 8 || prec == KERNELS_FP32 || n > 8;
+    if (prec == KERNELS_FP32)
+        return k <= 3 || (k > 8 && n >= 24);
+    return k == 1 || n * k <= 4;
 }
 
 /* The cp.async ring's candidates (V3 with apipe 0 or 1), in the order the sweeps ranked them. */

@@ -241,11 +241,11 @@ static void entry_sweep(void **state)
             } else {
                 if (ncol == 32)
                     assert_true(has(out, n, 2, 32)); /* the rows kernel's wide tile */
-                /* ISM2 opt. 1 with rows in vectors (apipe 3) where k <= 8 */
+                /* ISM2 opt. 1 with rows in vectors (apipe 3) where k <= 16 */
                 int vec = 0;
                 for (int j = 0; j < n; j++)
                     vec += out[j][0] == 3 && out[j][5] == 3;
-                assert_int_equal(vec, k <= 8 ? 2 : 0);
+                assert_int_equal(vec, k <= 16 ? 2 : 0);
             }
         }
     assert_int_equal(kernels_tsm2_sweep(KERNELS_FP32, &shapes[0], out, 2), 2); /* max holds */
