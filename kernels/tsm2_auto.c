@@ -275,10 +275,11 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  * 0.64-1.02, fp64 up to 1.12x faster at k = 1-2; 10^5 rows within 0.3 us of it or ahead, up to
  * 1.17x at n >= 6); k 9-16 in fp32 (10^5 x 32 x 12 13.3 -> 10.9 us, 10^6 78 -> 66 us; within
  * 0.1 us below 8 columns) and in fp64 above 8 columns (19.1 -> 16.0 us at 10^5 x 32 x 12; at 4-8
- * columns 0.3 us slower there). At 10^7 rows only where a row is short or C wide: fp32 k <= 3
- * (1 x 1: 50 -> 27 us) or k 9-16 with 24 columns or more (32 x 12: 726 -> 662 us), fp64 k = 1 or
- * n k <= 4 (1 x 1: 63 -> 56 us); elsewhere the rows kernel was up to 8 % faster there. Between
- * 10^6 and 10^7 rows no shape was measured.
+ * columns 0.3 us slower there). At 10^7 rows: fp32 every k <= 16 (1 x 1: 50 -> 27 us, 32 x 1
+ * 505 -> 423, 32 x 12 726 -> 654; at k 4-16 below 24 columns within 3 % of the rows kernel, once
+ * the next round's loads overlap the stores), fp64 k = 1 or n k <= 4 (1 x 1: 63 -> 55 us;
+ * elsewhere the rows kernel was 2-4 % faster). Between 10^6 and 10^7 rows no shape was
+ * measured.
  */
 #define ISM2_VEC_ROWS 4000000L
 
@@ -289,7 +290,7 @@ static int ism2_vec_first(int prec, long m, long n, long k)
     if (m < ISM2_VEC_ROWS)
         return k <= 8 || prec == KERNELS_FP32 || n > 8;
     if (prec == KERNELS_FP32)
-        return k <= 3 || (k > 8 && n >= 24);
+        return 1;
     return k == 1 || n * k <= 4;
 }
 
