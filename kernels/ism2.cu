@@ -113,7 +113,8 @@ __global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ 
  * K products a row and stores a vector of V rows (streaming: C is written once). Up to K = 8
  * the next round's U vectors are loaded before this round's columns of C are stored, so that a
  * thread's loads stay in flight through its stores (fp32 10^7 x 32 x 1: 478 -> 423 us, 8 x 1
- * 135 -> 119; 95-113 registers); at K = 16 the two rounds would not fit in registers. The
+ * 135 -> 119; 95-113 registers); at K = 16 the two rounds would not fit in registers, and fp64 at
+ * K = 1 is faster without (below). The
  * vectors of a thread are v, v + S, ... (S the threads of gridDim.x): a warp's loads and
  * stores of one column are 512 contiguous bytes. Where m is not a multiple of V a column
  * of A is not 16-byte aligned: the same loop then loads and stores element by element.
@@ -158,8 +159,9 @@ __global__ void __launch_bounds__(256)
             }
         }
     };
-    /* K <= 8: the next round's vectors load while this round's columns of C are stored */
-    constexpr bool PF = K <= 8;
+    /* K <= 8: the next round's vectors load while this round's columns of C are stored; not for
+     * fp64 at K = 1 (100 -> 110 registers, and 10^5 x 16-32 x 1 11-14 % slower on the H100) */
+    constexpr bool PF = K <= 8 && !(sizeof(T) == 8 && K == 1);
     T a[U][K][V], nx[PF ? U : 1][PF ? K : 1][V];
     long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (v0 < nv)

@@ -273,11 +273,12 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  * ahead of the rows kernel (apipe 2; docs/perf-log.md, "ISM2 with rows in vectors"), t1 128.
  * Below ISM2_VEC_ROWS rows: every k <= 8 (10^6 rows: fp32 0.53-0.98 of the copy ceiling ->
  * 0.64-1.02, fp64 up to 1.12x faster at k = 1-2; 10^5 rows within 0.3 us of it or ahead, up to
- * 1.17x at n >= 6); k 9-16 in fp32 (10^5 x 32 x 12 13.3 -> 10.9 us, 10^6 78 -> 66 us; within
- * 0.1 us below 8 columns) and in fp64 above 8 columns (19.1 -> 16.0 us at 10^5 x 32 x 12; at 4-8
- * columns 0.3 us slower there). At 10^7 rows: fp32 every k <= 16 (1 x 1: 50 -> 27 us, 32 x 1
- * 505 -> 423, 32 x 12 726 -> 654; at k 4-16 below 24 columns within 3 % of the rows kernel, once
- * the next round's loads overlap the stores), fp64 k = 1 or n k <= 4 (1 x 1: 63 -> 55 us;
+ * 1.17x at n >= 6); k 9-16 (fp32 10^5 x 32 x 12 13.3 -> 10.9 us, 10^6 78 -> 66 us, within
+ * 0.1 us below 8 columns; fp64 10^5 x 32 x 12 19.1 -> 16.0 us, 10^6 up to 1.07x faster, at
+ * 10^5 with 4-8 columns -4 % to +4 %: the sweep's regret at 10^5 x 3 x 12 was 1.13 with the
+ * rows kernel first, its vector kernel 1.01). At 10^7 rows: fp32 every k <= 16 (1 x 1: 50 -> 27 us,
+ * 32 x 1 505 -> 423, 32 x 12 726 -> 654; at k 4-16 below 24 columns within 3 % of the rows kernel,
+ * once the next round's loads overlap the stores), fp64 k = 1 or n k <= 4 (1 x 1: 63 -> 55 us;
  * elsewhere the rows kernel was 2-4 % faster). Between 10^6 and 10^7 rows no shape was
  * measured.
  */
@@ -288,7 +289,7 @@ static int ism2_vec_first(int prec, long m, long n, long k)
     if (k > KERN_ISM2_VEC_MAXK)
         return 0;
     if (m < ISM2_VEC_ROWS)
-        return k <= 8 || prec == KERNELS_FP32 || n > 8;
+        return 1;
     if (prec == KERNELS_FP32)
         return 1;
     return k == 1 || n * k <= 4;
