@@ -162,18 +162,8 @@ __global__ void __launch_bounds__(256)
     /* K <= 8: the next round's vectors load while this round's columns of C are stored; not for
      * fp64 at K = 1 (100 -> 110 registers, and 10^5 x 16-32 x 1 11-14 % slower on the H100) */
     constexpr bool PF = K <= 8 && !(sizeof(T) == 8 && K == 1);
-    T a[U][K][V], nx[PF ? U : 1][PF ? K : 1][V];
-    long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    if (v0 < nv)
-        load(a, v0);
-#pragma unroll 1
-    for (; v0 < nv; v0 += U * stride) {
-        if constexpr (PF) {
-            if (v0 + U * stride < nv)
-                load(nx, v0 + U * stride);
-        } else if (v0 != blockIdx.x * (long)blockDim.x + threadIdx.x) {
-            load(a, v0);
-        }
+    /* this round's columns of C from the vectors a of rows (v0 + u S) V */
+    auto store_round = [&](const T(&a)[U][K][V], long v0) {
 #pragma unroll 1
         for (long j = j0; j < j1; j++) {
             T b[K];
@@ -202,7 +192,17 @@ __global__ void __launch_bounds__(256)
                 }
             }
         }
-        if constexpr (PF) {
+    };
+    const long first = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if constexpr (PF) {
+        T a[U][K][V], nx[U][K][V];
+        if (first < nv)
+            load(a, first);
+#pragma unroll 1
+        for (long v0 = first; v0 < nv; v0 += U * stride) {
+            if (v0 + U * stride < nv)
+                load(nx, v0 + U * stride);
+            store_round(a, v0);
 #pragma unroll
             for (int u = 0; u < U; u++)
 #pragma unroll
@@ -210,6 +210,58 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                     for (int x = 0; x < V; x++)
                         a[u][l][x] = nx[u][l][x];
+        }
+    } else {
+        /* A round's loads, then its stores, written out as before the prefetch and not through
+         * load and store_round: nvcc compiles this form for fp64 K = 1 to 100 registers, and on
+         * the H100 fp64 10^5 x 32 x 1 ran 11.7 us so against 13.4-13.7 us for the forms with
+         * the first round loaded before the loop (62 registers) or prefetched (110). */
+#pragma unroll 1
+        for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; v0 < nv; v0 += U * stride) {
+            T a[U][K][V];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const long row = (v0 + u * stride) * V;
+#pragma unroll
+                for (int l = 0; l < K; l++) {
+                    const T *pa = A + row + l * m;
+                    if (l < k && row < m && whole) {
+                        unpack(a[u][l], __ldcs(reinterpret_cast<const VT *>(pa)));
+                    } else {
+#pragma unroll
+                        for (int x = 0; x < V; x++)
+                            a[u][l][x] = l < k && row + x < m ? __ldcs(pa + x) : T(0);
+                    }
+                }
+            }
+#pragma unroll 1
+            for (long j = j0; j < j1; j++) {
+                T b[K];
+                lds_n<T, K>(b, Bs + j * K);
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    const long row = (v0 + u * stride) * V;
+                    if (row >= m)
+                        continue;
+                    T c[V];
+#pragma unroll
+                    for (int x = 0; x < V; x++) {
+                        c[x] = a[u][0][x] * b[0];
+#pragma unroll
+                        for (int l = 1; l < K; l++)
+                            c[x] = fma(a[u][l][x], b[l], c[x]);
+                    }
+                    T *pc = C + row + j * m;
+                    if (whole) {
+                        __stcs(reinterpret_cast<VT *>(pc), pack(c));
+                    } else {
+#pragma unroll
+                        for (int x = 0; x < V; x++)
+                            if (row + x < m)
+                                pc[x] = c[x];
+                    }
+                }
+            }
         }
     }
 }
