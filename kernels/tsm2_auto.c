@@ -233,12 +233,26 @@ static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, l
  *         0.73-0.86 of the copy ceiling at 17-32 columns against the FMA kernel's 0.59-0.82 and
  *         the ring's 0.37-0.78), 128 threads a block (at 256 its registers leave one block
  *         per SM).
+ * Short and small (k <= SMALL_K and m <= SMALL_M, far from the grid's m = k >= 10240): the tensor
+ * cores in both precisions, which an H100 measured ahead of the ring and the FMA stream on
+ * 10^4 and 3 x 10^4 rows x 5, 17, 32 columns x k 65, 100, 256 (fp32 10^4 x 5 x 256 35.1 -> 12.3
+ * us, 10^4 x 17 x 65 17.8 -> 11.7; fp64 10^4 x 5 x 100 15.1 -> 10.2; the one exception fp32
+ * 3 x 10^4 x 17 x 256, the FMA stream 15 % ahead): a split of k cannot fill the GPU there (one
+ * to four stages of B), and the tensor cores' fewer instructions a row shorten each block.
  * 0 when the ring's candidates come first.
  */
-static int stream_pick(int prec, long m, long n, long *apipe, long *t1)
+#define SMALL_K 256
+#define SMALL_M 32768L
+
+static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
 {
     if (n > KERN_TSM2_STREAM_MAXN)
         return 0;
+    if (k <= SMALL_K && m <= SMALL_M) {
+        *apipe = 4;
+        *t1 = 128;
+        return 1;
+    }
     *apipe = n <= 12 ? 3 : 4;
     *t1 = 128;
     return prec == KERNELS_FP64 || m >= 16384 || n > 20;
@@ -370,7 +384,7 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         add(w, &nw, 3, 0, 0, t3, 4, 2, 0, 0);
     } else {
         long sp = 0, st1 = 0;
-        if (stream_pick(prec, shape->m, n, &sp, &st1)) {
+        if (stream_pick(prec, shape->m, n, k, &sp, &st1)) {
             /* A streamed to registers, every column in one pass (tsm2_stream.cu) */
             add(w, &nw, 2, st1, n, KERN_TSM2_STREAM_T3, 0, sp, 0, 0);
             sure = nw == 1;
