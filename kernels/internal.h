@@ -164,9 +164,13 @@ const void *kern_ism2_opt2_kernel(int prec, long t2, long t3);
  * one pass), rpt the rows of a vector (kern_ism2_vec_rows), tcf the vectors a thread walks;
  * NULL for a t3 not instantiated. */
 #define KERN_ISM2_VEC_MAXK 16
+static inline int kern_ism2_vec(long apipe)
+{
+    return apipe == 3;
+}
 static inline long kern_ism2_vec_rows(int prec)
 {
-    return prec == KERNELS_FP64 ? 2 : 4;
+    return 16 / (long)kern_elem(prec); /* the kernel's V: one 16-byte vector */
 }
 /* The vectors of rows a thread has in flight at once: 128 bytes of A (256 at t3 = 16). */
 static inline long kern_ism2_vec_inflight(long t3)

@@ -212,10 +212,10 @@ __global__ void __launch_bounds__(256)
                         a[u][l][x] = nx[u][l][x];
         }
     } else {
-        /* A round's loads, then its stores, written out as before the prefetch and not through
-         * load and store_round: nvcc compiles this form for fp64 K = 1 to 100 registers, and on
-         * the H100 fp64 10^5 x 32 x 1 ran 11.7 us so against 13.4-13.7 us for the forms with
-         * the first round loaded before the loop (62 registers) or prefetched (110). */
+        /* A round's loads, then its stores: load and store_round written out, not called. nvcc
+         * compiles the calls differently (fp64 K = 1: 106 registers against 100), and on the
+         * H100 (kbench, both builds twice in one call) fp64 10^5 x 8-32 x 1 ran 2.5-7.7 %
+         * slower through them (32 x 1: 12.6 against 11.7 us); at K = 16 within -3.4 to +2.2 %. */
 #pragma unroll 1
         for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; v0 < nv; v0 += U * stride) {
             T a[U][K][V];

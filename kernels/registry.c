@@ -424,7 +424,7 @@ double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
         ia = kernels_param_index(k, "apipe");
         if (k->cost_family == MODEL_FAM_TSM2_V3 && ia >= 0 && kern_tsm2_streams_a(params[ia]))
             return 128.0; /* tsm2_stream.cu's ring of loads in registers */
-        if (k->cost_family == MODEL_FAM_ISM2 && ia >= 0 && params[ia] == 3) {
+        if (k->cost_family == MODEL_FAM_ISM2 && ia >= 0 && kern_ism2_vec(params[ia])) {
             /* ism2.cu's rows in vectors: U vectors of t3 columns (16 bytes each) at once, no
              * more than the tcf vectors a thread walks */
             const double u = (double)kern_ism2_vec_inflight(mp.t3);

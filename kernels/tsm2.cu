@@ -509,7 +509,7 @@ bool uses_rows(enum variant v, const long *p)
 /* ISM2 opt. 1 with rows in vectors (apipe = 3): ism2.cu's ism2_vec_kernel. */
 bool uses_vec(enum variant v, const long *p)
 {
-    return v == OPT1 && p[P_APIPE] == 3;
+    return v == OPT1 && kern_ism2_vec(p[P_APIPE]);
 }
 
 /* Rows of A per thread: rpt with the ring, the stream or ISM2's vectors, else one. */
@@ -882,7 +882,8 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
     size_t smem;
     const void *f = variant_func(a, a->p, v, &smem);
     const bool async = uses_ring(v, a->p);
-    const bool rows = uses_rows(v, a->p);
+    /* ism2.cu's kernels, with their (A, B, C, m, n, k) signature */
+    const bool ism2_kernel = v == OPT2 || uses_rows(v, a->p) || uses_vec(v, a->p);
     const long rpt = rows_per_thread(v, a->p);
     long gx, nks = 1, kchunk = a->k;
     void *ws = NULL;
@@ -934,7 +935,7 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         if (uses_stream(v, a->p))
             ((async_fn<double>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k,
                                                                     kchunk, (double *)ws, 1);
-        else if (v == OPT2 || rows || uses_vec(v, a->p)) /* ism2.cu's kernels */
+        else if (ism2_kernel)
             ((ism2_fn<double>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<double>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(
@@ -951,7 +952,7 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
         if (uses_stream(v, a->p))
             ((async_fn<float>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k,
                                                                    kchunk, (float *)ws, 1);
-        else if (v == OPT2 || rows || uses_vec(v, a->p)) /* ism2.cu's kernels */
+        else if (ism2_kernel)
             ((ism2_fn<float>)f)<<<grid, block, smem, a->stream>>>(A, B, C, a->m, a->n, a->k);
         else if (async)
             pick_async<float>(t2, t3, rpt)<<<grid, block, smem, a->stream>>>(

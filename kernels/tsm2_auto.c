@@ -132,7 +132,7 @@ static int price(const struct kern_args *a0, const struct model_gpu *g, long cod
     const int ia = kernels_param_index(vk, "apipe"), ir = kernels_param_index(vk, "rpt");
     const long apipe = ia >= 0 ? p[ia] : 0;
     const int ring = ia >= 0 && kern_tsm2_ring(apipe);
-    const int rows_kernel = code == 3 && apipe == 2, vec = code == 3 && apipe == 3;
+    const int rows_kernel = code == 3 && apipe == 2, vec = code == 3 && kern_ism2_vec(apipe);
     const double rpt = ia >= 0 && ir >= 0 ? (double)kern_tsm2_rows(apipe, p[ir]) : 1.0;
     const double t1 = (double)p[0], t2 = (double)p[1], t3 = (double)p[2], split = (double)p[3];
     double gx, gy;
@@ -248,15 +248,18 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
 {
     if (n > KERN_TSM2_STREAM_MAXN)
         return 0;
+    *t1 = 128;
     if (k <= SMALL_K && m <= SMALL_M) {
         *apipe = 4;
-        *t1 = 128;
         return 1;
     }
     *apipe = n <= 12 ? 3 : 4;
-    *t1 = 128;
     return prec == KERNELS_FP64 || m >= 16384 || n > 20;
 }
+
+/* The grids measured 10^6 and 10^7 rows and nothing between: where a rule below differs at the
+ * two, it switches here. */
+#define ISM2_FEW_ROWS 4000000L
 
 /*
  * Where ISM2's shapes go first to the tensor cores walking row tiles (V3 with apipe 4, one tile
@@ -266,26 +269,24 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
  * (the grid's k = 24, 32: 0.94-1.07 of cuBLAS against opt. 1's 0.76-1.04; opt. 1 stays ahead
  * at k <= 16, 1.02-1.23); fp32 above k = 16 with more than 24 columns (0.91-1.04 against
  * 0.80-0.98), where 3xTF32's three products still leave the kernel memory-bound, and with 17-24
- * columns below ISM2_TC_FP32_ROWS rows (10^5 x 24 x 32 1.07 against 0.95, 10^6 1.14 against
+ * columns below ISM2_FEW_ROWS rows (10^5 x 24 x 32 1.07 against 0.95, 10^6 1.14 against
  * 1.06; at 10^7 opt. 1 was ahead, 1.11 against 1.00, and between the two no shape was
  * measured); with 16 columns or fewer opt. 1 is ahead.
  */
-#define ISM2_TC_FP32_ROWS 4000000L
-
 static int ism2_tensor_first(int prec, long m, long n, long k)
 {
     if (k <= 16)
         return 0;
     if (prec == KERNELS_FP64)
         return n >= 16;
-    return n > 24 || (n > 16 && m < ISM2_TC_FP32_ROWS);
+    return n > 24 || (n > 16 && m < ISM2_FEW_ROWS);
 }
 
 /*
  * Where ISM2's shapes go first to opt. 1 with rows in vectors (apipe 3, k <= 16: ism2.cu
  * ism2_vec_kernel, 128 bytes of A in flight a thread, 256 at k > 8): where an H100 measured it
  * ahead of the rows kernel (apipe 2; docs/perf-log.md, "ISM2 with rows in vectors"), t1 128.
- * Below ISM2_VEC_ROWS rows: every k <= 8 (10^6 rows: fp32 0.53-0.98 of the copy ceiling ->
+ * Below ISM2_FEW_ROWS rows: every k <= 8 (10^6 rows: fp32 0.53-0.98 of the copy ceiling ->
  * 0.64-1.02, fp64 up to 1.12x faster at k = 1-2; 10^5 rows within 0.3 us of it or ahead, up to
  * 1.17x at n >= 6); k 9-16 (fp32 10^5 x 32 x 12 13.3 -> 10.9 us, 10^6 78 -> 66 us, within
  * 0.1 us below 8 columns; fp64 10^5 x 32 x 12 19.1 -> 16.0 us, 10^6 up to 1.07x faster, at
@@ -296,17 +297,11 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  * elsewhere the rows kernel was 2-4 % faster). Between 10^6 and 10^7 rows no shape was
  * measured.
  */
-#define ISM2_VEC_ROWS 4000000L
-
 static int ism2_vec_first(int prec, long m, long n, long k)
 {
     if (k > KERN_ISM2_VEC_MAXK)
         return 0;
-    if (m < ISM2_VEC_ROWS)
-        return 1;
-    if (prec == KERNELS_FP32)
-        return 1;
-    return k == 1 || n * k <= 4;
+    return m < ISM2_FEW_ROWS || prec == KERNELS_FP32 || k == 1 || n * k <= 4;
 }
 
 /* The cp.async ring's candidates (V3 with apipe 0 or 1), in the order the sweeps ranked them. */
