@@ -228,11 +228,10 @@ static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, l
  *         up to 24 columns, 0.93-0.98 at 25-32, where the ring takes two passes: 0.36-0.50);
  *   fp32: the FMA kernel up to 12 columns once a split of k of at most about 13 fills the GPU
  *         (m >= 16384; at m = 10240 the split of 19-26 costs more in partial sums than the
- *         ring loses, which stays up to 20 columns: 8-16 % faster than 3xTF32 there); 3xTF32
- *         above 12 (the FMA kernel is issue-bound there:
- *         0.73-0.86 of the copy ceiling at 17-32 columns against the FMA kernel's 0.59-0.82 and
- *         the ring's 0.37-0.78), 128 threads a block (at 256 its registers leave one block
- *         per SM).
+ *         ring loses, which stays up to 16 columns: 3-5 % faster than 3xTF32 there); 3xTF32
+ *         above 12 (the FMA kernel is issue-bound there: 3xTF32 reached 0.86-0.94 of the copy
+ *         ceiling at 17-32 columns, the ring 0.77 at m = 10240 with 17-20), 128 threads a
+ *         block (at 256 its registers leave fewer blocks per SM).
  * Short and small (k <= SMALL_K and m <= SMALL_M, far from the grid's m = k >= 10240): the tensor
  * cores in both precisions, which an H100 measured ahead of the ring and the FMA stream on
  * 10^4 and 3 x 10^4 rows x 5, 17, 32 columns x k 65, 100, 256 (fp32 10^4 x 5 x 256 35.1 -> 12.3
@@ -254,7 +253,7 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
         return 1;
     }
     *apipe = n <= 12 ? 3 : 4;
-    return prec == KERNELS_FP64 || m >= 16384 || n > 20;
+    return prec == KERNELS_FP64 || m >= 16384 || n > 16;
 }
 
 /* The grids measured 10^6 and 10^7 rows and nothing between: where a rule below differs at the
@@ -271,10 +270,16 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
  * 0.80-0.98), where 3xTF32's three products still leave the kernel memory-bound, and with 17-24
  * columns below ISM2_FEW_ROWS rows (10^5 x 24 x 32 1.07 against 0.95, 10^6 1.14 against
  * 1.06; at 10^7 opt. 1 was ahead, 1.11 against 1.00, and between the two no shape was
- * measured); with 16 columns or fewer opt. 1 is ahead.
+ * measured); with 16 columns or fewer opt. 1 is ahead. fp64 at k = 16 with 16 columns or more
+ * up to ISM2_TILE_ROWS rows too (10^5 x 16 / 24 / 32 x 16: 11.3 / 13.4 / 14.8 us against
+ * opt. 1's 11.8 / 14.5 / 16.7; 3 x 10^5 within 1 % of it; at 10^6 opt. 1 2-4 % ahead).
  */
+#define ISM2_TILE_ROWS 300000L
+
 static int ism2_tensor_first(int prec, long m, long n, long k)
 {
+    if (prec == KERNELS_FP64 && k == 16 && n >= 16 && m <= ISM2_TILE_ROWS)
+        return 1;
     if (k <= 16)
         return 0;
     if (prec == KERNELS_FP64)

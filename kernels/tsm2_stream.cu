@@ -543,18 +543,22 @@ __global__ void __launch_bounds__(256)
  * 2TT - 1, of which tile t takes 2TT g + 2t and 2TT g + 2t + 1 as its fragment rows g, g + 8
  * (the permutation undone at the store).
  */
-__device__ __forceinline__ unsigned to_tf32(float x)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return r;
-}
-
-/* x as hi + lo, both TF32 bit patterns. */
+/*
+ * x as hi + lo, both read by mma as TF32 (its top 19 bits: sign, exponent, 10 bits of mantissa).
+ * hi is x rounded to the nearest TF32, ties away from zero, by adding half a TF32 ulp to the
+ * bits and clearing the 13 below: what cvt.rna.tf32.f32 gives for finite x in two integer
+ * operations where cvt compiles to three plus a test for inf and NaN (a NaN still reaches the
+ * result through lo). lo = x - hi is exact in fp32 and goes to mma whole: mma reads its TF32
+ * bits and ignores the rest, lo truncated instead of rounded, an error of at most 2^-21 of x,
+ * the size of the lo_a lo_b term 3xTF32 drops anyway. Seven instructions became three: on the
+ * H100 (fp32 10240-40960 rows, k = m, 17-32 columns) the TSM2 kernel ran 10-20 % faster with one
+ * tile a warp, 7-12 % with two at 25-32 columns, its relative error on random data 4.8-5.2e-7
+ * before and after (docs/perf-log.md).
+ */
 __device__ __forceinline__ void split_tf32(float x, unsigned &hi, unsigned &lo)
 {
-    hi = to_tf32(x);
-    lo = to_tf32(x - __uint_as_float(hi));
+    hi = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+    lo = __float_as_uint(x - __uint_as_float(hi));
 }
 
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], unsigned b0,
@@ -589,14 +593,26 @@ __device__ __forceinline__ void split_fragment(const float (&d)[2][RW], int t, u
     split_tf32(d[1][2 * t + 1], hi[3], lo[3]);
 }
 
-template <int NT, int TT>
+/*
+ * Steps of 8 k of A a thread keeps in flight in tsm2_tf32x3_kernel with NT tiles of 8 columns.
+ * Up to 24 columns 2 (32 or 64 bytes a thread): the registers it frees let 4 blocks of 128 fit an
+ * SM with two tiles a warp (126 registers against 168 with 4 steps), 13-17 % faster on the H100
+ * (fp32 10240-40960 rows, k = m, 17 and 24 columns). At 25-32 columns 2 steps left it at 158
+ * registers and 4 were faster; a cap of 128 registers (with spills) was 4-5 % faster at 10240
+ * rows but 2-6 % slower at 20480-40960 with 4 steps, up to 14 % with 2 (docs/perf-log.md).
+ */
+constexpr int tf32x3_steps(int nt)
+{
+    return nt <= 3 ? 2 : 4;
+}
+
+template <int NT, int TT, int UK>
 __global__ void __launch_bounds__(256)
     tsm2_tf32x3_kernel(const float *__restrict__ A, const float *__restrict__ B,
                        float *__restrict__ C, long m, long n, long k, long kchunk,
                        float *__restrict__ ws, int ncb)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    constexpr int UK = 4;      /* steps of 8 k of A in flight (32 bytes a tile) */
     constexpr int RW = 2 * TT; /* rows a thread loads: two a tile */
     typedef typename vec<float, RW>::type VR;
     static_assert(KC % (8 * UK) == 0, "a stage holds whole rounds of steps");
@@ -776,6 +792,8 @@ __global__ void __launch_bounds__(256)
 #endif
 }
 
+template <int NT, int TT> constexpr auto tf32x3 = tsm2_tf32x3_kernel<NT, TT, tf32x3_steps(NT)>;
+
 template <typename T>
 using stream_fn = void (*)(const T *, const T *, T *, long, long, long, long, T *, int);
 
@@ -809,11 +827,9 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt)
                                                  tsm2_dmma_kernel<3, 1>, tsm2_dmma_kernel<4, 1>},
                                                 {tsm2_dmma_kernel<1, 2>, tsm2_dmma_kernel<2, 2>,
                                                  tsm2_dmma_kernel<3, 2>, tsm2_dmma_kernel<4, 2>}};
-    static const stream_fn<float> f32[2][4] = {{tsm2_tf32x3_kernel<1, 1>, tsm2_tf32x3_kernel<2, 1>,
-                                                tsm2_tf32x3_kernel<3, 1>, tsm2_tf32x3_kernel<4, 1>},
-                                               {tsm2_tf32x3_kernel<1, 2>, tsm2_tf32x3_kernel<2, 2>,
-                                                tsm2_tf32x3_kernel<3, 2>,
-                                                tsm2_tf32x3_kernel<4, 2>}};
+    static const stream_fn<float> f32[2][4] = {
+        {tf32x3<1, 1>, tf32x3<2, 1>, tf32x3<3, 1>, tf32x3<4, 1>},
+        {tf32x3<1, 2>, tf32x3<2, 2>, tf32x3<3, 2>, tf32x3<4, 2>}};
     if (t2 < 1 || t2 > 32 || (rpt != 2 && rpt != 4))
         return nullptr;
     const int tiles = (int)rpt / 2 - 1, cols = (int)(t2 - 1) / 8;

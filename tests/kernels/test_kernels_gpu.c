@@ -208,7 +208,7 @@ static void tsm2_variants(void **state)
 /*
  * The entry point tsm2 on small and odd shapes (m 1000-1003, n 1-7 odd, k 1, 3, 17, and n
  * 12, 24, 32 past the powers of two): its choice verifies, and the params JSON names the
- * variant and the reason; three shapes go where its rules send them; each variant given explicitly,
+ * variant and the reason; five shapes go where its rules send them; each variant given explicitly,
  * V3's column blocks (cblocks) among them; V3 with every extra column tile (KERNELS_TSM2_XCOLS) on
  * shapes that no tile divides, n == t2 and n one past a smaller one.
  */
@@ -242,14 +242,21 @@ static void tsm2_entry(void **state)
                     assert_non_null(strstr(r.params_json, "\"kernel\":\""));
                 }
         /* the rules that send a shape to a kernel first: ISM2's short rows to the vector kernel
-         * (below 4e6 rows, k <= 16), small m with k just past 64 to the tensor-core stream */
+         * (below 4e6 rows, k <= 16), small m with k just past 64 to the tensor-core stream, so
+         * are more than 16 columns below 16384 rows; fp64 ISM2 with k = 16 and 16 columns at
+         * 10^5 rows to the tensor cores' row walk (prec -1: both precisions) */
         static const struct {
             struct kernels_shape sh;
             const char *kernel, *apipe;
-        } rule[] = {{{1000, 3, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,"},
-                    {{1003, 24, 13}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,"},
-                    {{10000, 5, 100}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,"}};
+            int prec;
+        } rule[] = {{{1000, 3, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
+                    {{1003, 24, 13}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
+                    {{10000, 5, 100}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
+                    {{10000, 17, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
+                    {{100000, 16, 16}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64}};
         for (size_t x = 0; x < sizeof rule / sizeof rule[0]; x++) {
+            if (rule[x].prec >= 0 && rule[x].prec != prec)
+                continue;
             assert_int_equal(kernels_session_prepare(sess, prec, &rule[x].sh), RK_OK);
             assert_int_equal(kernels_session_measure(sess, e, NULL, &quick, &r), RK_OK);
             assert_true(r.verified);
