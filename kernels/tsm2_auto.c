@@ -227,11 +227,12 @@ static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, l
  *   fp64: the FMA kernel up to 12 columns (1.00-1.04 of the copy ceiling), DMMA above (1.00
  *         up to 24 columns, 0.93-0.98 at 25-32, where the ring takes two passes: 0.36-0.50);
  *   fp32: the FMA kernel up to 12 columns once a split of k of at most about 13 fills the GPU
- *         (m >= 16384; at m = 10240 the split of 19-26 costs more in partial sums than the
- *         ring loses, which stays up to 16 columns: 3-5 % faster than 3xTF32 there); 3xTF32
- *         above 12 (the FMA kernel is issue-bound there: 3xTF32 reached 0.86-0.94 of the copy
- *         ceiling at 17-32 columns, the ring 0.77 at m = 10240 with 17-20), 128 threads a
- *         block (at 256 its registers leave fewer blocks per SM).
+ *         (m >= 16384), 3xTF32 above 12 (the FMA kernel is issue-bound there: 3xTF32 reached
+ *         0.76-0.95 of the copy ceiling at 17-32 columns); below 16384 rows 3xTF32 from 9
+ *         columns (m = 10240: 143.5-145.0 us at 9-16 columns against the ring's 149.6-153.6
+ *         and the FMA kernel's 148.5-165.7, whose split of 19-26 costs more in partial sums
+ *         than it gains), the ring up to 8; 128 threads a block (at 256 its registers leave
+ *         fewer blocks per SM).
  * Short and small (k <= SMALL_K and m <= SMALL_M, far from the grid's m = k >= 10240): the tensor
  * cores in both precisions, which an H100 measured ahead of the ring and the FMA stream on
  * 10^4 and 3 x 10^4 rows x 5, 17, 32 columns x k 65, 100, 256 (fp32 10^4 x 5 x 256 35.1 -> 12.3
@@ -252,8 +253,12 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
         *apipe = 4;
         return 1;
     }
+    if (prec == KERNELS_FP32 && m < 16384) {
+        *apipe = 4;
+        return n > 8;
+    }
     *apipe = n <= 12 ? 3 : 4;
-    return prec == KERNELS_FP64 || m >= 16384 || n > 16;
+    return 1;
 }
 
 /* The grids measured 10^6 and 10^7 rows and nothing between: where a rule below differs at the

@@ -596,9 +596,9 @@ __device__ __forceinline__ void split_fragment(const float (&d)[2][RW], int t, u
 /*
  * Steps of 8 k of A a thread keeps in flight in tsm2_tf32x3_kernel with NT tiles of 8 columns.
  * Up to 24 columns 2 (32 or 64 bytes a thread): the registers it frees let 4 blocks of 128 fit an
- * SM with two tiles a warp (126 registers against 168 with 4 steps), 13-17 % faster on the H100
- * (fp32 10240-40960 rows, k = m, 17 and 24 columns). At 25-32 columns 2 steps left it at 158
- * registers and 4 were faster; a cap of 128 registers (with spills) was 4-5 % faster at 10240
+ * SM with two tiles a warp (126 registers, now 112, against 168 with 4 steps), 13-17 % faster on
+ * the H100 (fp32 10240-40960 rows, k = m, 17 and 24 columns). At 25-32 columns 2 steps left it at
+ * 158 registers and 4 were faster; a cap of 128 registers (with spills) was 4-5 % faster at 10240
  * rows but 2-6 % slower at 20480-40960 with 4 steps, up to 14 % with 2 (docs/perf-log.md).
  */
 constexpr int tf32x3_steps(int nt)
@@ -606,24 +606,22 @@ constexpr int tf32x3_steps(int nt)
     return nt <= 3 ? 2 : 4;
 }
 
+/*
+ * The body of tsm2_tf32x3_kernel: the warp's 16 TT rows from wrow, over k in [kb, ke), sums
+ * stored to out (C or the block's slice of partial sums), B staged in Bs. Written as a function
+ * of its output and its range of k, the same code compiled to 112 registers at 17-24 columns
+ * where inline in the kernel it took 126, and ran 2-6 % faster there on the H100 (10240-40960
+ * rows, two tiles a warp; within 2.5 % elsewhere, 20480 x 25 5 % faster; docs/perf-log.md).
+ */
 template <int NT, int TT, int UK>
-__global__ void __launch_bounds__(256)
-    tsm2_tf32x3_kernel(const float *__restrict__ A, const float *__restrict__ B,
-                       float *__restrict__ C, long m, long n, long k, long kchunk,
-                       float *__restrict__ ws, int ncb)
+__device__ __forceinline__ void
+tf32x3_part(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ out,
+            long m, long n, long k, long wrow, long kb, long ke, float *Bs)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     constexpr int RW = 2 * TT; /* rows a thread loads: two a tile */
     typedef typename vec<float, RW>::type VR;
     static_assert(KC % (8 * UK) == 0, "a stage holds whole rounds of steps");
-    extern __shared__ __align__(16) unsigned char kern_smem[];
-    float *Bs = reinterpret_cast<float *>(kern_smem); /* [2][NT * 8][KCP] */
-    (void)ncb;
-
-    const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3;
-    const long wrow = ((long)blockIdx.x * (blockDim.x >> 5) + (tid >> 5)) * (16 * TT);
-    const int ks = blockIdx.y, nks = gridDim.y;
-    const long kb = (long)ks * kchunk, ke = min(k, kb + kchunk);
+    const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
     const bool avec = m % RW == 0;
     const bool bvec = k % 4 == 0;
 
@@ -692,7 +690,23 @@ __global__ void __launch_bounds__(256)
                     acc[t][c][j] += part[t][c][j];
     });
     /* tile t's fragment row g is row RW g + 2t of the warp's, row g + 8 the next */
-    store_fragments(nks == 1 ? C : ws + (long)ks * n * m, m, n, acc, row, 2, q);
+    store_fragments(out, m, n, acc, row, 2, q);
+}
+
+template <int NT, int TT, int UK>
+__global__ void __launch_bounds__(256)
+    tsm2_tf32x3_kernel(const float *__restrict__ A, const float *__restrict__ B,
+                       float *__restrict__ C, long m, long n, long k, long kchunk,
+                       float *__restrict__ ws, int ncb)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    (void)ncb;
+    const long wrow = ((long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * (16 * TT);
+    const int ks = blockIdx.y, nks = gridDim.y;
+    const long kb = (long)ks * kchunk, ke = min(k, kb + kchunk);
+    tf32x3_part<NT, TT, UK>(A, B, nks == 1 ? C : ws + (long)ks * n * m, m, n, k, wrow, kb, ke,
+                            reinterpret_cast<float *>(kern_smem));
 #else
     (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
 #endif

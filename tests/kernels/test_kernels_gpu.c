@@ -208,9 +208,9 @@ static void tsm2_variants(void **state)
 /*
  * The entry point tsm2 on small and odd shapes (m 1000-1003, n 1-7 odd, k 1, 3, 17, and n
  * 12, 24, 32 past the powers of two): its choice verifies, and the params JSON names the
- * variant and the reason; five shapes go where its rules send them; each variant given explicitly,
- * V3's column blocks (cblocks) among them; V3 with every extra column tile (KERNELS_TSM2_XCOLS) on
- * shapes that no tile divides, n == t2 and n one past a smaller one.
+ * variant and the reason; six shapes a precision go where its rules send them; each variant given
+ * explicitly, V3's column blocks (cblocks) among them; V3 with every extra column tile
+ * (KERNELS_TSM2_XCOLS) on shapes that no tile divides, n == t2 and n one past a smaller one.
  */
 static void tsm2_entry(void **state)
 {
@@ -243,8 +243,9 @@ static void tsm2_entry(void **state)
                 }
         /* the rules that send a shape to a kernel first: ISM2's short rows to the vector kernel
          * (below 4e6 rows, k <= 16), small m with k just past 64 to the tensor-core stream, so
-         * are more than 16 columns below 16384 rows; fp64 ISM2 with k = 16 and 16 columns at
-         * 10^5 rows to the tensor cores' row walk (prec -1: both precisions) */
+         * are more than 8 columns in fp32 below 16384 rows (fp64: the FMA stream up to 12); fp64
+         * ISM2 with k = 16 and 16 columns at 10^5 rows to the tensor cores' row walk (prec -1: both
+         * precisions) */
         static const struct {
             struct kernels_shape sh;
             const char *kernel, *apipe;
@@ -253,6 +254,8 @@ static void tsm2_entry(void **state)
                     {{1003, 24, 13}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
                     {{10000, 5, 100}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
                     {{10000, 17, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
+                    {{10000, 12, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP32},
+                    {{10000, 12, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP64},
                     {{100000, 16, 16}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64}};
         for (size_t x = 0; x < sizeof rule / sizeof rule[0]; x++) {
             if (rule[x].prec >= 0 && rule[x].prec != prec)
