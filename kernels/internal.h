@@ -141,7 +141,7 @@ static inline int kern_tsm2_streams_a(long apipe)
 {
     return kern_tsm2_stream(apipe) || kern_tsm2_dmma(apipe);
 }
-const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt);
+const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt, long m);
 size_t kern_tsm2_tc_smem(int prec, long t2);
 /* One tile a warp (rpt 2) and k within one stage (KERN_TSM2_STREAM_KC), ISM2's shapes: B staged
  * once a block, each warp walking row tiles (tsm2_stream.cu, tsm2_dmma_rows_kernel and

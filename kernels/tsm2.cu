@@ -547,7 +547,7 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     }
     if (uses_dmma(v, p)) {
         *smem = kern_tsm2_tc_smem(a->prec, t2);
-        return kern_tsm2_tc_kernel(a->prec, t2, p[P_RPT]);
+        return kern_tsm2_tc_kernel(a->prec, t2, p[P_RPT], a->m);
     }
     if (uses_stream(v, p)) {
         *smem = kern_tsm2_stream_smem(a->prec, t2);

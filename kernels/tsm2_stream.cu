@@ -596,15 +596,20 @@ __device__ __forceinline__ void split_fragment(const float (&d)[2][RW], int t, u
 /*
  * Steps of 8 k of A a thread keeps in flight in tsm2_tf32x3_kernel with NT tiles of 8 columns.
  * Up to 24 columns 2 (32 or 64 bytes a thread): the registers it frees let 4 blocks of 128 fit an
- * SM with two tiles a warp (126 registers, now 112, against 168 with 4 steps), 13-17 % faster on
- * the H100 (fp32 10240-40960 rows, k = m, 17 and 24 columns). At 25-32 columns 2 steps left it at
- * 158 registers and 4 were faster; a cap of 128 registers (with spills) was 4-5 % faster at 10240
- * rows but 2-6 % slower at 20480-40960 with 4 steps, up to 14 % with 2 (docs/perf-log.md).
+ * SM with two tiles a warp (112 registers against 168 with 4 steps), 13-17 % faster on the H100
+ * (fp32 10240-40960 rows, k = m, 17 and 24 columns). At 25-32 columns 4 (165 registers, 3
+ * blocks), but 2 below TF32X3_FEW_ROWS rows; a cap of 128 registers (with spills) was 4-5 %
+ * faster at 10240 rows but 2-6 % slower at 20480-40960 (docs/perf-log.md).
  */
 constexpr int tf32x3_steps(int nt)
 {
     return nt <= 3 ? 2 : 4;
 }
+
+/* Below this many rows 2 steps at 25-32 columns as well: with the kernel's body a function
+ * (tf32x3_part) they take 124 registers, 4 blocks of 128 an SM, and ran 10240 x 25-32 x 10240 in
+ * 170.3-172.6 us against 184.3-186.9 with 4 steps; at 20480-40960 rows 0.6-3.4 % slower. */
+constexpr long TF32X3_FEW_ROWS = 16384;
 
 /*
  * The body of tsm2_tf32x3_kernel: the warp's 16 TT rows from wrow, over k in [kb, ke), sums
@@ -835,7 +840,7 @@ extern "C" const void *kern_tsm2_stream_kernel(int prec, long t2)
     return prec == KERNELS_FP64 ? stream_kernel<double>(t2) : stream_kernel<float>(t2);
 }
 
-extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt)
+extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt, long m)
 {
     static const stream_fn<double> f64[2][4] = {{tsm2_dmma_kernel<1, 1>, tsm2_dmma_kernel<2, 1>,
                                                  tsm2_dmma_kernel<3, 1>, tsm2_dmma_kernel<4, 1>},
@@ -844,10 +849,15 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt)
     static const stream_fn<float> f32[2][4] = {
         {tf32x3<1, 1>, tf32x3<2, 1>, tf32x3<3, 1>, tf32x3<4, 1>},
         {tf32x3<1, 2>, tf32x3<2, 2>, tf32x3<3, 2>, tf32x3<4, 2>}};
+    static const stream_fn<float> f32_few[2] = {tsm2_tf32x3_kernel<4, 1, 2>,
+                                                tsm2_tf32x3_kernel<4, 2, 2>};
     if (t2 < 1 || t2 > 32 || (rpt != 2 && rpt != 4))
         return nullptr;
     const int tiles = (int)rpt / 2 - 1, cols = (int)(t2 - 1) / 8;
-    return prec == KERNELS_FP64 ? (const void *)f64[tiles][cols] : (const void *)f32[tiles][cols];
+    if (prec == KERNELS_FP64)
+        return (const void *)f64[tiles][cols];
+    return cols == 3 && m < TF32X3_FEW_ROWS ? (const void *)f32_few[tiles]
+                                            : (const void *)f32[tiles][cols];
 }
 
 extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring)
