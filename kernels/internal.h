@@ -141,6 +141,9 @@ static inline int kern_tsm2_streams_a(long apipe)
 {
     return kern_tsm2_stream(apipe) || kern_tsm2_dmma(apipe);
 }
+/* The tensor-core stream kernel (tsm2_stream.cu) for t2 columns and rpt rows a thread; in fp32
+ * m picks how many steps of A it keeps in flight at 25-32 columns (2 below 16384 rows, else 4).
+ * NULL outside t2 1-32, rpt 2 or 4. */
 const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt, long m);
 size_t kern_tsm2_tc_smem(int prec, long t2);
 /* One tile a warp (rpt 2) and k within one stage (KERN_TSM2_STREAM_KC), ISM2's shapes: B staged
