@@ -531,10 +531,10 @@ __global__ void __launch_bounds__(256)
 
 /*
  * fp32 on the tensor cores (apipe = 4): 3xTF32. Each fp32 value x is split into a TF32 part
- * hi = tf32(x) and the rest lo = tf32(x - hi); a b = hi_a hi_b + hi_a lo_b + lo_a hi_b, the
- * lost lo_a lo_b about 2^-22 of it, so the result keeps fp32's accuracy (the FMA kernel's
- * relative error ~1e-7; roofkit verifies at 1e-4) while the multiplies leave the CUDA cores,
- * which at n > 12 bound the FMA kernel (one shared load of B per 8 FMAs). mma.sync m16n8k8
+ * hi (x rounded to TF32) and the rest lo = x - hi (split_tf32); a b = hi_a hi_b + hi_a lo_b +
+ * lo_a hi_b, the lost lo_a lo_b about 2^-22 of it, so the result keeps fp32's accuracy (the FMA
+ * kernel's relative error ~1e-7; roofkit verifies at 1e-4) while the multiplies leave the CUDA
+ * cores, which at n > 12 bound the FMA kernel (one shared load of B per 8 FMAs). mma.sync m16n8k8
  * tf32 with fp32 accumulators, for one stage of 64 k at a time, added to the running sums with
  * CUDA-core adds: accumulated in the tensor cores over a block's whole range of k, the error
  * grew with it (1.2e-5 at 1707 k, 4.8e-5 at 6827, above 1e-4 at 40960 on an H100), as a
