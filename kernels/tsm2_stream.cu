@@ -601,14 +601,15 @@ __device__ __forceinline__ void split_fragment(const float (&d)[2][RW], int t, u
  * blocks), but 2 below TF32X3_FEW_ROWS rows; a cap of 128 registers (with spills) was 4-5 %
  * faster at 10240 rows but 2-6 % slower at 20480-40960 (docs/perf-log.md).
  */
-constexpr int tf32x3_steps(int nt)
+constexpr int tf32x3_steps(int nt, bool few_rows)
 {
-    return nt <= 3 ? 2 : 4;
+    return nt <= 3 || few_rows ? 2 : 4;
 }
 
-/* Below this many rows 2 steps at 25-32 columns as well: with the kernel's body a function
- * (tf32x3_part) they take 124 registers, 4 blocks of 128 an SM, and ran 10240 x 25-32 x 10240 in
- * 170.3-172.6 us against 184.3-186.9 with 4 steps; at 20480-40960 rows 0.6-3.4 % slower. */
+/* few_rows of tf32x3_steps: below this many rows 2 steps at 25-32 columns as well. With the
+ * kernel's body a function (tf32x3_part) they take 124 registers, 4 blocks of 128 an SM, and ran
+ * 10240 x 25-32 x 10240 in 170.3-172.6 us against 184.3-186.9 with 4 steps; at 20480-40960 rows
+ * 0.6-3.4 % slower. */
 constexpr long TF32X3_FEW_ROWS = 16384;
 
 /*
@@ -811,7 +812,8 @@ __global__ void __launch_bounds__(256)
 #endif
 }
 
-template <int NT, int TT> constexpr auto tf32x3 = tsm2_tf32x3_kernel<NT, TT, tf32x3_steps(NT)>;
+template <int NT, int TT, bool FEW>
+constexpr auto tf32x3 = tsm2_tf32x3_kernel<NT, TT, tf32x3_steps(NT, FEW)>;
 
 template <typename T>
 using stream_fn = void (*)(const T *, const T *, T *, long, long, long, long, T *, int);
@@ -846,18 +848,17 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt, long m)
                                                  tsm2_dmma_kernel<3, 1>, tsm2_dmma_kernel<4, 1>},
                                                 {tsm2_dmma_kernel<1, 2>, tsm2_dmma_kernel<2, 2>,
                                                  tsm2_dmma_kernel<3, 2>, tsm2_dmma_kernel<4, 2>}};
-    static const stream_fn<float> f32[2][4] = {
-        {tf32x3<1, 1>, tf32x3<2, 1>, tf32x3<3, 1>, tf32x3<4, 1>},
-        {tf32x3<1, 2>, tf32x3<2, 2>, tf32x3<3, 2>, tf32x3<4, 2>}};
-    static const stream_fn<float> f32_few[2] = {tsm2_tf32x3_kernel<4, 1, 2>,
-                                                tsm2_tf32x3_kernel<4, 2, 2>};
+    static const stream_fn<float> f32[2][2][4] = {
+        /* [few rows][tiles][columns] */
+        {{tf32x3<1, 1, false>, tf32x3<2, 1, false>, tf32x3<3, 1, false>, tf32x3<4, 1, false>},
+         {tf32x3<1, 2, false>, tf32x3<2, 2, false>, tf32x3<3, 2, false>, tf32x3<4, 2, false>}},
+        {{tf32x3<1, 1, true>, tf32x3<2, 1, true>, tf32x3<3, 1, true>, tf32x3<4, 1, true>},
+         {tf32x3<1, 2, true>, tf32x3<2, 2, true>, tf32x3<3, 2, true>, tf32x3<4, 2, true>}}};
     if (t2 < 1 || t2 > 32 || (rpt != 2 && rpt != 4))
         return nullptr;
     const int tiles = (int)rpt / 2 - 1, cols = (int)(t2 - 1) / 8;
-    if (prec == KERNELS_FP64)
-        return (const void *)f64[tiles][cols];
-    return cols == 3 && m < TF32X3_FEW_ROWS ? (const void *)f32_few[tiles]
-                                            : (const void *)f32[tiles][cols];
+    return prec == KERNELS_FP64 ? (const void *)f64[tiles][cols]
+                                : (const void *)f32[m < TF32X3_FEW_ROWS][tiles][cols];
 }
 
 extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring)
