@@ -166,7 +166,7 @@ const void *kern_ism2_opt2_kernel(int prec, long t2, long t3);
  * t3 the power of two covering k (the K the kernel is instantiated for), t2 = n (every column in
  * one pass), rpt the rows of a vector (kern_ism2_vec_rows), tcf the vectors a thread walks;
  * NULL for a t3 not instantiated. */
-#define KERN_ISM2_VEC_MAXK 16
+#define KERN_ISM2_VEC_MAXK 32
 static inline int kern_ism2_vec(long apipe)
 {
     return apipe == 3;
@@ -179,6 +179,11 @@ static inline long kern_ism2_vec_rows(int prec)
 static inline long kern_ism2_vec_inflight(long t3)
 {
     return t3 >= 8 ? 1 : 8 / (t3 < 1 ? 1 : t3);
+}
+/* The smallest K the vector kernel is instantiated for that covers k (1, 2, 4, 8, 16, 24, 32). */
+static inline long kern_ism2_vec_k(long k)
+{
+    return k <= 16 ? kernels_tsm2_cols(k) : k <= 24 ? 24 : 32;
 }
 const void *kern_ism2_vec_kernel(int prec, long t3);
 /* Rows of A a thread owns: rpt through the ring (apipe 1), V3's stream and ISM2 opt. 1's vectors

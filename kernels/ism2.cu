@@ -106,14 +106,14 @@ __global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ 
  * loads of a column are 128 bytes, so at k = 1-2 the DRAM sees too few bytes in flight to
  * stream (Little's law; fp32 10^7 x 1 x 1 ran at 0.53 of the copy ceiling). Here a thread owns
  * vectors of V = 16 / sizeof(T) consecutive rows (a float4 or double2 of each column of A),
- * U of them at once with all their K columns: U K 16 = 128 bytes in flight a thread (256 at
- * K = 16: one vector), loaded
+ * U of them at once with all their K columns: U K 16 = 128 bytes in flight a thread (256-512 at
+ * K = 16-32: one vector), loaded
  * together (evict-first: A is read once). B sits in shared memory, K x n, zero past k (B is
  * at most KERN_ISM2_VEC_MAXK x 32), read as a broadcast; for each column of C the thread sums
  * K products a row and stores a vector of V rows (streaming: C is written once). Up to K = 8
  * the next round's U vectors are loaded before this round's columns of C are stored, so that a
  * thread's loads stay in flight through its stores (fp32 10^7 x 32 x 1: 478 -> 423 us, 8 x 1
- * 135 -> 119; 95-113 registers); at K = 16 the two rounds would not fit in registers, and fp64 at
+ * 135 -> 119; 95-113 registers); from K = 16 the two rounds would not fit in registers, and fp64 at
  * K = 1 is faster without (below). The
  * vectors of a thread are v, v + S, ... (S the threads of gridDim.x): a warp's loads and
  * stores of one column are 512 contiguous bytes. Where m is not a multiple of V a column
@@ -381,18 +381,21 @@ extern "C" const void *kern_ism2_rows_kernel(int prec, long t2, long t3)
 
 extern "C" const void *kern_ism2_vec_kernel(int prec, long t3)
 {
-    const int i = ilog2_pow2(t3);
-    if (i < 0 || t3 > KERN_ISM2_VEC_MAXK)
-        return nullptr;
+    static const long ks[] = {1, 2, 4, 8, 16, 24, 32}; /* KERN_ISM2_VEC_K */
     static const void *const f32[] = {
-        (const void *)ism2_vec_kernel<float, 1>, (const void *)ism2_vec_kernel<float, 2>,
-        (const void *)ism2_vec_kernel<float, 4>, (const void *)ism2_vec_kernel<float, 8>,
-        (const void *)ism2_vec_kernel<float, 16>};
+        (const void *)ism2_vec_kernel<float, 1>,  (const void *)ism2_vec_kernel<float, 2>,
+        (const void *)ism2_vec_kernel<float, 4>,  (const void *)ism2_vec_kernel<float, 8>,
+        (const void *)ism2_vec_kernel<float, 16>, (const void *)ism2_vec_kernel<float, 24>,
+        (const void *)ism2_vec_kernel<float, 32>};
     static const void *const f64[] = {
-        (const void *)ism2_vec_kernel<double, 1>, (const void *)ism2_vec_kernel<double, 2>,
-        (const void *)ism2_vec_kernel<double, 4>, (const void *)ism2_vec_kernel<double, 8>,
-        (const void *)ism2_vec_kernel<double, 16>};
-    return prec == KERNELS_FP64 ? f64[i] : f32[i];
+        (const void *)ism2_vec_kernel<double, 1>,  (const void *)ism2_vec_kernel<double, 2>,
+        (const void *)ism2_vec_kernel<double, 4>,  (const void *)ism2_vec_kernel<double, 8>,
+        (const void *)ism2_vec_kernel<double, 16>, (const void *)ism2_vec_kernel<double, 24>,
+        (const void *)ism2_vec_kernel<double, 32>};
+    for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
+        if (ks[i] == t3)
+            return prec == KERNELS_FP64 ? f64[i] : f32[i];
+    return nullptr;
 }
 
 extern "C" const void *kern_ism2_opt2_kernel(int prec, long t2, long t3)

@@ -49,7 +49,7 @@
 #define P_APIPE_ISM2                                                                               \
     {"apipe", 2, 0, 3, 0,                                                                          \
      "2: B whole in shared memory once per block, the next group of A in registers (H100 "      \
-     "extension; 1 when B does not fit); 3: k <= 16, rows in 16-byte vectors, 128 bytes of A a " \
+     "extension; 1 when B does not fit); 3: k <= 32, rows in 16-byte vectors, 128 bytes of A a " \
      "thread in flight, every column in one pass (H100 extension); 1: cp.async ring as in TSM2 " \
      "V3; 0: registers, Alg. 4"}
 #define P_RPT                                                                                      \
@@ -138,9 +138,10 @@ static const struct kernels_kernel registry[] = {
      &kern_tsm2_auto},
     {"ism2_opt1", "ism2", MODEL_FAM_ISM2, KERNELS_COL_MAJOR, FP32 | FP64, 6,
      {P_T1, P_T2R,
-      {"t3", 0, 0, 16, AUTO | POW2,
+      {"t3", 0, 0, 32, AUTO,
        "tile_size_A: elements of A loaded at a time (0: 8, 4 at k <= 4; with apipe 1: 4, 8 or "
-       "16 >= k, 8 for fp64 at k > 8; with apipe 3 the power of two >= k)"},
+       "16 >= k, 8 for fp64 at k > 8; with apipe 3 the power of two >= k, up to 32; 32 with "
+       "apipe 3 only)"},
       {"tcf", 0, 0, 1000000, AUTO,
        "thread count factor: m/tcf threads (apipe 3: m/(rpt tcf)); 0: 2 with apipe 2, 1 for "
        "m < 2 x t1 x SMs; otherwise one full wave, at most 16)"},

@@ -672,8 +672,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         if (a->m > 0 && a->k > KERN_ISM2_VEC_MAXK)
             return kern_why(why, len, "apipe = 3 (rows in vectors) needs k <= %d, not %ld",
                             KERN_ISM2_VEC_MAXK, a->k);
-        if (p[P_T3] != 0 && (ilog2_pow2(p[P_T3]) < 0 || p[P_T3] > KERN_ISM2_VEC_MAXK ||
-                             (a->m > 0 && p[P_T3] < a->k)))
+        if (p[P_T3] != 0 &&
+            (kern_ism2_vec_kernel(a->prec, p[P_T3]) == NULL || (a->m > 0 && p[P_T3] < a->k)))
             return kern_why(why, len,
                             "t3 with apipe = 3 is a power of two from k to %d (all of a row at "
                             "once), not %ld",
@@ -686,7 +686,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         if (a->m > 0 && p[P_T2] > a->n)
             p[P_T2] = a->n; /* one slice: what runs */
         if (a->m > 0 && p[P_T3] == 0)
-            p[P_T3] = kernels_tsm2_cols(a->k);
+            p[P_T3] = kern_ism2_vec_k(a->k);
         p[P_RPT] = vr;
         if (p[P_T1] == 0) /* within 3 % of 256 at 10^6-10^7 rows, up to 6 % faster at 10^5 */
             p[P_T1] = 128;
@@ -755,9 +755,9 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
     }
     if (t1 % 32 != 0 || t1 < 32 || t1 > 1024)
         return kern_why(why, len, "t1 must be a multiple of 32 between 32 and 1024, not %ld", t1);
-    if (t3 != 0 && ilog2_pow2(t3) < 0) /* 0: chosen with the shape */
+    if (t3 != 0 && ilog2_pow2(t3) < 0 && !uses_vec(v, p)) /* 0: chosen with the shape */
         return kern_why(why, len, "t3 must be 1, 2, 4, 8 or 16, not %ld", t3);
-    if (t3 != 0 && t1 % t3 != 0)
+    if (t3 != 0 && t1 % t3 != 0 && !uses_vec(v, p)) /* the vector kernel's t3 is its K */
         return kern_why(why, len, "t1 (%ld) must be a multiple of t3 (%ld)", t1, t3);
     if (a->m <= 0)
         return RK_OK; /* no shape yet: static checks only */

@@ -293,7 +293,7 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
 }
 
 /*
- * Where ISM2's shapes go first to opt. 1 with rows in vectors (apipe 3, k <= 16: ism2.cu
+ * Where ISM2's shapes go first to opt. 1 with rows in vectors (apipe 3, k <= 32: ism2.cu
  * ism2_vec_kernel, 128 bytes of A in flight a thread, 256 at k > 8): where an H100 measured it
  * ahead of the rows kernel (apipe 2; docs/perf-log.md, "ISM2 with rows in vectors"), t1 128.
  * Below ISM2_FEW_ROWS rows: every k <= 8 (10^6 rows: fp32 0.53-0.98 of the copy ceiling ->
@@ -306,11 +306,25 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  * once the next round's loads overlap the stores), fp64 k = 1 or n k <= 4 (1 x 1: 63 -> 55 us;
  * elsewhere the rows kernel was 2-4 % faster). Between 10^6 and 10^7 rows no shape was
  * measured.
+ * Rows of 17-32 (K = 24 or 32, kern_ism2_vec_k: 125 / 163 registers fp32, 126 / 158 fp64),
+ * measured against the entry point's choice before them (the rows kernel in groups of 16, whose
+ * second group of a row of 24 is half padding, or the tensor cores' row walk) on 10^5-10^7 rows
+ * x k 20, 24, 32 x 1-32 columns (kbench, one call, docs/perf-log.md 2026-11-27), in this order
+ * also ahead of the tensor cores:
+ *   fp32 above ISM2_TILE_ROWS rows every n (10^6 x 12 x 20 67.2 -> 46.1 us, 0.64 -> 0.93 of
+ *        the copy ceiling; 10^7 x 32 x 32 1045 -> 935 us against 3xTF32; the losses 2-3 %, at
+ *        10^6 rows with k 32 and 1-4 columns); at 10^5 rows k <= 24 up to 16 columns (1.00-1.17x;
+ *        with more the tensor cores, 0.77-0.82x);
+ *   fp64 k <= 24 up to 12 columns (1.01-1.30x), at 10^7 rows from 8 columns only (1-4 columns
+ *        2-3 % behind the rows kernel); at k 25-32 and from 16 columns within -6 % to +3 %.
  */
 static int ism2_vec_first(int prec, long m, long n, long k)
 {
     if (k > KERN_ISM2_VEC_MAXK)
         return 0;
+    if (k > 16) /* ism2_vec_wide_first */
+        return prec == KERNELS_FP32 ? m > ISM2_TILE_ROWS || (k <= 24 && n <= 16)
+                                    : k <= 24 && n <= 12 && (m < ISM2_FEW_ROWS || n >= 8);
     return m < ISM2_FEW_ROWS || prec == KERNELS_FP32 || k == 1 || n * k <= 4;
 }
 
@@ -376,10 +390,14 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         /* ISM2: opt. 1 with B whole in shared memory, a row's k in groups of 4 (k <= 4) or of
          * the power of two covering it up to 16; tcf chosen (2), 1, 4 */
         const long t3 = k <= 4 ? 4 : kernels_tsm2_cols(k);
-        if (ism2_tensor_first(prec, shape->m, n, k))
+        const int tensor = ism2_tensor_first(prec, shape->m, n, k);
+        const int vec = ism2_vec_first(prec, shape->m, n, k), vec_ahead = vec && k > 16;
+        if (tensor && !vec_ahead)
             add(w, &nw, 2, 256, n, KERN_TSM2_STREAM_T3, 1, 4, 2, 0);
-        if (ism2_vec_first(prec, shape->m, n, k)) /* t1 128, t2 (slices), t3, tcf chosen */
+        if (vec) /* t1 128, t2 (slices), t3, tcf chosen */
             add(w, &nw, 3, 128, 0, 0, 0, 3, 0, 0);
+        if (tensor && vec_ahead)
+            add(w, &nw, 2, 256, n, KERN_TSM2_STREAM_T3, 1, 4, 2, 0);
         if (n > 16 && n <= 32) /* a row's columns in one pass: groups of 4 up to k = 4, else 8
                                   (the sweeps' best but at fp32 1e7 x 32 x 32, 16 by 0.2 %;
                                   16 cost up to 1.26 at fp32 k = 24) */

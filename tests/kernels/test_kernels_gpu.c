@@ -187,6 +187,13 @@ static void tsm2_variants(void **state)
                                                      {128, 5, 0, 0, 3, 0}, {64, 1, 16, 2, 3, 0}};
     variants("ism2_opt1", vsets, (int)(sizeof vsets / sizeof vsets[0]), vshapes,
              (int)(sizeof vshapes / sizeof vshapes[0]));
+    /* ... and rows of 17-32: K 24 or 32 from k, 32 given for k <= 24, the columns sliced */
+    static const struct kernels_shape v2shapes[] = {
+        {3001, 9, 17}, {1003, 32, 24}, {2002, 5, 25}, {999, 31, 32}, {100001, 12, 24}};
+    static const long v2sets[][KERNELS_MAX_PARAMS] = {
+        {128, 0, 0, 0, 3, 0}, {256, 0, 32, 1, 3, 0}, {64, 5, 0, 3, 3, 0}};
+    variants("ism2_opt1", v2sets, (int)(sizeof v2sets / sizeof v2sets[0]), v2shapes,
+             (int)(sizeof v2shapes / sizeof v2shapes[0]));
     /* V3 streaming A (apipe 3: FMAs; 4: tensor cores with one or two tiles of 16 rows a warp,
      * rpt 2 or 4, walking row tiles at k <= 64 with rpt 2): t2 = n, odd m, n and k, partial
      * stages, a split of k, rows past m; at t1 32 and m >= 4 x 16 x 2112 (KERN_TSM2_RING_STAGES
@@ -242,7 +249,8 @@ static void tsm2_entry(void **state)
                     assert_non_null(strstr(r.params_json, "\"kernel\":\""));
                 }
         /* the rules that send a shape to a kernel first: ISM2's short rows to the vector kernel
-         * (below 4e6 rows, k <= 16), small m with k just past 64 to the tensor-core stream, so
+         * (below 4e6 rows, k <= 16; rows of 17-32, K 24 or 32, at 10^6 rows: fp32 every n, fp64
+         * up to 12 columns), small m with k just past 64 to the tensor-core stream, so
          * are more than 8 columns in fp32 below 16384 rows (fp64: the FMA stream up to 12); fp64
          * ISM2 with k = 16 and 16 columns at 10^5 rows to the tensor cores' row walk (prec -1: both
          * precisions) */
@@ -256,7 +264,10 @@ static void tsm2_entry(void **state)
                     {{10000, 17, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
                     {{10000, 12, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP32},
                     {{10000, 12, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP64},
-                    {{100000, 16, 16}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64}};
+                    {{100000, 16, 16}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64},
+                    {{1000000, 12, 24}, "\"t3\":24,", "\"apipe\":3,", -1},
+                    {{1000000, 32, 32}, "\"t3\":32,", "\"apipe\":3,", KERNELS_FP32},
+                    {{1000000, 32, 32}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64}};
         for (size_t x = 0; x < sizeof rule / sizeof rule[0]; x++) {
             if (rule[x].prec >= 0 && rule[x].prec != prec)
                 continue;
