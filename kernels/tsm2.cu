@@ -822,21 +822,32 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
          * per thread (004 §5.2 leaves tcf to offline profiling; this rule was chosen
          * from a sweep of tcf = 1..300 on an H100). */
         long tcf = kern_ceil_div(a->m, resident * tile_rows(p, v));
+        /* the vector kernel on rows of 1-2 (t3 <= 2): at least two vectors a thread (with the
+         * slices below, on an H100 fp32 10^5 x 32 x 1 8.29 -> 7.44 us, fp64 11.63 -> 10.66;
+         * fp32 3 x 10^5 x 24 x 1 13.12 -> 12.22, fp64 25.57 -> 24.27) */
+        if (uses_vec(v, p) && p[P_T3] <= 2 && tcf < 2)
+            tcf = 2;
         p[P_SPLIT] = tcf < 1 ? 1 : tcf > 16 ? 16 : tcf;
     }
     if (uses_vec(v, p)) {
         /* Slices of the columns where the rows leave fewer than VEC_THREADS_SM threads an SM
          * (fp32 10^5 rows: 25000 threads, one vector each): enough slices for 2 VEC_THREADS_SM
-         * an SM, each of at least VEC_SLICE_COLS columns; then t2 as the slices run it (n = 24,
-         * t2 7: 4 slices of 6). On an H100, fp32 10^5 x 32 x 1 took 11.0 us in one slice, 8.1
-         * in 3 or 4, 9.2 in 8; fp64 (50000 threads) was slower sliced: 11.7 -> 13.0 us in 2. */
+         * an SM, each of at least VEC_SLICE_COLS columns, at most 4 for fp32 rows of 1-2 and 2
+         * otherwise (each slice reads its rows of A again, from the L2); then t2 as the slices
+         * run it (n = 24, t2 7: 4 slices of 6). On an H100 (kbench, 10^5 and 3 x 10^5 rows x
+         * 8-32 columns x k 1-32, 1-4 slices, tcf 1-2): fp32 k = 1 best in 4 slices of two
+         * vectors a thread, fp64 k = 1 in 2; from k = 4 two slices were best or within 4 % of
+         * it, three 3-40 % slower (10^5 x 16 x 24: 11.22 us in 2, 13.84 in 3; x 32 x 16: 11.01,
+         * 11.54); fp64 at one vector a thread (50000 threads) slower in 2 at every k >= 2. */
         const long VEC_THREADS_SM = 256, VEC_SLICE_COLS = 4;
         if (p[P_T2] == 0) {
             const long threads = kern_ceil_div(a->m, tile_rows(p, v) * p[P_SPLIT]) * p[P_T1];
             const long sm = a->dev->sm_count;
-            const long want =
+            const long cap = p[P_T3] <= 2 && a->prec == KERNELS_FP32 ? 4 : 2;
+            long want =
                 threads < VEC_THREADS_SM * sm ? kern_ceil_div(2 * VEC_THREADS_SM * sm, threads) : 1;
             const long most = kern_ceil_div(a->n, VEC_SLICE_COLS);
+            want = want > cap ? cap : want;
             p[P_T2] = kern_ceil_div(a->n, want > most ? most : want);
         }
         p[P_T2] = kern_ceil_div(a->n, kern_ceil_div(a->n, p[P_T2]));

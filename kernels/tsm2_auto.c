@@ -313,8 +313,9 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  * also ahead of the tensor cores:
  *   fp32 above ISM2_TILE_ROWS rows every n (10^6 x 12 x 20 67.2 -> 46.1 us, 0.64 -> 0.93 of
  *        the copy ceiling; 10^7 x 32 x 32 1045 -> 935 us against 3xTF32; the losses 2-3 %, at
- *        10^6 rows with k 32 and 1-4 columns); at 10^5 rows k <= 24 up to 16 columns (1.00-1.17x;
- *        with more the tensor cores, 0.77-0.82x);
+ *        10^6 rows with k 32 and 1-4 columns); at 10^5 rows k <= 24 up to 16 columns (1.00-1.17x
+ *        in 3 slices of the columns, 10^5 x 16 x 24 13.5 -> 11.2 us in the 2 that tsm2.cu now
+ *        takes; with more columns the tensor cores, 0.77-0.82x);
  *   fp64 k <= 24 up to 12 columns (1.01-1.30x), at 10^7 rows from 8 columns only (1-4 columns
  *        2-3 % behind the rows kernel); at k 25-32 and from 16 columns within -6 % to +3 %.
  */
