@@ -151,10 +151,17 @@ size_t kern_tsm2_tc_smem(int prec, long t2);
  * tsm2_tf32x3_rows_kernel), launched with at most KERN_TSM2_ROWS_BLOCKS blocks an SM; its
  * shared memory [bytes]. */
 #define KERN_TSM2_ROWS_BLOCKS 16
-/* fp64 with ring: A through a ring of KERN_TSM2_RING_STAGES tiles of 16 rows a warp in shared
- * memory (tsm2_dmma_ring_kernel), for warps that walk at least that many tiles; else A in
- * registers. */
+/* fp64's ring, how A reaches the tensor cores: KERN_TSM2_RING_NONE in registers
+ * (tsm2_dmma_rows_kernel); KERN_TSM2_RING_ASYNC through a ring of KERN_TSM2_RING_STAGES tiles of
+ * 16 rows a warp in shared memory filled by cp.async (tsm2_dmma_ring_kernel), for warps that walk
+ * at least that many tiles; KERN_TSM2_RING_BULK through a block's ring filled, and C written, by
+ * Hopper's bulk copies (tsm2_dmma_bulk_kernel), m even and from KERN_TSM2_BULK_ROWS rows, where
+ * an H100 measured it ahead of both (docs/model.md "Hopper's bulk copies"). fp32 ignores it. */
 #define KERN_TSM2_RING_STAGES 4
+#define KERN_TSM2_RING_NONE   0
+#define KERN_TSM2_RING_ASYNC  1
+#define KERN_TSM2_RING_BULK   2
+#define KERN_TSM2_BULK_ROWS   500000L
 const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring);
 size_t kern_tsm2_tc_rows_smem(int prec, long t2, long k, long threads, int ring);
 

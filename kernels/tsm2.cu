@@ -488,16 +488,24 @@ static long tc_rows_blocks(const struct kern_args *a, const long *p)
     return blocks < cap ? blocks : cap;
 }
 
-/* fp64's row walk with A through each warp's ring in shared memory: where every warp walks at
- * least as many tiles as the ring holds (else its prologue and the shared memory that limits
- * resident warps cost more than it gains; docs/perf-log.md) and the ring fits. */
-static bool rows_ring(const struct kern_args *a, const long *p)
+/* How fp64's row walk gets A (kern_tsm2_tc_rows_kernel's ring): KERN_TSM2_RING_BULK from
+ * KERN_TSM2_BULK_ROWS rows where m is even (every column 16-byte aligned) and its shared memory
+ * fits; else through each warp's cp.async ring where every warp walks at least as many tiles as
+ * the ring holds (else its prologue and the shared memory that limits resident warps cost more
+ * than it gains; docs/perf-log.md) and the ring fits; else in registers. */
+static int rows_ring(const struct kern_args *a, const long *p)
 {
     const long t1 = p[P_T1], tiles = kern_ceil_div(a->m, 16);
-    return a->prec == KERNELS_FP64 && t1 >= 32 &&
-           tiles >= KERN_TSM2_RING_STAGES * tc_rows_blocks(a, p) * (t1 / 32) &&
-           kern_tsm2_tc_rows_smem(a->prec, p[P_T2], a->k, t1, 1) <=
-               (size_t)a->dev->smem_per_block_optin_bytes;
+    const size_t optin = (size_t)a->dev->smem_per_block_optin_bytes;
+    if (a->prec != KERNELS_FP64 || t1 < 32)
+        return KERN_TSM2_RING_NONE;
+    if (a->m >= KERN_TSM2_BULK_ROWS && a->m % 2 == 0 &&
+        kern_tsm2_tc_rows_smem(a->prec, p[P_T2], a->k, t1, KERN_TSM2_RING_BULK) <= optin)
+        return KERN_TSM2_RING_BULK;
+    if (tiles >= KERN_TSM2_RING_STAGES * tc_rows_blocks(a, p) * (t1 / 32) &&
+        kern_tsm2_tc_rows_smem(a->prec, p[P_T2], a->k, t1, KERN_TSM2_RING_ASYNC) <= optin)
+        return KERN_TSM2_RING_ASYNC;
+    return KERN_TSM2_RING_NONE;
 }
 
 /* ISM2 opt. 1 with B whole in shared memory (apipe = 2). */
@@ -933,7 +941,12 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
                             "of shared memory) could not be read",
                             t1, smem);
         const long resident = (long)per_sm * a->dev->sm_count;
-        if (gx > resident && kern_ceil_div(a->m, 16) <= ROWS_WAVE_TILES * resident * (t1 / 32))
+        /* the bulk copies' kernel: always one wave, each block walking its block tiles, so
+         * that its prologue (B, the barriers) is paid once a block (at 10^6 rows and 2112
+         * blocks in 16 waves it was 2-14 % slower than the kernel with A in registers, one wave
+         * 2-5 % faster) */
+        if (gx > resident && (rows_ring(a, a->p) == KERN_TSM2_RING_BULK ||
+                              kern_ceil_div(a->m, 16) <= ROWS_WAVE_TILES * resident * (t1 / 32)))
             gx = resident;
     }
 

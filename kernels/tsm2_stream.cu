@@ -529,6 +529,177 @@ __global__ void __launch_bounds__(256)
 #endif
 }
 
+/* mbarrier and bulk-copy (cp.async.bulk, sm_90) helpers of tsm2_dmma_bulk_kernel; shared
+ * addresses as 32-bit .shared::cta offsets. */
+__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
+{
+    asm volatile(
+        "mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"((unsigned)__cvta_generic_to_shared(bar)),
+        "r"(count)
+        : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned phase)
+{
+    const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(a), "r"(phase)
+                     : "memory");
+}
+__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                 "%2, [%3];\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(bytes), "r"((unsigned)__cvta_generic_to_shared(bar))
+                 : "memory");
+}
+
+/*
+ * tsm2_dmma_rows_kernel with A in and C out through Hopper's bulk copies (the TMA unit's
+ * one-dimensional cp.async.bulk), for many rows (tsm2.cu, rows_ring: m even, from
+ * KERN_TSM2_BULK_ROWS). A block of W warps owns block tiles of 16 W rows, walked in one wave
+ * (block tile b, b + blocks, ...); warp w multiplies rows 16 w .. 16 w + 15 of it as the
+ * register kernel does. A: a ring of BULK_STAGES block tiles in shared memory; warp 0 fills a
+ * slot with one bulk copy a column (16 W rows x 8 bytes contiguous: 1 KB at W = 8), all landing
+ * on the slot's `full` mbarrier by their byte count, BULK_STAGES - 1 tiles ahead, once every
+ * warp has arrived on the slot's `empty` mbarrier. C: each warp writes its fragments to a block
+ * tile of C in shared memory, and the last warp writes each column with one bulk copy (16 W rows
+ * contiguous) where the register kernel stores 128 bytes a column a warp. Columns of the ring past
+ * k are zero (cleared once; B past k is zero too); rows past m keep earlier values, which only
+ * rows of C past m depend on, and those are not written. Where it came from (an H100, fp64
+ * 10^5-10^7 rows x 16-32 x k 17-32; docs/perf-log.md): 128-byte bulk copies a warp's tile were
+ * up to 17 % slower than the cp.async ring at 10^7 rows; a block's 1 KB columns 0.94-1.01x;
+ * with C through bulk copies too 0.92-0.99x, and in one wave 0.95-1.00x at 10^6 rows and
+ * 0.90-0.98x at 10^7, against 1.00-1.08x at 3 x 10^5 and 1.11-1.29x at 10^5 (too few block
+ * tiles a block to repay its prologue).
+ */
+constexpr int BULK_STAGES = 3;
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile(
+        "mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"((unsigned)__cvta_generic_to_shared(bar))
+        : "memory");
+}
+
+template <int NT>
+__global__ void __launch_bounds__(256)
+    tsm2_dmma_bulk_kernel(const double *__restrict__ A, const double *__restrict__ B,
+                          double *__restrict__ C, long m, long n, long k, long kchunk,
+                          double *__restrict__ ws, int ncb)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ __align__(16) unsigned char kern_smem[];
+    double *Bs = reinterpret_cast<double *>(kern_smem); /* [NT * 8][KCP] */
+    (void)kchunk, (void)ws, (void)ncb;
+
+    const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3, warp = tid >> 5;
+    const int W = blockDim.x >> 5;
+    const long rows_bt = 16L * W, nbt = (m + rows_bt - 1) / rows_bt; /* block tiles */
+    const int kr = (int)((k + 3) / 4 * 4);
+    const int ld = 16 * W + 4; /* a column of a block tile in the ring */
+    const long slot_elems = (long)kr * ld;
+    double *ring = Bs + NT * 8 * KCP;
+    uint64_t *full = reinterpret_cast<uint64_t *>(ring + BULK_STAGES * slot_elems);
+    uint64_t *empty = full + BULK_STAGES;
+    double *Cs = reinterpret_cast<double *>(empty + BULK_STAGES); /* [NT * 8][ld] */
+
+    fill_stage<double, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 2 == 0);
+    for (long i = tid; i < BULK_STAGES * (kr - k) * ld; i += blockDim.x) /* columns past k */
+        ring[i / ((kr - k) * ld) * slot_elems + (k + i % ((kr - k) * ld) / ld) * ld + i % ld] = 0.0;
+    if (tid < BULK_STAGES) {
+        mbar_init(full + tid, 1);
+        mbar_init(empty + tid, W);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    cp_async_wait<0>();
+    __syncthreads();
+
+    /* warp 0 fills: block tile bt into slot s, one bulk copy a column (16 W rows) */
+    auto fill = [&](int s, long bt) {
+        if (bt >= nbt)
+            return;
+        const long r0 = bt * rows_bt;
+        const unsigned bytes = (unsigned)((m - r0 < rows_bt ? m - r0 : rows_bt) * sizeof(double));
+        if (lane == 0)
+            mbar_expect_tx(full + s, bytes * (unsigned)k);
+        __syncwarp();
+        for (int c = lane; c < k; c += 32)
+            bulk_copy(ring + s * slot_elems + (long)c * ld, A + r0 + (long)c * m, bytes, full + s);
+    };
+
+    if (warp == 0)
+#pragma unroll
+        for (int s = 0; s < BULK_STAGES - 1; s++)
+            fill(s, blockIdx.x + (long)s * gridDim.x);
+    long it = 0;
+#pragma unroll 1
+    for (long bt = blockIdx.x; bt < nbt; bt += gridDim.x, it++) {
+        const int slot = (int)(it % BULK_STAGES);
+        if (warp == 0) { /* the slot used last iteration, once every warp has read it */
+            const long nit = it + BULK_STAGES - 1;
+            const int ns = (int)(nit % BULK_STAGES);
+            if (it >= 1)
+                mbar_wait(empty + ns, (unsigned)(((it - 1) / BULK_STAGES) & 1));
+            fill(ns, bt + (long)(BULK_STAGES - 1) * gridDim.x);
+        }
+        mbar_wait(full + slot, (unsigned)((it / BULK_STAGES) & 1));
+        const double *at = ring + slot * slot_elems + 16 * warp;
+        double acc[NT][4];
+        zero_all(acc);
+#pragma unroll 4
+        for (int kk = q; kk < kr; kk += 4) {
+            const double2 a = *reinterpret_cast<const double2 *>(at + (long)kk * ld + 2 * g);
+#pragma unroll
+            for (int c = 0; c < NT; c++)
+                mma_f64(acc[c], a.x, a.y, Bs[(c * 8 + g) * KCP + kk]);
+        }
+        __syncwarp(); /* every lane has read the slot */
+        if (lane == 0) {
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            mbar_arrive(empty + slot);
+        }
+        /* C through shared memory: the block tile's columns written by bulk copies of 16 W rows */
+        if (warp == W - 1)
+            asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+        __syncthreads(); /* the last tile's columns have left Cs */
+#pragma unroll
+        for (int c = 0; c < NT; c++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                *reinterpret_cast<double2 *>(Cs + (c * 8 + 2 * q + h) * ld + 16 * warp + 2 * g) =
+                    make_double2(acc[c][h], acc[c][h + 2]);
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        __syncthreads();
+        if (warp == W - 1) {
+            const long r0 = bt * rows_bt;
+            const unsigned bytes =
+                (unsigned)((m - r0 < rows_bt ? m - r0 : rows_bt) * sizeof(double));
+            for (int c = lane; c < n; c += 32)
+                asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(
+                                 C + r0 + (long)c * m),
+                             "r"((unsigned)__cvta_generic_to_shared(Cs + c * ld)), "r"(bytes)
+                             : "memory");
+            asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        }
+    }
+    if (warp == W - 1)
+        asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#else
+    (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
+#endif
+}
+
 /*
  * fp32 on the tensor cores (apipe = 4): 3xTF32. Each fp32 value x is split into a TF32 part
  * hi (x rounded to TF32) and the rest lo = x - hi (split_tf32); a b = hi_a hi_b + hi_a lo_b +
@@ -863,16 +1034,20 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt, long m)
 
 extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring)
 {
-    static const stream_fn<double> f64[2][4] = {
+    static const stream_fn<double> f64[3][4] = {
         {tsm2_dmma_rows_kernel<1>, tsm2_dmma_rows_kernel<2>, tsm2_dmma_rows_kernel<3>,
          tsm2_dmma_rows_kernel<4>},
         {tsm2_dmma_ring_kernel<1>, tsm2_dmma_ring_kernel<2>, tsm2_dmma_ring_kernel<3>,
-         tsm2_dmma_ring_kernel<4>}};
+         tsm2_dmma_ring_kernel<4>},
+        {tsm2_dmma_bulk_kernel<1>, tsm2_dmma_bulk_kernel<2>, tsm2_dmma_bulk_kernel<3>,
+         tsm2_dmma_bulk_kernel<4>}};
     static const stream_fn<float> f32[4] = {tsm2_tf32x3_rows_kernel<1>, tsm2_tf32x3_rows_kernel<2>,
                                             tsm2_tf32x3_rows_kernel<3>, tsm2_tf32x3_rows_kernel<4>};
     if (t2 < 1 || t2 > 32)
         return nullptr;
-    return prec == KERNELS_FP64 ? (const void *)f64[ring ? 1 : 0][(t2 - 1) / 8]
+    if (ring < KERN_TSM2_RING_NONE || ring > KERN_TSM2_RING_BULK)
+        return nullptr;
+    return prec == KERNELS_FP64 ? (const void *)f64[ring][(t2 - 1) / 8]
                                 : (const void *)f32[(t2 - 1) / 8];
 }
 
@@ -883,6 +1058,12 @@ extern "C" size_t kern_tsm2_tc_rows_smem(int prec, long t2, long k, long threads
     const size_t stage = (size_t)((t2 + 7) / 8 * 8) * (size_t)KCP;
     const size_t tiles =
         ring ? (size_t)(threads / 32) * ROWS_STAGES * (size_t)((k + 3) / 4 * 4) * ROWS_LD : 0;
+    if (ring == 2) /* block tiles of 16 rows a warp, and two barriers a stage (8 bytes each) */
+        return (stage +
+                (size_t)(BULK_STAGES * ((k + 3) / 4 * 4) + (t2 + 7) / 8 * 8) *
+                    (size_t)(16 * (threads / 32) + 4) +
+                2 * BULK_STAGES) *
+               sizeof(double);
     return prec == KERNELS_FP64 ? (stage + tiles) * sizeof(double) : 3 * stage * sizeof(float);
 }
 

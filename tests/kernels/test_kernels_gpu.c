@@ -198,10 +198,13 @@ static void tsm2_variants(void **state)
      * rpt 2 or 4, walking row tiles at k <= 64 with rpt 2): t2 = n, odd m, n and k, partial
      * stages, a split of k, rows past m; at t1 32 and m >= 4 x 16 x 2112 (KERN_TSM2_RING_STAGES
      * tiles for each warp of 16 blocks an SM, 132 SMs) fp64's walk goes through the ring in
-     * shared memory, with 8-byte copies at odd m */
+     * shared memory, with 8-byte copies at odd m; from KERN_TSM2_BULK_ROWS at even m through the
+     * bulk copies (a last block tile part full, k not a multiple of 4, 1-4 fragments of 8
+     * columns, blocks of 1, 4 and 8 warps) */
     static const struct kernels_shape sshapes[] = {
-        {1001, 5, 1003}, {777, 32, 301},   {64, 1, 17},     {300, 21, 64},    {130, 13, 129},
-        {33, 9, 7},      {100003, 24, 24}, {20001, 32, 48}, {140001, 21, 37}, {140002, 32, 64}};
+        {1001, 5, 1003},  {777, 32, 301},   {64, 1, 17},     {300, 21, 64},    {130, 13, 129},
+        {33, 9, 7},       {100003, 24, 24}, {20001, 32, 48}, {140001, 21, 37}, {140002, 32, 64},
+        {500002, 17, 19}, {500090, 32, 32}, {500010, 5, 30}};
     static const long ssets[][KERNELS_MAX_PARAMS] = {
         {128, 0, 0, 0, 3, 0}, {64, 0, 0, 2, 3, 0},  {128, 0, 0, 0, 4, 0}, {128, 0, 0, 0, 4, 2},
         {128, 0, 0, 0, 4, 4}, {256, 0, 0, 3, 4, 2}, {32, 0, 0, 1, 4, 2}};
