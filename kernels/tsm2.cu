@@ -499,7 +499,7 @@ static int rows_ring(const struct kern_args *a, const long *p)
     const size_t optin = (size_t)a->dev->smem_per_block_optin_bytes;
     if (a->prec != KERNELS_FP64 || t1 < 32)
         return KERN_TSM2_RING_NONE;
-    if (a->m >= KERN_TSM2_BULK_ROWS && a->m % 2 == 0 &&
+    if (a->m >= KERN_TSM2_BULK_ROWS && a->m % 2 == 0 && a->k <= KERN_TSM2_BULK_MAXK &&
         kern_tsm2_tc_rows_smem(a->prec, p[P_T2], a->k, t1, KERN_TSM2_RING_BULK) <= optin)
         return KERN_TSM2_RING_BULK;
     if (tiles >= KERN_TSM2_RING_STAGES * tc_rows_blocks(a, p) * (t1 / 32) &&

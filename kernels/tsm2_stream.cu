@@ -78,17 +78,17 @@ __device__ __forceinline__ void for_each_stage(F &fill, long kb, long ke, Body b
 
 /*
  * One stage of B in shared memory: dst[c * STRIDE + kk] = B(c0 + kk, c) for the COLS columns
- * and KC values of k, zeros past ke or n; one cp.async commit group. With every column of B
- * 16-byte aligned (bvec: k a multiple of 16 / sizeof(T); c0 is a multiple of 16) the copies
- * are 16 bytes, else one element each.
+ * and KV values of k (KC unless given), zeros past ke or n; one cp.async commit group. With every
+ * column of B 16-byte aligned (bvec: k a multiple of 16 / sizeof(T); c0 is a multiple of 16) the
+ * copies are 16 bytes, else one element each.
  */
-template <typename T, int COLS, int STRIDE>
+template <typename T, int COLS, int STRIDE, int KV = KC>
 __device__ __forceinline__ void fill_stage(T *dst, const T *__restrict__ B, long c0, long ke,
                                            long n, long k, bool bvec)
 {
     constexpr int G = 16 / sizeof(T);
     if (bvec) {
-        constexpr int VPC = KC / G;
+        constexpr int VPC = KV / G;
         for (int i = threadIdx.x; i < COLS * VPC; i += blockDim.x) {
             const int c = i / VPC, kk = (i % VPC) * G;
             const long kg = c0 + kk;
@@ -96,8 +96,8 @@ __device__ __forceinline__ void fill_stage(T *dst, const T *__restrict__ B, long
             cp_async_elem<16>(dst + c * STRIDE + kk, ok ? B + kg + (long)c * k : B, ok);
         }
     } else {
-        for (int i = threadIdx.x; i < COLS * KC; i += blockDim.x) {
-            const int c = i / KC, kk = i % KC;
+        for (int i = threadIdx.x; i < COLS * KV; i += blockDim.x) {
+            const int c = i / KV, kk = i % KV;
             const long kg = c0 + kk;
             const bool ok = kg < ke && c < n;
             cp_async_elem<sizeof(T)>(dst + c * STRIDE + kk, ok ? B + kg + (long)c * k : B, ok);
@@ -581,9 +581,12 @@ __device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned b
  * up to 17 % slower than the cp.async ring at 10^7 rows; a block's 1 KB columns 0.94-1.01x;
  * with C through bulk copies too 0.92-0.99x, and in one wave 0.95-1.00x at 10^6 rows and
  * 0.90-0.98x at 10^7, against 1.00-1.08x at 3 x 10^5 and 1.11-1.29x at 10^5 (too few block
- * tiles a block to repay its prologue).
+ * tiles a block to repay its prologue). Two stages and B's stage cut to k <= 32: 108 KB a block
+ * at t1 256, two blocks an SM, where three stages (152 KB) left one: 0.96-1.01x the time of
+ * three at 6 x 10^5 - 10^7 rows (10^6 x 32 x 32 184.3 -> 179.2 us, cuBLAS 180.4).
  */
-constexpr int BULK_STAGES = 3;
+constexpr int BULK_STAGES = 2;
+constexpr int BULK_KS = KERN_TSM2_BULK_MAXK + 4; /* B's stage: k up to 32, padded as KCP */
 __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
 {
     asm volatile(
@@ -599,7 +602,7 @@ __global__ void __launch_bounds__(256)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(16) unsigned char kern_smem[];
-    double *Bs = reinterpret_cast<double *>(kern_smem); /* [NT * 8][KCP] */
+    double *Bs = reinterpret_cast<double *>(kern_smem); /* [NT * 8][BULK_KS] */
     (void)kchunk, (void)ws, (void)ncb;
 
     const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, q = lane & 3, warp = tid >> 5;
@@ -608,12 +611,12 @@ __global__ void __launch_bounds__(256)
     const int kr = (int)((k + 3) / 4 * 4);
     const int ld = 16 * W + 4; /* a column of a block tile in the ring */
     const long slot_elems = (long)kr * ld;
-    double *ring = Bs + NT * 8 * KCP;
+    double *ring = Bs + NT * 8 * BULK_KS;
     uint64_t *full = reinterpret_cast<uint64_t *>(ring + BULK_STAGES * slot_elems);
     uint64_t *empty = full + BULK_STAGES;
     double *Cs = reinterpret_cast<double *>(empty + BULK_STAGES); /* [NT * 8][ld] */
 
-    fill_stage<double, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 2 == 0);
+    fill_stage<double, NT * 8, BULK_KS, KERN_TSM2_BULK_MAXK>(Bs, B, 0, k, n, k, k % 2 == 0);
     for (long i = tid; i < BULK_STAGES * (kr - k) * ld; i += blockDim.x) /* columns past k */
         ring[i / ((kr - k) * ld) * slot_elems + (k + i % ((kr - k) * ld) / ld) * ld + i % ld] = 0.0;
     if (tid < BULK_STAGES) {
@@ -662,7 +665,7 @@ __global__ void __launch_bounds__(256)
             const double2 a = *reinterpret_cast<const double2 *>(at + (long)kk * ld + 2 * g);
 #pragma unroll
             for (int c = 0; c < NT; c++)
-                mma_f64(acc[c], a.x, a.y, Bs[(c * 8 + g) * KCP + kk]);
+                mma_f64(acc[c], a.x, a.y, Bs[(c * 8 + g) * BULK_KS + kk]);
         }
         __syncwarp(); /* every lane has read the slot */
         if (lane == 0) {
@@ -1058,8 +1061,9 @@ extern "C" size_t kern_tsm2_tc_rows_smem(int prec, long t2, long k, long threads
     const size_t stage = (size_t)((t2 + 7) / 8 * 8) * (size_t)KCP;
     const size_t tiles =
         ring ? (size_t)(threads / 32) * ROWS_STAGES * (size_t)((k + 3) / 4 * 4) * ROWS_LD : 0;
-    if (ring == 2) /* block tiles of 16 rows a warp, and two barriers a stage (8 bytes each) */
-        return (stage +
+    if (ring == KERN_TSM2_RING_BULK) /* B's stage of 32 k, BULK_STAGES block tiles of 16 rows a
+                                        warp, C's block tile, two barriers a stage (8 bytes) */
+        return ((size_t)((t2 + 7) / 8 * 8) * BULK_KS +
                 (size_t)(BULK_STAGES * ((k + 3) / 4 * 4) + (t2 + 7) / 8 * 8) *
                     (size_t)(16 * (threads / 32) + 4) +
                 2 * BULK_STAGES) *
