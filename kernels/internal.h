@@ -171,9 +171,9 @@ size_t kern_tsm2_tc_rows_smem(int prec, long t2, long k, long threads, int ring)
 const void *kern_ism2_rows_kernel(int prec, long t2, long t3);
 const void *kern_ism2_opt2_kernel(int prec, long t2, long t3);
 /* ISM2 opt. 1 with rows in vectors (apipe 3, ism2.cu ism2_vec_kernel): k <= KERN_ISM2_VEC_MAXK,
- * t3 the power of two covering k (the K the kernel is instantiated for), t2 = n (every column in
- * one pass), rpt the rows of a vector (kern_ism2_vec_rows), tcf the vectors a thread walks;
- * NULL for a t3 not instantiated. */
+ * t3 the K covering k that the kernel is instantiated for (kern_ism2_vec_k), t2 = n (every column
+ * in one pass), rpt the rows of a vector (kern_ism2_vec_rows), tcf the vectors a thread walks; NULL
+ * for a t3 not instantiated. */
 #define KERN_ISM2_VEC_MAXK 32
 static inline int kern_ism2_vec(long apipe)
 {

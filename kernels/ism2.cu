@@ -381,7 +381,7 @@ extern "C" const void *kern_ism2_rows_kernel(int prec, long t2, long t3)
 
 extern "C" const void *kern_ism2_vec_kernel(int prec, long t3)
 {
-    static const long ks[] = {1, 2, 4, 8, 16, 24, 32}; /* KERN_ISM2_VEC_K */
+    static const long ks[] = {1, 2, 4, 8, 16, 24, 32}; /* the K of kern_ism2_vec_k */
     static const void *const f32[] = {
         (const void *)ism2_vec_kernel<float, 1>,  (const void *)ism2_vec_kernel<float, 2>,
         (const void *)ism2_vec_kernel<float, 4>,  (const void *)ism2_vec_kernel<float, 8>,

@@ -140,8 +140,8 @@ static const struct kernels_kernel registry[] = {
      {P_T1, P_T2R,
       {"t3", 0, 0, 32, AUTO,
        "tile_size_A: elements of A loaded at a time (0: 8, 4 at k <= 4; with apipe 1: 4, 8 or "
-       "16 >= k, 8 for fp64 at k > 8; with apipe 3 the power of two >= k, up to 32; 32 with "
-       "apipe 3 only)"},
+       "16 >= k, 8 for fp64 at k > 8; with apipe 3 the least of 1, 2, 4, 8, 16, 24, 32 >= k; 24 "
+       "and 32 with apipe 3 only)"},
       {"tcf", 0, 0, 1000000, AUTO,
        "thread count factor: m/tcf threads (apipe 3: m/(rpt tcf)); 0: 2 with apipe 2, 1 for "
        "m < 2 x t1 x SMs; otherwise one full wave, at most 16)"},

@@ -683,8 +683,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         if (p[P_T3] != 0 &&
             (kern_ism2_vec_kernel(a->prec, p[P_T3]) == NULL || (a->m > 0 && p[P_T3] < a->k)))
             return kern_why(why, len,
-                            "t3 with apipe = 3 is a power of two from k to %d (all of a row at "
-                            "once), not %ld",
+                            "t3 with apipe = 3 is 1, 2, 4, 8, 16, 24 or 32, at least k and at "
+                            "most %d (all of a row at once), not %ld",
                             KERN_ISM2_VEC_MAXK, p[P_T3]);
         if (p[P_RPT] != 0 && p[P_RPT] != vr)
             return kern_why(why, len,

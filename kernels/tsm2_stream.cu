@@ -545,6 +545,12 @@ __device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, unsigned bytes)
                  "r"(bytes)
                  : "memory");
 }
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile(
+        "mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"((unsigned)__cvta_generic_to_shared(bar))
+        : "memory");
+}
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned phase)
 {
     const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
@@ -587,12 +593,6 @@ __device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned b
  */
 constexpr int BULK_STAGES = 2;
 constexpr int BULK_KS = KERN_TSM2_BULK_MAXK + 4; /* B's stage: k up to 32, padded as KCP */
-__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
-{
-    asm volatile(
-        "mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"((unsigned)__cvta_generic_to_shared(bar))
-        : "memory");
-}
 
 template <int NT>
 __global__ void __launch_bounds__(256)
@@ -617,8 +617,9 @@ __global__ void __launch_bounds__(256)
     double *Cs = reinterpret_cast<double *>(empty + BULK_STAGES); /* [NT * 8][ld] */
 
     fill_stage<double, NT * 8, BULK_KS, KERN_TSM2_BULK_MAXK>(Bs, B, 0, k, n, k, k % 2 == 0);
-    for (long i = tid; i < BULK_STAGES * (kr - k) * ld; i += blockDim.x) /* columns past k */
-        ring[i / ((kr - k) * ld) * slot_elems + (k + i % ((kr - k) * ld) / ld) * ld + i % ld] = 0.0;
+    for (int s = 0; s < BULK_STAGES; s++) /* columns k .. kr - 1 of every slot, contiguous */
+        for (long i = k * ld + tid; i < (long)kr * ld; i += blockDim.x)
+            ring[s * slot_elems + i] = 0.0;
     if (tid < BULK_STAGES) {
         mbar_init(full + tid, 1);
         mbar_init(empty + tid, W);
@@ -628,12 +629,17 @@ __global__ void __launch_bounds__(256)
     cp_async_wait<0>();
     __syncthreads();
 
+    /* bytes of a column of block tile bt: 16 W rows, fewer in the last */
+    auto col_bytes = [&](long bt) {
+        const long r0 = bt * rows_bt;
+        return (unsigned)((m - r0 < rows_bt ? m - r0 : rows_bt) * sizeof(double));
+    };
     /* warp 0 fills: block tile bt into slot s, one bulk copy a column (16 W rows) */
     auto fill = [&](int s, long bt) {
         if (bt >= nbt)
             return;
         const long r0 = bt * rows_bt;
-        const unsigned bytes = (unsigned)((m - r0 < rows_bt ? m - r0 : rows_bt) * sizeof(double));
+        const unsigned bytes = col_bytes(bt);
         if (lane == 0)
             mbar_expect_tx(full + s, bytes * (unsigned)k);
         __syncwarp();
@@ -686,8 +692,7 @@ __global__ void __launch_bounds__(256)
         __syncthreads();
         if (warp == W - 1) {
             const long r0 = bt * rows_bt;
-            const unsigned bytes =
-                (unsigned)((m - r0 < rows_bt ? m - r0 : rows_bt) * sizeof(double));
+            const unsigned bytes = col_bytes(bt);
             for (int c = lane; c < n; c += 32)
                 asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(
                                  C + r0 + (long)c * m),
