@@ -232,9 +232,9 @@ void analysis_counter_flops(const struct analysis_device *d, const struct db_mea
 /*
  * What a kernel's measurement x is compared with (reference.c): cuBLAS measured in the same
  * run. c may be x's reference when it is a cuBLAS call (family "cublas": cublas_sgemm,
- * cublas_dgemm, cublas_gemmex) and x is not, of x's capture and GPU, precision, shape (m > 0)
- * and cache state, verified, with a median time, and not GemmEx with "tf32" 1 (TF32 rounds
- * fp32 inputs: another product). 1 or 0.
+ * cublas_dgemm, cublas_gemmex) and x is neither that nor a move, of x's capture and GPU, precision,
+ * shape (m > 0) and cache state, verified, with a median time, and not GemmEx with "tf32" 1 (TF32
+ * rounds fp32 inputs: another product). 1 or 0.
  */
 int analysis_reference_ok(const struct db_measurement *x, const struct db_measurement *c);
 /*
@@ -246,6 +246,19 @@ int analysis_reference_ok(const struct db_measurement *x, const struct db_measur
 const struct db_measurement *analysis_reference_pick(const struct db_measurement *x,
                                                      const struct db_measurement *a,
                                                      const struct db_measurement *b);
+/*
+ * The floor under x (reference.c): the kernel move (family "move": the shape's bytes moved,
+ * nothing computed) measured beside x, in x's capture and on its GPU, with x's precision,
+ * shape and cache state, verified, with a median time; x is not a move itself. f may be x's
+ * floor: 1 or 0. analysis_floor_pick folds as analysis_reference_pick does, to the faster.
+ * x's time over its floor's says how much of what its bytes allow at this size it reached,
+ * where the copy ceiling (measured on 1 GiB) cannot be reached by any kernel: small shapes,
+ * whose launch and ramp-up are most of their time.
+ */
+int analysis_floor_ok(const struct db_measurement *x, const struct db_measurement *f);
+const struct db_measurement *analysis_floor_pick(const struct db_measurement *x,
+                                                 const struct db_measurement *a,
+                                                 const struct db_measurement *b);
 
 /*
  * Effective bandwidth (docs/model.md "Effective bandwidth"; 004 Fig. 5 and Fig. 14): A, B and C

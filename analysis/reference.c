@@ -9,7 +9,11 @@
  *   - its effective bandwidth counts A, B and C once, (m k + k n + m n) x element size over
  *     the median time, as 004_dab40fe45003313a.txt Fig. 5 and Fig. 14 do;
  *   - the ceiling that bandwidth is held to is the copy's (bw_dram_copy: read + written
- *     bytes of a device-to-device copy, what such a kernel does at best).
+ *     bytes of a device-to-device copy, what such a kernel does at best);
+ *   - its floor is the kernel move measured beside it (the same capture, GPU, precision,
+ *     cache state and shape, verified): the shape's bytes moved and nothing computed, what
+ *     the copy ceiling comes to at this size, launch and ramp-up included. It is never a
+ *     reference, nor judged by one.
  * Pure functions of the rows: no database; analysis_speedups allocates one scratch array.
  */
 #include "analysis.h"
@@ -30,37 +34,67 @@ static int is_cublas(const struct db_measurement *m)
     return same_str(m->family, "cublas");
 }
 
-int analysis_reference_ok(const struct db_measurement *x, const struct db_measurement *c)
+static int is_move(const struct db_measurement *m)
 {
-    long tf32 = 0;
-    if (!x || !c || x == c || is_cublas(x) || !is_cublas(c))
-        return 0;
+    return same_str(m->family, "move");
+}
+
+/* c was measured beside x: the same capture and GPU, precision, cache state and shape (m > 0),
+ * verified, with a median time. */
+static int beside(const struct db_measurement *x, const struct db_measurement *c)
+{
     if (c->capture_id != x->capture_id || c->device_id != x->device_id)
         return 0; /* another run: another GPU state, another clock, another day */
     if (!same_str(c->precision, x->precision) || !same_str(c->cache_state, x->cache_state))
         return 0;
     if (x->m <= 0 || c->m != x->m || c->n != x->n || c->k != x->k)
         return 0;
-    if (c->verified != 1 || !(c->time_median_ns > 0))
+    return c->verified == 1 && c->time_median_ns > 0;
+}
+
+int analysis_reference_ok(const struct db_measurement *x, const struct db_measurement *c)
+{
+    long tf32 = 0;
+    if (!x || !c || x == c || is_cublas(x) || is_move(x) || !is_cublas(c) || !beside(x, c))
         return 0;
     if (c->params && rk_json_long(c->params, "tf32", &tf32) == RK_OK && tf32 == 1)
         return 0;
     return 1;
 }
 
-const struct db_measurement *analysis_reference_pick(const struct db_measurement *x,
-                                                     const struct db_measurement *a,
-                                                     const struct db_measurement *b)
+int analysis_floor_ok(const struct db_measurement *x, const struct db_measurement *f)
 {
-    if (!analysis_reference_ok(x, a))
+    return x && f && x != f && !is_move(x) && is_move(f) && beside(x, f);
+}
+
+/* Of a and b, the faster that ok accepts for x; NULL when neither. */
+static const struct db_measurement *
+pick(const struct db_measurement *x, const struct db_measurement *a, const struct db_measurement *b,
+     int (*ok)(const struct db_measurement *, const struct db_measurement *))
+{
+    if (!ok(x, a))
         a = NULL;
-    if (!analysis_reference_ok(x, b))
+    if (!ok(x, b))
         b = NULL;
     if (!a || !b)
         return a ? a : b;
     if (a->time_median_ns != b->time_median_ns)
         return a->time_median_ns < b->time_median_ns ? a : b;
     return a->id <= b->id ? a : b;
+}
+
+const struct db_measurement *analysis_floor_pick(const struct db_measurement *x,
+                                                 const struct db_measurement *a,
+                                                 const struct db_measurement *b)
+{
+    return pick(x, a, b, analysis_floor_ok);
+}
+
+const struct db_measurement *analysis_reference_pick(const struct db_measurement *x,
+                                                     const struct db_measurement *a,
+                                                     const struct db_measurement *b)
+{
+    return pick(x, a, b, analysis_reference_ok);
 }
 
 double analysis_effective_bytes(const struct db_measurement *m)

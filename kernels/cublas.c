@@ -93,7 +93,9 @@ static double tolerance_gemmex(const struct kern_args *a)
     return a->p[0] ? 5e-3 : 1e-4;
 }
 
-const struct kern_ops kern_cublas_sgemm = {resolve_none, NULL, NULL, launch_sgemm, NULL, NULL};
-const struct kern_ops kern_cublas_dgemm = {resolve_none, NULL, NULL, launch_dgemm, NULL, NULL};
-const struct kern_ops kern_cublas_gemmex = {resolve_gemmex, NULL, NULL,
-                                            launch_gemmex,  NULL, tolerance_gemmex};
+const struct kern_ops kern_cublas_sgemm = {resolve_none, NULL, NULL, launch_sgemm,
+                                           NULL,         NULL, NULL};
+const struct kern_ops kern_cublas_dgemm = {resolve_none, NULL, NULL, launch_dgemm,
+                                           NULL,         NULL, NULL};
+const struct kern_ops kern_cublas_gemmex = {resolve_gemmex,   NULL, NULL, launch_gemmex, NULL,
+                                            tolerance_gemmex, NULL};

@@ -66,6 +66,10 @@ struct kern_ops {
     int (*finish)(const struct kern_args *a);
     /* Tolerance on the relative error; NULL: the precision's default (session.cu). */
     double (*tolerance)(const struct kern_args *a);
+    /* For a kernel that does not compute A B (move): enqueues on a->stream, in `blocks` blocks,
+     * the comparison of C with what it must hold, adding to the device's stats[0..2] as
+     * session.cu's verify_kernel does. NULL: C is compared with the float64 cuBLAS product. */
+    int (*check)(const struct kern_args *a, double *stats, int blocks);
 };
 
 /* ceil(a / b) for a >= 0, b > 0: blocks to cover a elements, b a block. */
@@ -279,6 +283,7 @@ extern const struct kern_ops kern_rect_padded, kern_rect_border;
 extern const struct kern_ops kern_tiled003;
 extern const struct kern_ops kern_regtile;
 extern const struct kern_ops kern_cublas_sgemm, kern_cublas_dgemm, kern_cublas_gemmex;
+extern const struct kern_ops kern_move; /* move.cu: the shape's bytes moved, nothing computed */
 
 #ifdef __cplusplus
 }

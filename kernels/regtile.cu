@@ -233,5 +233,5 @@ int launch_regtile(const struct kern_args *a, struct kern_launch *info)
 } // namespace
 
 extern "C" {
-const struct kern_ops kern_regtile = {NULL, NULL, NULL, launch_regtile, NULL, NULL};
+const struct kern_ops kern_regtile = {NULL, NULL, NULL, launch_regtile, NULL, NULL, NULL};
 }

@@ -314,8 +314,8 @@ int launch_stmvb(const struct kern_args *a, struct kern_launch *info)
 } // namespace
 
 extern "C" {
-const struct kern_ops kern_naive = {resolve_naive, NULL, NULL, launch_naive, NULL, NULL};
-const struct kern_ops kern_stso = {resolve_stso, NULL, NULL, launch_stso, NULL, NULL};
-const struct kern_ops kern_stmo = {resolve_stmo, NULL, NULL, launch_stmo, NULL, NULL};
-const struct kern_ops kern_stmvb = {resolve_stmvb, NULL, NULL, launch_stmvb, NULL, NULL};
+const struct kern_ops kern_naive = {resolve_naive, NULL, NULL, launch_naive, NULL, NULL, NULL};
+const struct kern_ops kern_stso = {resolve_stso, NULL, NULL, launch_stso, NULL, NULL, NULL};
+const struct kern_ops kern_stmo = {resolve_stmo, NULL, NULL, launch_stmo, NULL, NULL, NULL};
+const struct kern_ops kern_stmvb = {resolve_stmvb, NULL, NULL, launch_stmvb, NULL, NULL, NULL};
 }

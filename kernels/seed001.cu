@@ -189,6 +189,6 @@ int launch_bt(const struct kern_args *a, struct kern_launch *info)
 } // namespace
 
 extern "C" {
-const struct kern_ops kern_smem001 = {resolve_smem, NULL, NULL, launch_smem, NULL, NULL};
-const struct kern_ops kern_blocktile1d = {resolve_bt, NULL, NULL, launch_bt, NULL, NULL};
+const struct kern_ops kern_smem001 = {resolve_smem, NULL, NULL, launch_smem, NULL, NULL, NULL};
+const struct kern_ops kern_blocktile1d = {resolve_bt, NULL, NULL, launch_bt, NULL, NULL, NULL};
 }

@@ -187,7 +187,8 @@ int launch_border(const struct kern_args *a, struct kern_launch *info)
 } // namespace
 
 extern "C" {
-const struct kern_ops kern_rect_padded = {resolve_rect,  workspace_padded, prepare_padded,
-                                          launch_padded, finish_padded,    NULL};
-const struct kern_ops kern_rect_border = {resolve_rect, NULL, NULL, launch_border, NULL, NULL};
+const struct kern_ops kern_rect_padded = {
+    resolve_rect, workspace_padded, prepare_padded, launch_padded, finish_padded, NULL, NULL};
+const struct kern_ops kern_rect_border = {resolve_rect, NULL, NULL, launch_border,
+                                          NULL,         NULL, NULL};
 }

@@ -160,5 +160,5 @@ int launch_tiled(const struct kern_args *a, struct kern_launch *info)
 } // namespace
 
 extern "C" {
-const struct kern_ops kern_tiled003 = {resolve_tiled, NULL, NULL, launch_tiled, NULL, NULL};
+const struct kern_ops kern_tiled003 = {resolve_tiled, NULL, NULL, launch_tiled, NULL, NULL, NULL};
 }

@@ -25,6 +25,7 @@
 #include "common.h"
 #include "gpu.h"
 #include "internal.h"
+#include "verify.cuh"
 
 #include <cuda_runtime.h>
 
@@ -130,54 +131,15 @@ __global__ void fill_kernel(T *x, double *x64, long n, unsigned long long seed)
     }
 }
 
-__device__ __forceinline__ double warp_sum(double v)
-{
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_down_sync(0xffffffffu, v, o);
-    return v;
-}
-
 /* stats += {sum (out-ref)^2 over finite outputs, sum ref^2, count of NaN/Inf}. */
 template <typename T>
 __global__ void verify_kernel(const T *out, const double *ref, long n, double *stats)
 {
-    __shared__ double part[3][32];
     double d2 = 0, r2 = 0, bad = 0;
     for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
-         i += (long)gridDim.x * blockDim.x) {
-        const double o = (double)out[i], r = ref[i];
-        if (isfinite(o)) {
-            const double d = o - r;
-            d2 += d * d;
-        } else {
-            bad += 1;
-        }
-        r2 += r * r;
-    }
-    d2 = warp_sum(d2);
-    r2 = warp_sum(r2);
-    bad = warp_sum(bad);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) {
-        part[0][warp] = d2;
-        part[1][warp] = r2;
-        part[2][warp] = bad;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        const int nw = blockDim.x >> 5;
-        d2 = lane < nw ? part[0][lane] : 0;
-        r2 = lane < nw ? part[1][lane] : 0;
-        bad = lane < nw ? part[2][lane] : 0;
-        d2 = warp_sum(d2);
-        r2 = warp_sum(r2);
-        bad = warp_sum(bad);
-        if (lane == 0) {
-            atomicAdd(&stats[0], d2);
-            atomicAdd(&stats[1], r2);
-            atomicAdd(&stats[2], bad);
-        }
-    }
+         i += (long)gridDim.x * blockDim.x)
+        verify_term((double)out[i], ref[i], &d2, &r2, &bad);
+    verify_block_add(d2, r2, bad, stats);
 }
 
 /*
@@ -274,14 +236,20 @@ int ensure_reference(struct kernels_session *s, int layout)
     return cublas_check(st, "cublasDgemm (the float64 reference)");
 }
 
-/* Relative error of s->c against the reference; *nonfinite counts NaN/Inf. */
-int check_output(struct kernels_session *s, int layout, double *rel, long *nonfinite)
+/* Relative error of s->c against the reference (or what ops->check says C must hold);
+ * *nonfinite counts NaN/Inf. */
+int check_output(struct kernels_session *s, const struct kern_ops *ops,
+                 const struct kern_args *args, int layout, double *rel, long *nonfinite)
 {
     const long count = s->shape.m * s->shape.n;
     double h[3];
     int blocks = 4 * s->dev.sm_count;
     RK_CUDA(cudaMemsetAsync(s->stats, 0, 3 * sizeof(double), s->stream));
-    if (s->prec == KERNELS_FP64)
+    if (ops->check) {
+        const int rc = ops->check(args, s->stats, blocks);
+        if (rc != RK_OK)
+            return rc;
+    } else if (s->prec == KERNELS_FP64)
         verify_kernel<double>
             <<<blocks, 256, 0, s->stream>>>((const double *)s->c, s->ref[layout], count, s->stats);
     else
@@ -321,7 +289,7 @@ int poison_and_check_first(struct kernels_session *s, const struct kern_ops *ops
         return rc;
     if (ops->finish && (rc = ops->finish(args)) != RK_OK)
         return rc;
-    return check_output(s, layout, rel, bad);
+    return check_output(s, ops, args, layout, rel, bad);
 }
 
 /* One launch between two events; *ns is the elapsed time. gated: behind gate_kernel, released
@@ -657,7 +625,7 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     args.ws = s->ws;
     args.ws_bytes = ws_need;
 
-    rc = ensure_reference(s, layout);
+    rc = ops->check ? RK_OK : ensure_reference(s, layout);
     if (rc != RK_OK)
         return rc;
     times = (double *)calloc((size_t)reps, sizeof *times);
@@ -697,7 +665,7 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     /* 3. Verify the last timed output too: a race shows as a moving error. */
     if (ops->finish && (rc = ops->finish(&args)) != RK_OK)
         goto out;
-    if ((rc = check_output(s, layout, &rel2, &bad2)) != RK_OK)
+    if ((rc = check_output(s, ops, &args, layout, &rel2, &bad2)) != RK_OK)
         goto out;
 
     if (opts && opts->times_ns) { /* in the order timed, before the median sorts them */

@@ -6,7 +6,9 @@
  * An entry lists up to KERNELS_SUITE_MAX_SHAPES shapes, or is a grid: the cross product
  * of value lists (GRID below), which is how the sweeps over n, k and m of TSM2 and ISM2
  * (004 §4, §6) are written without a shape limit. The grids run the cuBLAS calls beside
- * the kernel on every shape: the faster of the two judges it (analysis_reference).
+ * the kernel on every shape: the faster of the two judges it (analysis_reference); and move,
+ * the shape's bytes moved and nothing computed, what the copy ceiling comes to at that size
+ * (analysis_floor_ok).
  */
 #include "kernels.h"
 
@@ -23,6 +25,9 @@
 #define VALUES(...) (int)(sizeof((long[]){__VA_ARGS__}) / sizeof(long)), {__VA_ARGS__}
 #define NONE 0, {0} /* no list: the dimension equals m */
 #define GRID_CUBLAS "cublas_sgemm", "cublas_dgemm", "cublas_gemmex"
+/* the grids' kernels: the entry point, the cuBLAS calls that judge it, and move, the floor
+ * under it (the shape's bytes moved, nothing computed) */
+#define GRID_KERNELS "tsm2", GRID_CUBLAS, "move", NULL
 #define ISM2_KN VALUES(1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 static const struct kernels_suite suites[] = {
@@ -63,7 +68,7 @@ static const struct kernels_suite suites[] = {
      "TSM2 against the faster cuBLAS call: m = k in {10240, 20480, 40960}, every n from 1 "
      "to 32 (004 §4.1, widened)",
      1,
-     {{{"tsm2", GRID_CUBLAS, NULL}, 0, {{0}},
+     {{{GRID_KERNELS}, 0, {{0}},
        {VALUES(10240, 20480, 40960),
         VALUES(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
                23, 24, 25, 26, 27, 28, 29, 30, 31, 32),
@@ -72,7 +77,7 @@ static const struct kernels_suite suites[] = {
      "ISM2 against the faster cuBLAS call: m in {1e5, 1e6, 1e7}, k and n each in {1, 2, 3, "
      "4, 6, 8, 12, 16, 24, 32} (004 §6, widened)",
      1,
-     {{{"tsm2", GRID_CUBLAS, NULL}, 0, {{0}},
+     {{{GRID_KERNELS}, 0, {{0}},
        {VALUES(100000, 1000000, 10000000), ISM2_KN, ISM2_KN}}}},
 };
 

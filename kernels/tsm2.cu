@@ -1063,8 +1063,8 @@ extern "C" int kern_tsm2_occupancy(const struct kern_args *a, int variant, const
 }
 
 extern "C" {
-const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, NULL, launch_v2, NULL, NULL};
-const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, NULL, launch_v3, NULL, NULL};
-const struct kern_ops kern_ism2_opt1 = {resolve_opt1, NULL, NULL, launch_opt1, NULL, NULL};
-const struct kern_ops kern_ism2_opt2 = {resolve_opt2, NULL, NULL, launch_opt2, NULL, NULL};
+const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, NULL, launch_v2, NULL, NULL, NULL};
+const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, NULL, launch_v3, NULL, NULL, NULL};
+const struct kern_ops kern_ism2_opt1 = {resolve_opt1, NULL, NULL, launch_opt1, NULL, NULL, NULL};
+const struct kern_ops kern_ism2_opt2 = {resolve_opt2, NULL, NULL, launch_opt2, NULL, NULL, NULL};
 }

@@ -557,5 +557,5 @@ static int launch_auto(const struct kern_args *a, struct kern_launch *info)
     return ops->launch(&va, info);
 }
 
-const struct kern_ops kern_tsm2_auto = {resolve_auto, workspace_auto, NULL,
-                                        launch_auto,  NULL,           NULL};
+const struct kern_ops kern_tsm2_auto = {resolve_auto, workspace_auto, NULL, launch_auto,
+                                        NULL,         NULL,           NULL};

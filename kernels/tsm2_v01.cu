@@ -186,6 +186,6 @@ int launch_v1(const struct kern_args *a, struct kern_launch *info)
 } // namespace
 
 extern "C" {
-const struct kern_ops kern_tsm2_v0 = {resolve_t1, NULL, NULL, launch_v0, NULL, NULL};
-const struct kern_ops kern_tsm2_v1 = {resolve_t1, NULL, NULL, launch_v1, NULL, NULL};
+const struct kern_ops kern_tsm2_v0 = {resolve_t1, NULL, NULL, launch_v0, NULL, NULL, NULL};
+const struct kern_ops kern_tsm2_v1 = {resolve_t1, NULL, NULL, launch_v1, NULL, NULL, NULL};
 }

@@ -52,6 +52,7 @@ static const char *const family_names[MODEL_FAM_COUNT] = {
     [MODEL_FAM_ISM2_OPT2] = "ism2_opt2",
     [MODEL_FAM_CUBLAS] = "cublas",
     [MODEL_FAM_REGTILE] = "regtile",
+    [MODEL_FAM_MOVE] = "move",
 };
 
 static const char *const family_seeds[MODEL_FAM_COUNT] = {
@@ -72,6 +73,8 @@ static const char *const family_seeds[MODEL_FAM_COUNT] = {
     [MODEL_FAM_ISM2_OPT2] = "004_dab40fe45003313a.txt §5.2 Alg. 7",
     [MODEL_FAM_CUBLAS] = "none: compulsory traffic (A, B read once, C written once, beta = 0)",
     [MODEL_FAM_REGTILE] = "003_d5ffc223df97ef85.txt Q5.B (counted as the tiled kernel)",
+    [MODEL_FAM_MOVE] = "none: compulsory traffic, no arithmetic (004_dab40fe45003313a.txt Fig. 5 "
+                       "and Fig. 14 count these bytes)",
 };
 
 const char *model_family_name(enum model_kernel_family fam)
@@ -99,6 +102,7 @@ unsigned model_family_needs(enum model_kernel_family fam)
     switch (fam) {
     case MODEL_FAM_NAIVE:
     case MODEL_FAM_CUBLAS:
+    case MODEL_FAM_MOVE:
     case MODEL_FAM_TSM2_V0:
     case MODEL_FAM_TSM2_V1:
         return 0;
@@ -437,12 +441,14 @@ int model_cost(enum model_kernel_family fam, const struct model_shape *shape,
         count_tsm2(fam, shape, p, out);
         out->seed = family_seeds[fam];
         return RK_OK;
-    case MODEL_FAM_CUBLAS: {
+    case MODEL_FAM_CUBLAS:
+    case MODEL_FAM_MOVE: {
         /* No seed formula: the library's traffic is unknown, so roofkit charges it the
-         * minimum any GEMM must move (beta = 0: C only written). */
+         * minimum any GEMM must move (beta = 0: C only written); move moves exactly that and
+         * computes nothing. */
         double e = shape->elem_bytes;
         double m = (double)shape->m, n = (double)shape->n, k = (double)shape->k;
-        out->flops = 2.0 * m * n * k;
+        out->flops = fam == MODEL_FAM_MOVE ? 0.0 : 2.0 * m * n * k;
         out->flops_exec = out->flops;
         out->bytes_dram_min = (m * k + k * n + m * n) * e;
         out->bytes_dram = out->bytes_dram_min;

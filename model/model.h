@@ -156,12 +156,13 @@ enum model_kernel_family {
     MODEL_FAM_ISM2_OPT2,    /* 004 §5.2 optimisation 2 (Alg. 7) */
     MODEL_FAM_CUBLAS,       /* reference library: minimal (compulsory) traffic */
     MODEL_FAM_REGTILE,      /* 2D register-tiled GEMM, counted like MODEL_FAM_TILED */
+    MODEL_FAM_MOVE,         /* the shape's compulsory bytes moved, no arithmetic (kernel move) */
     MODEL_FAM_COUNT
 };
 
 /* "naive", "stso", "stmo", "stmvb", "smem_tiled", "blocktile_1d", "tiled",
  * "rect_padded", "rect_border", "tsm2_v0".."tsm2_v3", "ism2", "ism2_opt2", "cublas",
- * "regtile"; "?" for an invalid value. */
+ * "regtile", "move"; "?" for an invalid value. */
 const char *model_family_name(enum model_kernel_family fam);
 /* Inverse of model_family_name(). Returns RK_OK or RK_EUSAGE for an unknown name. */
 int model_family_from_name(const char *name, enum model_kernel_family *out /* OUT */);

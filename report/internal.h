@@ -153,6 +153,8 @@ struct rp_data {
     int64_t n_predictions;
     const struct rp_meas **cublas; /* charted cuBLAS measurements, by shape then time */
     int ncublas;
+    const struct rp_meas **floors; /* charted measurements of move (the floors), likewise */
+    int nfloors;
     /* Several GPUs and ranks (load.c; shown by gpus.c and gpucharts.c when there): */
     int *gpus;               /* indices into devs of the devices with ceilings of their own (not
                                 of a pair), in id order */
@@ -192,6 +194,9 @@ int rp_cmp_time_desc(const void *a, const void *b);
 /* The cuBLAS measurement that judges x (analysis_reference_pick: the faster call of x's run,
  * precision, shape and cache state), or NULL. */
 const struct rp_meas *rp_cublas_at(const struct rp_data *d, const struct rp_meas *x);
+/* The move measurement under x (analysis_floor_pick: x's run, precision, shape and cache
+ * state), or NULL. */
+const struct rp_meas *rp_floor_at(const struct rp_data *d, const struct rp_meas *x);
 /* A short label for a kernel: its function name (without return type, template arguments,
  * parameter list and namespaces), or a generic wrapper's first template argument's
  * ("cutlass::Kernel2<cutlass_80_simt_sgemm_...>"); at most 28 characters, a longer one cut in the
@@ -258,7 +263,7 @@ enum rp_section {
 struct rp_table {
     char id[96]; /* CSV file stem and HTML anchor: "measurements-tsm2" */
     char title[160];
-    char note[1024]; /* one paragraph under the title, may be empty */
+    char note[2048]; /* one paragraph under the title, may be empty */
     int section;     /* enum rp_section */
     char family[64]; /* RP_SEC_KERNELS: the family it lists; RP_SEC_GPUS: the key its charts
                         carry in rp_chart.family (they follow it); "" otherwise */

@@ -117,28 +117,41 @@ int rp_select(const struct rp_data *d, int (*keep)(const struct rp_meas *),
     return RK_OK;
 }
 
-const struct rp_meas *rp_cublas_at(const struct rp_data *d, const struct rp_meas *x)
+/* Of list[0..n) (sorted by shape), the one pick folds to for x (analysis/ decides), or NULL. */
+static const struct rp_meas *
+judge_at(const struct rp_meas *const *list, int n, const struct rp_meas *x,
+         const struct db_measurement *(*pick)(const struct db_measurement *,
+                                              const struct db_measurement *,
+                                              const struct db_measurement *))
 {
     const struct db_measurement *best = NULL;
     const struct rp_meas *ref = NULL;
-    int lo = 0, hi = d->ncublas;
+    int lo = 0, hi = n;
     while (lo < hi) { /* the first of x's device, precision and shape */
         int mid = lo + (hi - lo) / 2;
-        if (rp_shape_cmp(d->cublas[mid], x) < 0)
+        if (rp_shape_cmp(list[mid], x) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    /* which of them judges x (the faster call of its own run) is analysis/'s decision */
-    for (int i = lo; i < d->ncublas && rp_shape_cmp(d->cublas[i], x) == 0; i++) {
-        const struct db_measurement *b =
-            analysis_reference_pick(&x->row->m, best, &d->cublas[i]->row->m);
+    for (int i = lo; i < n && rp_shape_cmp(list[i], x) == 0; i++) {
+        const struct db_measurement *b = pick(&x->row->m, best, &list[i]->row->m);
         if (b != best) {
             best = b;
-            ref = d->cublas[i];
+            ref = list[i];
         }
     }
     return ref;
+}
+
+const struct rp_meas *rp_cublas_at(const struct rp_data *d, const struct rp_meas *x)
+{
+    return judge_at(d->cublas, d->ncublas, x, analysis_reference_pick);
+}
+
+const struct rp_meas *rp_floor_at(const struct rp_data *d, const struct rp_meas *x)
+{
+    return judge_at(d->floors, d->nfloors, x, analysis_floor_pick);
 }
 
 int rp_cmp_time_desc(const void *a, const void *b)
@@ -153,6 +166,11 @@ int rp_cmp_time_desc(const void *a, const void *b)
 static int is_cublas(const struct rp_meas *x)
 {
     return strcmp(rp_family(x), "cublas") == 0;
+}
+
+static int is_move(const struct rp_meas *x)
+{
+    return strcmp(rp_family(x), "move") == 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -438,6 +456,8 @@ int rp_load(struct db *db, const struct report_select *select, struct rp_data *o
         distinct(models, k, &d.models, &d.nmodels);
     }
     rc = rp_select(&d, is_cublas, &d.cublas, &d.ncublas);
+    if (rc == RK_OK)
+        rc = rp_select(&d, is_move, &d.floors, &d.nfloors);
     if (rc == RK_OK)
         rc = load_spans(db, &d);
     if (rc == RK_OK)
@@ -751,6 +771,7 @@ void rp_data_release(struct rp_data *d)
     db_free_energy_spans(d->spans, d->nspans_all);
     free(d->meas);
     free((void *)d->cublas);
+    free((void *)d->floors);
     free((void *)d->models);
     free((void *)d->families);
     free(d->gpus);

@@ -245,7 +245,7 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
     /* TSM2/ISM2 and the cuBLAS calls they are compared with: effective bandwidth (A, B, C
      * once, 004 Fig. 5 and 14) and, for the kernels, the speedup over their reference */
     const int tsm2 = strncmp(family, "tsm2", 4) == 0 || strncmp(family, "ism2", 4) == 0;
-    const int eff = tsm2 || strcmp(family, "cublas") == 0;
+    const int eff = tsm2 || strcmp(family, "cublas") == 0 || strcmp(family, "move") == 0;
 
     snprintf(id, sizeof id, "measurements-%s", *family ? family : "other");
     for (char *p = id; *p; p++)
@@ -272,6 +272,8 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
     if (tsm2) {
         rp_table_col(t, "speedup over cuBLAS");
         rp_table_col(t, "cuBLAS reference");
+        rp_table_col(t, "of the floor");
+        rp_table_col(t, "floor (move)");
     }
     if (d->nmodels) {
         models = malloc((size_t)d->nmodels * sizeof *models);
@@ -308,7 +310,10 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
         snprintf(t->note + strlen(t->note), sizeof t->note - strlen(t->note),
                  " Speedup over cuBLAS: the reference's median time over this one's; the "
                  "reference is the faster cuBLAS call (Sgemm/Dgemm or GemmEx, not TF32) of the "
-                 "same run, shape, precision and cache state (its id in cuBLAS reference).");
+                 "same run, shape, precision and cache state (its id in cuBLAS reference). Of "
+                 "the floor: the median time of the kernel move on the same shape in the same "
+                 "run (its id in floor), which moves A, B and C once and computes nothing, over "
+                 "this one's: 1 is as fast as the shape's bytes allow at this size.");
     for (int i = 0; i < d->nrows; i++) {
         const struct rp_meas *x = &d->meas[i];
         const struct db_measurement *m = &x->row->m;
@@ -345,9 +350,15 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
             rp_cell_num(t, x->eff_gbs);
         if (tsm2) {
             const struct rp_meas *cb = x->charted ? rp_cublas_at(d, x) : NULL;
+            const struct rp_meas *fl = x->charted ? rp_floor_at(d, x) : NULL;
             rp_cell_num(t, cb ? cb->pt.time_s / x->pt.time_s : NAN);
             if (cb)
                 rp_cell_int(t, cb->row->m.id);
+            else
+                rp_cell_str(t, "");
+            rp_cell_num(t, fl ? fl->pt.time_s / x->pt.time_s : NAN);
+            if (fl)
+                rp_cell_int(t, fl->row->m.id);
             else
                 rp_cell_str(t, "");
         }

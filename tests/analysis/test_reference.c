@@ -18,6 +18,9 @@
  *       reference's time over the kernel's best verified configuration, the worst shape;
  *       cuBLAS rows, failed rows and shapes without a reference left out; too many groups
  *       give RK_ENOMEM with the first ones filled
+ *   R6  analysis_floor_ok/_pick: a verified move of the kernel's capture, GPU, precision, shape
+ *       and cache state is its floor, the faster of two; cuBLAS and the kernel itself are not,
+ *       a move has none, and a move is never a reference nor judged by one
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -101,6 +104,38 @@ static void r1_ok(void **state)
     struct db_measurement w = c;
     w.m = w.n = w.k = 0;
     assert_false(analysis_reference_ok(&v, &w)); /* a profiled kernel has no shape */
+}
+
+static void r6_floor(void **state)
+{
+    (void)state;
+    const struct db_measurement x = meas(1, "tsm2", "tsm2", "{}", 1000);
+    const struct db_measurement c = meas(2, "cublas_sgemm", "cublas", "{}", 1500);
+    struct db_measurement f = meas(3, "move", "move", "{}", 900);
+    struct db_measurement g = meas(4, "move", "move", "{}", 950), v;
+    assert_true(analysis_floor_ok(&x, &f));
+    assert_true(analysis_floor_ok(&c, &f)); /* cuBLAS has a floor too */
+    assert_false(analysis_floor_ok(&x, &c));
+    assert_false(analysis_floor_ok(&x, &x));
+    assert_false(analysis_floor_ok(&f, &g)); /* a move has none */
+    assert_false(analysis_floor_ok(NULL, &f));
+    assert_false(analysis_floor_ok(&x, NULL));
+    v = f, v.capture_id = 8;
+    assert_false(analysis_floor_ok(&x, &v));
+    v = f, v.cache_state = "warm";
+    assert_false(analysis_floor_ok(&x, &v));
+    v = f, v.n = 16;
+    assert_false(analysis_floor_ok(&x, &v));
+    v = f, v.precision = "fp64";
+    assert_false(analysis_floor_ok(&x, &v));
+    v = f, v.verified = 0;
+    assert_false(analysis_floor_ok(&x, &v));
+    assert_false(analysis_reference_ok(&x, &f)); /* never a reference */
+    assert_false(analysis_reference_ok(&f, &c)); /* nor judged by one */
+    assert_ptr_equal(analysis_floor_pick(&x, &g, &f), &f);
+    assert_ptr_equal(analysis_floor_pick(&x, &f, &g), &f);
+    assert_ptr_equal(analysis_floor_pick(&x, &c, &g), &g);
+    assert_null(analysis_floor_pick(&x, &c, NULL));
 }
 
 static void r2_pick(void **state)
@@ -221,7 +256,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(r1_ok),   cmocka_unit_test(r2_pick),     cmocka_unit_test(r3_effective),
-        cmocka_unit_test(r4_copy), cmocka_unit_test(r5_speedups),
+        cmocka_unit_test(r4_copy), cmocka_unit_test(r5_speedups), cmocka_unit_test(r6_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * test_kernels_gpu.c - every kernel of the registry, in every precision it has,
- * verified against the float64 cuBLAS reference on small and odd shapes: 1x1x1,
- * primes, and sizes that no tile size divides (ctest label gpu).
+ * verified against the float64 cuBLAS reference (move: against the copy of A it must
+ * write) on small and odd shapes: 1x1x1, primes, and sizes that no tile size divides
+ * (ctest label gpu).
  *
  * Cases:
  *   registry_static      every registry entry is consistent: defaults pass
@@ -12,6 +13,7 @@
  *   tsm2_entry           the entry point tsm2's choice on odd shapes (m 1000-1003, n 1-7, k 1,
  *                        3, 17; n 12, 24, 32), each variant given, V3's extra column tiles
  *   seed_variants        STMO/STMVB/tiled/rect/smem/blocktile parameter variants
+ *   move_paths           move exact on shapes of both its paths, n above and below k
  *   tf32_is_detected     cublas_gemmex tf32=1 passes its own tolerance but shows an
  *                        error far above fp32's: the check distinguishes precisions
  *   bad_params_refused   out-of-range or inconsistent parameters give RK_EUSAGE
@@ -95,7 +97,8 @@ static void registry_static(void **state)
                 if (q[j] == 0)
                     q[j] = 1;
             assert_int_equal(kernels_cost(k, prec, &sh, q, &cost), RK_OK);
-            assert_true(cost.flops == 2.0 * 256 * 256 * 256);
+            assert_true(cost.flops ==
+                        (k->cost_family == MODEL_FAM_MOVE ? 0.0 : 2.0 * 256 * 256 * 256));
         }
     }
     assert_non_null(kernels_suite_find("seeds"));
@@ -340,6 +343,28 @@ static void tf32_is_detected(void **state)
     assert_true(r.rel_error < 1e-5); /* plain fp32 */
 }
 
+/* move, the floor under a shape's kernels: exact (tolerance 0) in both of its paths (16-byte
+ * vectors from 67584 threads, else one element a thread), with n above and below k, k past one
+ * slice of 8 columns, and m no multiple of the vector */
+static void move_paths(void **state)
+{
+    (void)state;
+    static const struct kernels_shape shapes[] = {
+        {300000, 7, 3}, {300000, 2, 19}, {600000, 33, 1}, {1001, 33, 4},
+        {999, 3, 17},   {300001, 5, 9},  {64, 1, 1},
+    };
+    const struct kernels_kernel *mv = kernels_find("move");
+    assert_non_null(mv);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int prec = 0; prec < KERNELS_NPREC; prec++) {
+            struct kernels_result r;
+            assert_int_equal(kernels_session_prepare(sess, prec, &shapes[s]), RK_OK);
+            expect_verified(mv, NULL, &shapes[s], prec);
+            assert_int_equal(kernels_session_measure(sess, mv, NULL, &quick, &r), RK_OK);
+            assert_true(r.rel_error == 0.0);
+        }
+}
+
 static void bad_params_refused(void **state)
 {
     (void)state;
@@ -370,6 +395,7 @@ int main(void)
         cmocka_unit_test(tsm2_variants),      cmocka_unit_test(tsm2_entry),
         cmocka_unit_test(seed_variants),      cmocka_unit_test(tf32_is_detected),
         cmocka_unit_test(bad_params_refused), cmocka_unit_test(too_big_refused),
+        cmocka_unit_test(move_paths),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
