@@ -2,8 +2,9 @@
 # record-grids.sh BUILD OUT - records examples/h100-grids.sql.xz's database on a GPU machine
 # (README.md here): the ceilings, the suites tsm2-grid and ism2-grid through the entry point
 # tsm2 against cuBLAS, and the 132 exhaustive sweeps that judge the entry point's choice, into
-# OUT/grids.db, with a log a step. On an H100 it takes about 280 s: probe 13 s, tsm2-grid 26 s,
-# ism2-grid 45 s, the sweeps about 195 s.
+# OUT/grids.db, with a log a step. On an H100 it takes about 345 s: probe 12 s, tsm2-grid 34 s,
+# ism2-grid 59 s (each with the floor, kernel move, beside the entry point), the sweeps about
+# 240 s.
 # Predictions are added afterwards on any machine (`roofkit --db OUT/grids.db model`), then
 # `make-sql.sh OUT/grids.db x.sql` and `xz -9` give the file kept in git, which
 # tests/examples/check_grids.py checks.

@@ -10,18 +10,19 @@
  * never meets, so that the compiler keeps the loads. It moves (m k + k n + m n) elements,
  * the effective bytes of 004_dab40fe45003313a.txt Fig. 5 and Fig. 14, at the rate the GPU
  * gives a plain stream of them at this size: launch, ramp-up and tail included. Where a
- * kernel of the shape falls short of the copy ceiling, this says how much of that any
- * kernel could have reached.
+ * kernel of the shape falls short of the copy ceiling (measured on 1 GiB), this says how much
+ * of it the shape's bytes alone reach. It is a plain stream, not the fastest way to move them:
+ * on some ISM2 shapes the entry point tsm2 is faster, up to 1.24x (docs/model.md).
  *
  * A thread owns V consecutive rows (one 16-byte vector, or one element where m is not a
  * multiple of V or the vectors would leave the GPU short of threads) and a slice of MOVE_KS
  * columns of A (blockIdx.y): its MOVE_KS loads are independent and in flight together, with
  * streaming loads and stores (ld/st.global.cs) as the TSM2 kernels use. Where n > k each
  * loaded column is stored to every column of C that repeats it, in groups of MOVE_NS columns
- * of C a block: the blocks of a group are neighbours, run together and share A's lines in the
- * L2, so A is still read once from DRAM. B is read by every thread of the grid, a few
- * elements each (read by the first slice alone, 1.3 MB of it cost 34 us at 10240 x 32 x 10240
- * on an H100).
+ * of C a block: the blocks of a group are neighbours in x and run together, so that the
+ * groups after the first find A's lines in the L2 (not checked with counters). B is read by
+ * every thread of the grid, a few elements each: read by the first slice of columns alone it
+ * took 10240 x 32 x 10240 fp32 to 168.6 us against 135.2 spread (134.5 at one column; H100).
  */
 #include "common.h"
 #include "internal.h"

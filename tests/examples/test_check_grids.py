@@ -29,6 +29,12 @@ Case map (each: the rules that must fail, none other):
   H2  F5 with C3 fp64 held at 1.045 (floor missed)                            -> C3 fp64
   H3  F11 with the worst regret held at 1.12, and at 1.105                    -> none, C6
   H4  F8 with C5 ism2-grid fp64 held at half its shapes, and at 0.6           -> none, C5
+  P4  P1 with a floor (move) beside every shape at the copy ceiling           -> none
+  F14 F8 with every floor at 90 % of the copy ceiling: the shape at 94 % of its floor
+                                                                              -> C5 only
+  F15 a shape at 50 % of the copy ceiling, its floor at 80 %                  -> C5, C7
+  F16 floors beside every shape but one memory-bound one                      -> C7
+  H5  F15 with C5 and C7 ism2-grid fp64 held at half its shapes               -> none
 """
 import json
 import lzma
@@ -82,13 +88,14 @@ def measurement(c, cap, kernel, family, prec, shape, t_ns, verified=1, params="{
 
 
 def make(name, ratio=None, frac=None, bound=None, drop=(), unverified=(), ref_elsewhere=(),
-         gemmex=None, regret=None, choice_unverified=False):
+         gemmex=None, regret=None, choice_unverified=False, floor=None):
     """A recording of GRIDS. ratio(g, prec, shape) -> reference / kernel time (default 1.3 fp32,
     1.2 fp64); frac(...) -> effective bandwidth / copy ceiling of the kernel (0.95); bound(...)
     -> the stored bound ('dram'; None: no prediction); drop: shapes (g, prec, shape) without a
     kernel measurement; unverified: those that failed verification; ref_elsewhere: those whose
     references are in another run capture; gemmex(...) -> GemmEx's ratio (default: 1.25 x the
-    reference's, slower); regret: list of regrets per grid and precision (sweeps)."""
+    reference's, slower); regret: list of regrets per grid and precision (sweeps); floor(...)
+    -> the effective bandwidth of the floor (kernel move) / copy ceiling, None: no floor."""
     path = os.path.join(WORK, name + ".db")
     shutil.copy(os.path.join(WORK, "template.db"), path)
     c = sqlite3.connect(path)
@@ -116,6 +123,10 @@ def make(name, ratio=None, frac=None, bound=None, drop=(), unverified=(), ref_el
                 if prec == "fp32":  # on the tensor cores in TF32: never a reference
                     measurement(c, rcap, "cublas_gemmex", "cublas", prec, s, 0.1 * t,
                                 params='{"tf32":1}')
+                fl = floor(*key) if floor else None
+                if fl is not None:
+                    measurement(c, run, check_grids.FLOOR, "move", prec, s,
+                                (m * k + k * n + m * n) * e / (fl * COPY_GBS * 1e9) * 1e9)
                 if key in drop:
                     continue
                 mid = measurement(c, run, check_grids.KERNEL, "tsm2", prec, s, t,
@@ -220,6 +231,19 @@ F8 = lambda g, p, s: 0.85 if (g, p, s) == I64 else 0.95  # noqa: E731
 expect("H4", make("h4a", frac=F8)[0], [], held={("C5", "ism2-grid", "fp64"): (0.5, "1 of 2")})
 expect("H4", make("h4b", frac=F8)[0], ["C5 ism2-grid fp64"],
        held={("C5", "ism2-grid", "fp64"): (0.6, "1 of 2")})
+
+ONE = lambda g, p, s: 1.0  # noqa: E731
+expect("P4", make("p4", frac=lambda g, p, s: 0.3 if s == (2048, 3, 2048) else 0.95,
+                  bound=lambda g, p, s: "compute" if s == (2048, 3, 2048) else "dram",
+                  floor=ONE)[0], [])
+expect("F14", make("f14", frac=F8, floor=lambda g, p, s: 0.9)[0], ["C5 ism2-grid fp64"])
+F15 = lambda g, p, s: 0.5 if (g, p, s) == I64 else 0.95  # noqa: E731
+F15_FLOOR = lambda g, p, s: 0.8 if (g, p, s) == I64 else 1.0  # noqa: E731
+expect("F15", make("f15", frac=F15, floor=F15_FLOOR)[0], ["C5 ism2-grid fp64", "C7 ism2-grid fp64"])
+expect("F16", make("f16", floor=lambda g, p, s: None if (g, p, s) == T1 else 1.0)[0],
+       ["C7 tsm2-grid fp32"])
+expect("H5", make("h5", frac=F15, floor=F15_FLOOR)[0], [],
+       held={(r, "ism2-grid", "fp64"): (0.5, "1 of 2") for r in ("C5", "C7")})
 
 c, f13 = make("f13", drop={T1})
 c.close()
