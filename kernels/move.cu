@@ -14,15 +14,17 @@
  * of it the shape's bytes alone reach. It is a plain stream, not the fastest way to move them:
  * on some ISM2 shapes the entry point tsm2 is faster, up to 1.24x (docs/model.md).
  *
- * A thread owns V consecutive rows (one 16-byte vector, or one element where m is not a
- * multiple of V or the vectors would leave the GPU short of threads) and a slice of MOVE_KS
- * columns of A (blockIdx.y): its MOVE_KS loads are independent and in flight together, with
- * streaming loads and stores (ld/st.global.cs) as the TSM2 kernels use. Where n > k each
- * loaded column is stored to every column of C that repeats it, in groups of MOVE_NS columns
- * of C a block: the blocks of a group are neighbours in x and run together, so that the
- * groups after the first find A's lines in the L2 (not checked with counters). B is read by
- * every thread of the grid, a few elements each: read by the first slice of columns alone it
- * took 10240 x 32 x 10240 fp32 to 168.6 us against 135.2 spread (134.5 at one column; H100).
+ * A thread owns U vectors of V consecutive rows (16 bytes, or one element where m is not a
+ * multiple of V), S vectors apart (S the threads of the grid's rows: a warp's accesses of a
+ * column are contiguous), and a slice of MOVE_LOADS / U columns of A (blockIdx.y): its
+ * MOVE_LOADS loads are independent and in flight together (fewer where k is short of them),
+ * with streaming loads and stores (ld/st.global.cs) as the TSM2 kernels use. Where n > k each
+ * loaded column is stored to every column of C that repeats it. Where the rows leave the GPU
+ * short of blocks, U shrinks, then C's columns are split in groups: the blocks of a group are
+ * neighbours in x and run together, so that the groups after the first find A's lines in the
+ * L2 (not checked with counters). B is read by every thread of the grid, a few elements each:
+ * read by the first slice of columns alone it took 10240 x 32 x 10240 fp32 to 168.6 us
+ * against 135.2 spread (134.5 at one column; H100).
  */
 #include "common.h"
 #include "internal.h"
@@ -33,11 +35,10 @@
 namespace
 {
 
-constexpr int MOVE_KS = 8;        /* columns of A a thread loads, all in flight */
-constexpr int MOVE_NS = 8;        /* columns of C a block stores where n > k (a column group) */
+constexpr int MOVE_LOADS = 8;     /* vectors of A a thread loads at once: U rows x its columns */
+constexpr int MOVE_NS = 8;        /* columns of C a group stores at most, where n > k */
 constexpr int MOVE_THREADS = 256; /* a block */
-/* Threads below which the vectors give way to single elements: 16 warps on each of 132 SMs. */
-constexpr long MOVE_MIN_THREADS = 132L * 512;
+constexpr int MOVE_WAVE = 2;      /* blocks an SM that the rows, then C's column groups, fill */
 
 template <typename T, int V> struct lanes;
 template <> struct lanes<float, 4> {
@@ -72,35 +73,46 @@ __device__ __forceinline__ unsigned bits_of(double2 x)
  * once in 2^32 threads, and then it writes one word of the sink, nothing that is timed. */
 constexpr unsigned SINK_KEY = 0x9e3779b9u;
 
-template <typename T, int V>
+template <typename T, int V, int U>
 __global__ void __launch_bounds__(MOVE_THREADS)
     move_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m, long n,
                 long k, int ncg, unsigned *__restrict__ sink)
 {
     typedef typename lanes<T, V>::type VT;
+    constexpr int KS = MOVE_LOADS / U; /* columns of A a thread loads for each of its rows */
     /* neighbours in x: the column groups of one block of rows, which share its loads of A */
     const long rb = blockIdx.x / ncg;
     const int cg = (int)(blockIdx.x % ncg);
-    const long row = (rb * blockDim.x + threadIdx.x) * V;
-    const long j0 = (long)blockIdx.y * MOVE_KS;
-    const long p0 = ncg == 1 ? 0 : (long)cg * MOVE_NS, p1 = ncg == 1 ? n : min(n, p0 + MOVE_NS);
+    const long stride = (long)(gridDim.x / ncg) * blockDim.x; /* vectors apart: U rows */
+    const long v0 = rb * blockDim.x + threadIdx.x;
+    const long j0 = (long)blockIdx.y * KS;
+    const long per = (n + ncg - 1) / ncg; /* columns of C a group stores */
+    const long p0 = (long)cg * per, p1 = min(n, p0 + per);
     unsigned x = 0;
-    if (row < m) {
-        VT a[MOVE_KS];
+    VT a[U][KS];
 #pragma unroll
-        for (int u = 0; u < MOVE_KS; u++)
-            if (j0 + u < k)
-                a[u] = __ldcs(reinterpret_cast<const VT *>(A + row + (j0 + u) * m));
+    for (int u = 0; u < U; u++) {
+        const long row = (v0 + u * stride) * V;
 #pragma unroll
-        for (int u = 0; u < MOVE_KS; u++) {
-            const long j = j0 + u;
+        for (int l = 0; l < KS; l++)
+            if (row < m && j0 + l < k)
+                a[u][l] = __ldcs(reinterpret_cast<const VT *>(A + row + (j0 + l) * m));
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const long row = (v0 + u * stride) * V;
+        if (row >= m)
+            break;
+#pragma unroll
+        for (int l = 0; l < KS; l++) {
+            const long j = j0 + l;
             if (j >= k)
                 break;
             if (j >= n && cg == 0)
-                x ^= bits_of(a[u]);
+                x ^= bits_of(a[u][l]);
             /* the columns of this group that repeat column j of A */
             for (long p = j >= p0 ? j : j + (p0 - j + k - 1) / k * k; p < p1; p += k)
-                __stcs(reinterpret_cast<VT *>(C + row + p * m), a[u]);
+                __stcs(reinterpret_cast<VT *>(C + row + p * m), a[u][l]);
         }
     }
     /* B, once, spread over every thread of the grid */
@@ -126,27 +138,46 @@ __global__ void move_check_kernel(const T *__restrict__ A, const T *__restrict__
     verify_block_add(d2, r2, bad, stats);
 }
 
-/* Blocks of MOVE_NS columns of C: n > k only (else every column of C is one of A's). */
-int col_groups(const struct kern_args *a)
-{
-    return a->n > a->k ? (int)kern_ceil_div(a->n, MOVE_NS) : 1;
-}
+/*
+ * How a launch covers the shape: V rows a vector (16 bytes where m allows, else one element),
+ * U vectors of rows a thread (U times its columns of A: MOVE_LOADS loads in flight, as many as
+ * k allows, so that a few columns still keep 128 bytes in flight a thread), ncg groups of C's
+ * columns where n > k. U shrinks, then the groups grow, until the blocks fill MOVE_WAVE a SM.
+ */
+struct plan {
+    int v, u, ncg;
+    long rows_blocks, slices;
+};
 
-int vector_width(const struct kern_args *a)
+struct plan plan_of(const struct kern_args *a)
 {
-    const int v = a->prec == KERNELS_FP64 ? 2 : 4;
-    if (a->m % v != 0 ||
-        kern_ceil_div(a->m, v) * kern_ceil_div(a->k, MOVE_KS) * col_groups(a) < MOVE_MIN_THREADS)
-        return 1;
-    return v;
+    struct plan pl;
+    const long want = (long)MOVE_WAVE * a->dev->sm_count;
+    pl.v = a->m % (a->prec == KERNELS_FP64 ? 2 : 4) == 0 ? (a->prec == KERNELS_FP64 ? 2 : 4) : 1;
+    pl.u = a->k >= 8 ? 1 : a->k >= 4 ? 2 : a->k >= 2 ? 4 : 8;
+    const long nv = kern_ceil_div(a->m, pl.v);
+    for (;;) {
+        pl.slices = kern_ceil_div(a->k, MOVE_LOADS / pl.u);
+        pl.rows_blocks = kern_ceil_div(nv, (long)pl.u * MOVE_THREADS);
+        if (pl.u == 1 || pl.rows_blocks * pl.slices >= want)
+            break;
+        pl.u /= 2;
+    }
+    pl.ncg = 1;
+    if (a->n > a->k && pl.rows_blocks * pl.slices < want) {
+        const long g = kern_ceil_div(want, pl.rows_blocks * pl.slices);
+        const long most = kern_ceil_div(a->n, MOVE_NS);
+        pl.ncg = (int)(g < most ? g : most);
+    }
+    return pl;
 }
 
 int resolve_move(const struct kern_args *a, long *p, char *why, size_t len)
 {
     (void)p, (void)why, (void)len;
-    if (a && a->k > 65535L * MOVE_KS)
+    if (a && a->k > 65535L * MOVE_LOADS)
         return kern_why(why, len, "k = %ld is more than move's %ld slices of %d columns", a->k,
-                        65535L, MOVE_KS);
+                        65535L, MOVE_LOADS);
     return RK_OK;
 }
 
@@ -157,16 +188,15 @@ size_t workspace_move(const struct kern_args *a)
     return sizeof(unsigned);
 }
 
-template <typename T, int V> int launch_as(const struct kern_args *a, struct kern_launch *info)
+template <typename T, int V, int U>
+int launch_as(const struct kern_args *a, const struct plan *pl, struct kern_launch *info)
 {
-    const long threads = kern_ceil_div(a->m, V);
-    const int ncg = col_groups(a);
-    const long gx = kern_ceil_div(threads, MOVE_THREADS) * ncg, gy = kern_ceil_div(a->k, MOVE_KS);
+    const long gx = pl->rows_blocks * pl->ncg, gy = pl->slices;
     if (gx > 0x7fffffffL)
         return rk_error(RK_EUSAGE, "move: m = %ld needs more than 2^31 blocks", a->m);
     const dim3 grid((unsigned)gx, (unsigned)gy), block(MOVE_THREADS);
-    move_kernel<T, V><<<grid, block, 0, a->stream>>>((const T *)a->a, (const T *)a->b, (T *)a->c,
-                                                     a->m, a->n, a->k, ncg, (unsigned *)a->ws);
+    move_kernel<T, V, U><<<grid, block, 0, a->stream>>>(
+        (const T *)a->a, (const T *)a->b, (T *)a->c, a->m, a->n, a->k, pl->ncg, (unsigned *)a->ws);
     RK_CUDA(cudaGetLastError());
     info->grid[0] = grid.x;
     info->grid[1] = grid.y;
@@ -174,17 +204,32 @@ template <typename T, int V> int launch_as(const struct kern_args *a, struct ker
     info->block[0] = MOVE_THREADS;
     info->block[1] = info->block[2] = 1;
     info->dyn_smem = 0;
-    info->func = (const void *)move_kernel<T, V>;
+    info->func = (const void *)move_kernel<T, V, U>;
     info->launches = 1;
     return RK_OK;
 }
 
+template <typename T, int V>
+int launch_v(const struct kern_args *a, const struct plan *pl, struct kern_launch *info)
+{
+    switch (pl->u) {
+    case 8:
+        return launch_as<T, V, 8>(a, pl, info);
+    case 4:
+        return launch_as<T, V, 4>(a, pl, info);
+    case 2:
+        return launch_as<T, V, 2>(a, pl, info);
+    default:
+        return launch_as<T, V, 1>(a, pl, info);
+    }
+}
+
 int launch_move(const struct kern_args *a, struct kern_launch *info)
 {
-    const int v = vector_width(a);
+    const struct plan pl = plan_of(a);
     if (a->prec == KERNELS_FP64)
-        return v == 1 ? launch_as<double, 1>(a, info) : launch_as<double, 2>(a, info);
-    return v == 1 ? launch_as<float, 1>(a, info) : launch_as<float, 4>(a, info);
+        return pl.v == 1 ? launch_v<double, 1>(a, &pl, info) : launch_v<double, 2>(a, &pl, info);
+    return pl.v == 1 ? launch_v<float, 1>(a, &pl, info) : launch_v<float, 4>(a, &pl, info);
 }
 
 int check_move(const struct kern_args *a, double *stats, int blocks)

@@ -343,9 +343,9 @@ static void tf32_is_detected(void **state)
     assert_true(r.rel_error < 1e-5); /* plain fp32 */
 }
 
-/* move, the floor under a shape's kernels: exact (tolerance 0) in both of its paths (16-byte
- * vectors from 67584 threads, else one element a thread), with n above and below k, k past one
- * slice of 8 columns, and m no multiple of the vector */
+/* move, the floor under a shape's kernels: exact (tolerance 0) with 16-byte vectors and with
+ * one element a thread (m no multiple of the vector), 1, 2, 4 and 8 vectors of rows a thread,
+ * n above and below k (C's columns in groups where the rows are few), k past one slice */
 static void move_paths(void **state)
 {
     (void)state;
