@@ -12,7 +12,7 @@
  * gives a plain stream of them at this size: launch, ramp-up and tail included. Where a
  * kernel of the shape falls short of the copy ceiling (measured on 1 GiB), this says how much
  * of it the shape's bytes alone reach. It is a plain stream, not the fastest way to move them:
- * on some ISM2 shapes the entry point tsm2 is faster, up to 1.24x (docs/model.md).
+ * on some ISM2 shapes the entry point tsm2 is faster, up to 1.14x (docs/model.md).
  *
  * A thread owns U vectors of V consecutive rows (16 bytes, or one element where m is not a
  * multiple of V), S vectors apart (S the threads of the grid's rows: a warp's accesses of a
