@@ -737,15 +737,16 @@ static int eff_point(const struct rp_meas *x, int dev, const char *family, const
 }
 
 /* TSM2 / ISM2 effective bandwidth against n, one chart per m (004 Fig. 5, Fig. 14 count A, B
- * and C once): each kernel and the cuBLAS call that judges it (rp_cublas_at), under the copy
- * ceiling (analysis_copy_ceiling), the most such a kernel can move. */
+ * and C once): each kernel, the cuBLAS call that judges it (rp_cublas_at) and its floor
+ * (rp_floor_at: the kernel move, the shape's bytes alone), under the copy ceiling
+ * (analysis_copy_ceiling), which a floor below it says no kernel reaches at that size. */
 static void eff_charts(const struct rp_data *d, int dev, const char *family, const char *prec,
                        struct rp_charts *cs, struct rp_out *o)
 {
     const struct rp_dev *v = &d->devs[dev];
     const struct db_ceiling *copy_c = analysis_copy_ceiling(&v->a);
     const double copy = copy_c ? analysis_ceiling_si(copy_c) * 1e-9 : NAN;
-    struct spt *pts = malloc((size_t)2 * (size_t)(d->nrows ? d->nrows : 1) * sizeof *pts);
+    struct spt *pts = malloc((size_t)3 * (size_t)(d->nrows ? d->nrows : 1) * sizeof *pts);
     char lbl[300];
     if (!pts) {
         cs->rc = rk_error(RK_ENOMEM, "out of memory drawing family %s", family);
@@ -784,6 +785,13 @@ static void eff_charts(const struct rp_data *d, int dev, const char *family, con
                 pts[n].m = cb;
                 pts[n++].y = cb->eff_gbs;
             }
+            const struct rp_meas *fl = rp_floor_at(d, x);
+            if (fl && fl->eff_gbs > 0) {
+                eff_key(x, "floor (move)", pts[n].key, sizeof pts[n].key);
+                pts[n].x = (double)x->row->m.n;
+                pts[n].m = fl;
+                pts[n++].y = fl->eff_gbs;
+            }
         }
         struct rp_chart c;
         struct rp_buf sc = {0}, dat = {0};
@@ -818,10 +826,12 @@ static void eff_charts(const struct rp_data *d, int dev, const char *family, con
             rp_buf_printf(&sc, "plot %s\n", plot.b.p);
         }
         snprintf(c.caption, sizeof c.caption,
-                 "Effective bandwidth of each %s kernel and of its cuBLAS reference (the faster "
-                 "call of the same run) at m = %lld: A, B and C each counted once, (mk + kn + "
-                 "mn) x element size over the median time, as in 004_dab40fe45003313a.txt "
-                 "Fig. 5 and Fig. 14; %d series, the best parameters at each n. %s",
+                 "Effective bandwidth of each %s kernel, of its cuBLAS reference (the faster "
+                 "call of the same run) and, where the run measured one, of its floor (the "
+                 "kernel move: the shape's bytes moved, nothing computed) at m = %lld: A, B and "
+                 "C each counted once, (mk + kn + mn) x element size over the median time, as "
+                 "in 004_dab40fe45003313a.txt Fig. 5 and Fig. 14; %d series, the best "
+                 "parameters at each n. %s",
                  family, mm, nser,
                  copy_c ? "Dashed: the copy ceiling (bw_dram_copy, bytes read + written)."
                         : "No copy ceiling in the database: run 'roofkit probe --only bandwidth'.");

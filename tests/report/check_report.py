@@ -22,6 +22,9 @@ command and checks its content against the database, read back through
      median time; a kernel's speedup over cuBLAS is its reference's median time over its own,
      the reference being the fastest verified cuBLAS call of its capture, device, precision,
      shape and cache state that is not TF32 (none: both cells empty)
+  C10 the TSM2/ISM2 tables' floor: the fastest verified move (the shape's bytes alone) of the
+     row's capture, device, precision, shape and cache state, its id in `floor (move)` and its
+     median time over the row's in `of the floor` (none: both cells empty)
   C9 energy (only when the database has energy readings or spans): csv/energy-measurements.csv
      has one row per measurement with a reading, its J per launch, average W and launches as
      stored (W empty exactly where the database has no power_w);
@@ -141,6 +144,31 @@ for tid, rows in tables.items():
         want = ref['time_median_ns'] / m['time_median_ns']
         check(got is not None and abs(got / want - 1) < 1e-3,
               'C8 measurement %s: speedup %r != %r' % (row['id'], got, want))
+# C10
+nfloor = 0
+for tid, rows in tables.items():
+    for row in rows:
+        m = meas.get(int(row['id']))
+        if m is None or 'of the floor' not in row:
+            continue
+        fl = [c for c in meas.values() if c['family'] == 'move' and c['verified'] == 1 and
+              (c['time_median_ns'] or 0) > 0 and
+              all(c[f] == m[f] for f in ('capture_id', 'device_id', 'precision', 'm', 'n', 'k',
+                                         'cache_state'))] if m['verified'] != 0 else []
+        f = min(fl, key=lambda c: (c['time_median_ns'], c['id'])) if fl else None
+        if f is None:
+            check(row['of the floor'] == '' and row['floor (move)'] == '',
+                  'C10 measurement %s: a floor where none was measured' % row['id'])
+            continue
+        nfloor += 1
+        check(row['floor (move)'] == str(f['id']), 'C10 measurement %s: floor %s, expected %s'
+              % (row['id'], row['floor (move)'], f['id']))
+        got = float(row['of the floor']) if row['of the floor'] else None
+        want = f['time_median_ns'] / m['time_median_ns']
+        check(got is not None and abs(got / want - 1) < 1e-3,
+              'C10 measurement %s: of the floor %r != %r' % (row['id'], got, want))
+if any(r.get('family') == 'move' for r in meas.values()):
+    check(nfloor > 0, 'C10 no floor checked where the database has move measurements')
 if any(r.get('family') in ('tsm2', 'ism2') for r in meas.values()):
     check(neff > 0 and nspeed > 0, 'C8 no effective bandwidth or speedup checked (%d, %d)'
           % (neff, nspeed))

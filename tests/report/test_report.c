@@ -264,9 +264,9 @@ static void test_full_report(void **state)
             fail_msg("missing %s", files[i]);
 
     /* one row per measurement, numbers equal to the database's */
-    static const char *const fams[] = {"tiled", "stmvb", "cublas", "tsm2", NULL};
+    static const char *const fams[] = {"tiled", "stmvb", "cublas", "tsm2", "move", NULL};
     int total = 0;
-    for (size_t f = 0; f < 5; f++) {
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
         struct csv c;
         int want = 0;
         snprintf(p, sizeof p, "%s/csv/measurements-%s.csv", out, fams[f] ? fams[f] : "other");
@@ -293,7 +293,9 @@ static void test_full_report(void **state)
             assert_int_equal(atoll(csv_get(&c, r, "k")), x->m.k);
             assert_true(strtod(csv_get(&c, r, "time median [ns]"), NULL) == x->m.time_median_ns);
             assert_true(strtod(csv_get(&c, r, "time min [ns]"), NULL) == x->m.time_min_ns);
-            if (isfinite(x->m.flops)) {
+            if (x->m.flops == 0.0) { /* move: the bytes alone */
+                assert_true(strtod(csv_get(&c, r, "GFLOP/s"), NULL) == 0.0);
+            } else if (isfinite(x->m.flops)) {
                 double gf = strtod(csv_get(&c, r, "GFLOP/s"), NULL);
                 assert_true(fabs(gf / (x->m.flops / x->m.time_median_ns) - 1) < 1e-12);
             } else { /* a profiled kernel: its useful flops are unknown */
@@ -336,8 +338,8 @@ static void test_full_report(void **state)
     csv_free(&c);
     snprintf(p, sizeof p, "%s/csv/accuracy.csv", out);
     assert_int_equal(csv_read(p, &c), 0);
-    /* 2 models x (all + 4 families), roofline_counters x (all + no family) */
-    assert_int_equal(c.nrows - 1, 2 * (1 + 4) + 2);
+    /* 2 models x (all + 5 families, move among them), roofline_counters x (all + no family) */
+    assert_int_equal(c.nrows - 1, 2 * (1 + 5) + 2);
     for (int r = 1; r < c.nrows; r++) { /* median <= p90 <= worst; within 10% <= within 25% */
         double md = strtod(csv_get(&c, r, "median APE [%]"), NULL);
         double p9 = strtod(csv_get(&c, r, "p90 APE [%]"), NULL);
