@@ -736,6 +736,20 @@ static int eff_point(const struct rp_meas *x, int dev, const char *family, const
            !strcmp(x->row->m.precision, prec) && x->eff_gbs > 0;
 }
 
+/* p: the point of series (a kernel's name, "cuBLAS", "floor (move)") at x's n drawn from
+ * measurement at; 1, or 0 when at is NULL or has no effective bandwidth. */
+static int eff_add(struct spt *p, const struct rp_meas *x, const char *series,
+                   const struct rp_meas *at)
+{
+    if (!at || !(at->eff_gbs > 0))
+        return 0;
+    eff_key(x, series, p->key, sizeof p->key);
+    p->x = (double)x->row->m.n;
+    p->m = at;
+    p->y = at->eff_gbs;
+    return 1;
+}
+
 /* TSM2 / ISM2 effective bandwidth against n, one chart per m (004 Fig. 5, Fig. 14 count A, B
  * and C once): each kernel, the cuBLAS call that judges it (rp_cublas_at) and its floor
  * (rp_floor_at: the kernel move, the shape's bytes alone), under the copy ceiling
@@ -774,24 +788,9 @@ static void eff_charts(const struct rp_data *d, int dev, const char *family, con
             const struct rp_meas *x = &d->meas[i];
             if (x->row->m.m != mm || !eff_point(x, dev, family, prec))
                 continue;
-            eff_key(x, x->row->m.kernel, pts[n].key, sizeof pts[n].key);
-            pts[n].x = (double)x->row->m.n;
-            pts[n].m = x;
-            pts[n++].y = x->eff_gbs;
-            const struct rp_meas *cb = rp_cublas_at(d, x);
-            if (cb && cb->eff_gbs > 0) {
-                eff_key(x, "cuBLAS", pts[n].key, sizeof pts[n].key);
-                pts[n].x = (double)x->row->m.n;
-                pts[n].m = cb;
-                pts[n++].y = cb->eff_gbs;
-            }
-            const struct rp_meas *fl = rp_floor_at(d, x);
-            if (fl && fl->eff_gbs > 0) {
-                eff_key(x, "floor (move)", pts[n].key, sizeof pts[n].key);
-                pts[n].x = (double)x->row->m.n;
-                pts[n].m = fl;
-                pts[n++].y = fl->eff_gbs;
-            }
+            n += eff_add(&pts[n], x, x->row->m.kernel, x);
+            n += eff_add(&pts[n], x, "cuBLAS", rp_cublas_at(d, x));
+            n += eff_add(&pts[n], x, "floor (move)", rp_floor_at(d, x));
         }
         struct rp_chart c;
         struct rp_buf sc = {0}, dat = {0};
