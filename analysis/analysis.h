@@ -272,13 +272,15 @@ double analysis_effective_bandwidth(const struct db_measurement *m);
  * what a kernel that reads A and B and writes C does at best); NULL when d has none. */
 const struct db_ceiling *analysis_copy_ceiling(const struct analysis_device *d);
 
-/* One kernel and precision of a set of measurements against their cuBLAS references. */
+/* One kernel and precision of a set of measurements against their cuBLAS references (or their
+ * floors: analysis_floors). */
 struct analysis_speedup {
     char kernel[64], precision[8];
     int shapes;                        /* shapes with a reference (each its best configuration) */
     double geomean;                    /* geometric mean of reference time / its time */
     double worst;                      /* the smallest of those ratios */
     int64_t worst_m, worst_n, worst_k; /* where */
+    int below_90;                      /* shapes whose ratio is below 0.9 */
 };
 /*
  * analysis_speedups: each (kernel, precision) of rows[0..n) (one capture's, as `roofkit run`
@@ -290,6 +292,11 @@ struct analysis_speedup {
  */
 int analysis_speedups(const struct db_measurement_row *rows, int n, struct analysis_speedup *out,
                       int max, int *nout /* OUT */);
+/* analysis_floors: the same against each shape's floor (analysis_floor_pick, the kernel move
+ * beside it): how close to what its bytes alone take each (kernel, precision) came, per shape
+ * its best verified configuration; moves and cuBLAS rows are never summed. */
+int analysis_floors(const struct db_measurement_row *rows, int n, struct analysis_speedup *out,
+                    int max, int *nout /* OUT */);
 
 /* ------------------------------------------------------------------ energy */
 

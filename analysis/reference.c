@@ -137,14 +137,19 @@ static struct analysis_speedup *group_of(const struct db_measurement *x,
     return &out[(*n)++];
 }
 
-/* The speedup of x over its reference among rows[0..n); NaN when it has none. */
-static double speedup_of(const struct db_measurement_row *rows, int n,
-                         const struct db_measurement *x)
+typedef const struct db_measurement *(*judge_pick)(const struct db_measurement *,
+                                                   const struct db_measurement *,
+                                                   const struct db_measurement *);
+
+/* x's judge among rows[0..n) (its reference or its floor) over x: the judge's median time over
+ * x's; NaN when it has none. */
+static double ratio_of(const struct db_measurement_row *rows, int n, const struct db_measurement *x,
+                       judge_pick judge)
 {
-    const struct db_measurement *ref = NULL;
-    for (int j = 0; j < n; j++)
-        ref = analysis_reference_pick(x, ref, &rows[j].m);
-    return ref && x->time_median_ns > 0 ? ref->time_median_ns / x->time_median_ns : NAN;
+    const struct db_measurement *j = NULL;
+    for (int i = 0; i < n; i++)
+        j = judge(x, j, &rows[i].m);
+    return j && x->time_median_ns > 0 ? j->time_median_ns / x->time_median_ns : NAN;
 }
 
 /* 1 when x and y are one kernel's configurations of one shape, precision and cache state. */
@@ -154,8 +159,10 @@ static int same_shape(const struct db_measurement *x, const struct db_measuremen
            y->n == x->n && y->k == x->k && same_str(y->cache_state, x->cache_state);
 }
 
-int analysis_speedups(const struct db_measurement_row *rows, int n, struct analysis_speedup *out,
-                      int max, int *nout)
+/* analysis_speedups and analysis_floors: the ratios to each row's judge, per kernel and
+ * precision, each shape's best configuration. */
+static int sum_up(const struct db_measurement_row *rows, int n, struct analysis_speedup *out,
+                  int max, int *nout, judge_pick judge)
 {
     double *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
     int rc = RK_OK;
@@ -164,7 +171,9 @@ int analysis_speedups(const struct db_measurement_row *rows, int n, struct analy
         return RK_ENOMEM;
     for (int i = 0; i < n; i++) {
         const struct db_measurement *x = &rows[i].m;
-        r[i] = is_cublas(x) || x->verified == 0 || !x->precision ? NAN : speedup_of(rows, n, x);
+        r[i] = is_cublas(x) || is_move(x) || x->verified == 0 || !x->precision
+                   ? NAN
+                   : ratio_of(rows, n, x, judge);
     }
     for (int i = 0; i < n && rc == RK_OK; i++) {
         const struct db_measurement *x = &rows[i].m;
@@ -188,6 +197,7 @@ int analysis_speedups(const struct db_measurement_row *rows, int n, struct analy
         }
         g->geomean += log(best); /* the sum of logs until the end */
         g->shapes++;
+        g->below_90 += best < 0.9;
         if (best < g->worst) {
             g->worst = best;
             g->worst_m = x->m, g->worst_n = x->n, g->worst_k = x->k;
@@ -197,4 +207,16 @@ int analysis_speedups(const struct db_measurement_row *rows, int n, struct analy
         out[i].geomean = exp(out[i].geomean / out[i].shapes);
     free(r);
     return rc;
+}
+
+int analysis_speedups(const struct db_measurement_row *rows, int n, struct analysis_speedup *out,
+                      int max, int *nout)
+{
+    return sum_up(rows, n, out, max, nout, analysis_reference_pick);
+}
+
+int analysis_floors(const struct db_measurement_row *rows, int n, struct analysis_speedup *out,
+                    int max, int *nout)
+{
+    return sum_up(rows, n, out, max, nout, analysis_floor_pick);
 }

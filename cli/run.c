@@ -667,7 +667,8 @@ static int run_combos(struct kernels_session *s, struct db *db, int64_t capture,
 }
 
 /* The run summed up against cuBLAS (analysis_speedups): one line per kernel and precision that
- * ran beside a cuBLAS call of this run (the grid suites run both calls on every shape). */
+ * ran beside a cuBLAS call of this run (the grid suites run both calls on every shape); then
+ * against the floors (analysis_floors), where the run measured move beside it. */
 static void speedup_lines(struct db *db, int64_t capture)
 {
     struct db_measurement_row *rows = NULL;
@@ -682,6 +683,13 @@ static void speedup_lines(struct db *db, int64_t capture)
                 sp[i].kernel, sp[i].precision, sp[i].geomean, sp[i].shapes,
                 sp[i].shapes == 1 ? "" : "s", sp[i].worst, (long long)sp[i].worst_m,
                 (long long)sp[i].worst_n, (long long)sp[i].worst_k);
+    (void)analysis_floors(rows, n, sp, 32, &ns);
+    for (int i = 0; i < ns; i++)
+        rk_info("%s %s: at %.3f of its floor, the shape's bytes moved alone (geomean over %d "
+                "shape%s; worst %.3f at %lldx%lldx%lld; %d below 0.9)",
+                sp[i].kernel, sp[i].precision, sp[i].geomean, sp[i].shapes,
+                sp[i].shapes == 1 ? "" : "s", sp[i].worst, (long long)sp[i].worst_m,
+                (long long)sp[i].worst_n, (long long)sp[i].worst_k, sp[i].below_90);
     db_free_measurements(rows, n);
 }
 

@@ -18,6 +18,9 @@
  *       reference's time over the kernel's best verified configuration, the worst shape;
  *       cuBLAS rows, failed rows and shapes without a reference left out; too many groups
  *       give RK_ENOMEM with the first ones filled
+ *   R7  analysis_floors: per kernel and precision, the geomean over shapes of the floor's time
+ *       over the kernel's best verified configuration, the worst, the shapes below 0.9; moves,
+ *       cuBLAS rows and shapes without a floor left out
  *   R6  analysis_floor_ok/_pick: a verified move of the kernel's capture, GPU, precision, shape
  *       and cache state is its floor, the faster of two; cuBLAS and the kernel itself are not,
  *       a move has none, and a move is never a reference nor judged by one
@@ -252,11 +255,42 @@ static void r5_speedups(void **state)
     assert_int_equal(ns, 0);
 }
 
+static void r7_floors(void **state)
+{
+    (void)state;
+    struct db_measurement_row rows[8];
+    struct analysis_speedup sp[4];
+    int n = 0, ns = -1;
+    memset(rows, 0, sizeof rows);
+    /* shape 1: two configurations, the better at 0.95 of its floor; cuBLAS beside, summed never */
+    rows[n++].m = meas(1, "tsm2", "tsm2", "{\"t1\":128}", 1000);
+    rows[n++].m = meas(2, "tsm2", "tsm2", "{\"t1\":256}", 800);
+    rows[n++].m = meas(3, "move", "move", "{}", 760);
+    rows[n++].m = meas(4, "cublas_sgemm", "cublas", "{}", 1500);
+    /* shape 2: at 0.5 of its floor */
+    rows[n].m = meas(5, "tsm2", "tsm2", "{}", 2000), rows[n++].m.n = 16;
+    rows[n].m = meas(6, "move", "move", "{}", 1000), rows[n++].m.n = 16;
+    /* no floor at its shape: left out */
+    rows[n].m = meas(7, "tsm2", "tsm2", "{}", 1000), rows[n++].m.n = 32;
+    assert_int_equal(analysis_floors(rows, n, sp, 4, &ns), RK_OK);
+    assert_int_equal(ns, 1);
+    assert_string_equal(sp[0].kernel, "tsm2");
+    assert_int_equal(sp[0].shapes, 2);
+    assert_true(fabs(sp[0].geomean - sqrt(0.95 * 0.5)) < 1e-12);
+    assert_true(fabs(sp[0].worst - 0.5) < 1e-12);
+    assert_true(sp[0].worst_n == 16);
+    assert_int_equal(sp[0].below_90, 1);
+    /* no floor anywhere: nothing */
+    assert_int_equal(analysis_floors(rows, 2, sp, 4, &ns), RK_OK);
+    assert_int_equal(ns, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(r1_ok),   cmocka_unit_test(r2_pick),     cmocka_unit_test(r3_effective),
-        cmocka_unit_test(r4_copy), cmocka_unit_test(r5_speedups), cmocka_unit_test(r6_floor),
+        cmocka_unit_test(r1_ok),     cmocka_unit_test(r2_pick),     cmocka_unit_test(r3_effective),
+        cmocka_unit_test(r4_copy),   cmocka_unit_test(r5_speedups), cmocka_unit_test(r6_floor),
+        cmocka_unit_test(r7_floors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
