@@ -39,22 +39,24 @@ __global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ 
     const int ng = (int)((k + T3 - 1) / T3); /* groups of t3 per row */
     const int kp = ng * T3;                  /* leading dimension of Bs */
     const int np = (int)((n + T2 - 1) / T2) * T2;
+    const long stride = (long)gridDim.x * blockDim.x;
+    long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    const bool full = kp == k; /* every group lies inside the row: no column checks */
+    T cur[T3], nxt[T3], c[T2];
+    /* the first group of A is requested before B is staged: the two fetches overlap */
+    if (r < m) {
+        if (full)
+            lda_n<T, T3, false>(cur, A + r, 0, k, m);
+        else
+            lda_n<T, T3, true>(cur, A + r, 0, k, m);
+    }
     for (int i = threadIdx.x; i < kp * np; i += blockDim.x) {
         const int j = i % kp, q = i / kp;
         Bs[i] = (j < k && q < n) ? B[j + (long)q * k] : T(0);
     }
     __syncthreads();
-
-    const long stride = (long)gridDim.x * blockDim.x;
-    long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (r >= m)
-        return;                /* no barrier below */
-    const bool full = kp == k; /* every group lies inside the row: no column checks */
-    T cur[T3], nxt[T3], c[T2];
-    if (full)
-        lda_n<T, T3, false>(cur, A + r, 0, k, m);
-    else
-        lda_n<T, T3, true>(cur, A + r, 0, k, m);
+        return; /* no barrier below */
 #pragma unroll
     for (int q = 0; q < T2; q++)
         c[q] = T(0);
@@ -131,11 +133,15 @@ __global__ void __launch_bounds__(256)
     typedef typename vec<T, V>::type VT;
     extern __shared__ __align__(16) unsigned char kern_smem[];
     T *Bs = reinterpret_cast<T *>(kern_smem);
-    for (long i = threadIdx.x; i < K * n; i += blockDim.x) {
-        const int l = (int)(i % K);
-        Bs[i] = l < k ? B[l + i / K * k] : T(0);
-    }
-    __syncthreads();
+    /* B, K x n in shared memory; called once A's first round is requested, so that the two
+     * fetches overlap */
+    auto stage_b = [&]() {
+        for (long i = threadIdx.x; i < K * n; i += blockDim.x) {
+            const int l = (int)(i % K);
+            Bs[i] = l < k ? B[l + i / K * k] : T(0);
+        }
+        __syncthreads();
+    };
 
     const bool whole = m % V == 0; /* every column of A and C 16-byte aligned */
     const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
@@ -198,6 +204,7 @@ __global__ void __launch_bounds__(256)
         T a[U][K][V], nx[U][K][V];
         if (first < nv)
             load(a, first);
+        stage_b();
 #pragma unroll 1
         for (long v0 = first; v0 < nv; v0 += U * stride) {
             if (v0 + U * stride < nv)
@@ -215,7 +222,9 @@ __global__ void __launch_bounds__(256)
         /* A round's loads, then its stores: load and store_round written out, not called. nvcc
          * compiles the calls differently (fp64 K = 1: 106 registers against 100), and on the
          * H100 (kbench, both builds twice in one call) fp64 10^5 x 8-32 x 1 ran 2.5-7.7 %
-         * slower through them (32 x 1: 12.6 against 11.7 us); at K = 16 within -3.4 to +2.2 %. */
+         * slower through them (32 x 1: 12.6 against 11.7 us); at K = 16 within -3.4 to +2.2 %.
+         * B is staged first here: the first round's loads sit inside the loop. */
+        stage_b();
 #pragma unroll 1
         for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; v0 < nv; v0 += U * stride) {
             T a[U][K][V];

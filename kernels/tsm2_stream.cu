@@ -379,10 +379,6 @@ __global__ void __launch_bounds__(256)
     const int rounds = (int)((k + 4 * UK - 1) / (4 * UK));
     const bool avec = m % 2 == 0;
 
-    fill_stage<double, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 2 == 0);
-    cp_async_wait<0>();
-    __syncthreads();
-
     /* The load position: a tile and a round of it; step u of the round, column
      * 4 (UK round + u) + q, rows 2g, 2g + 1 of the tile. */
     long ltile = (long)blockIdx.x * warps + (tid >> 5);
@@ -408,6 +404,10 @@ __global__ void __launch_bounds__(256)
     for (int u = 0; u < UK; u++)
         load_step(ar[u], u);
     advance();
+    /* B, staged while the first round of A is on its way */
+    fill_stage<double, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 2 == 0);
+    cp_async_wait<0>();
+    __syncthreads();
 
 #pragma unroll 1
     for (long tile = (long)blockIdx.x * warps + (tid >> 5); tile < ntiles; tile += stride) {
@@ -470,9 +470,7 @@ __global__ void __launch_bounds__(256)
     double *ring = Bs + NT * 8 * KCP + (long)(tid >> 5) * ROWS_STAGES * tile_elems;
     const bool avec = m % 2 == 0;
 
-    fill_stage<double, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 2 == 0);
-    cp_async_wait<0>();
-    __syncthreads();
+    fill_stage<double, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 2 == 0); /* its own group, first */
 
     /* One tile of A into ring slot s: column c, rows 2 j, 2 j + 1 (chunk j of 8), lanes
      * striding the kr x 8 chunks; one commit group, empty past the last tile. */
@@ -501,6 +499,9 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int s = 0; s < ROWS_STAGES - 1; s++)
         fill(s, first + s * stride);
+    /* B's group, committed before the ring's: landed while the first tiles are on their way */
+    cp_async_wait<ROWS_STAGES - 1>();
+    __syncthreads();
     int slot = 0;
 #pragma unroll 1
     for (long tile = first; tile < ntiles; tile += stride) {
@@ -924,13 +925,6 @@ __global__ void __launch_bounds__(256)
     const int rounds = (int)((k + 8 * UK - 1) / (8 * UK));
     const bool avec = m % 2 == 0;
 
-    fill_stage<float, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 4 == 0);
-    cp_async_wait<0>();
-    __syncthreads();
-    for (int i = tid; i < NB; i += blockDim.x)
-        split_tf32(Bs[i], Bh[i], Bl[i]);
-    __syncthreads();
-
     /* The load position: a tile and a round of it; step u of the round, columns
      * 8 (UK round + u) + q and + q + 4, rows 2g, 2g + 1 of the tile. */
     long ltile = (long)blockIdx.x * warps + (tid >> 5);
@@ -960,6 +954,13 @@ __global__ void __launch_bounds__(256)
     for (int u = 0; u < UK; u++)
         load_step(ar[u], u);
     advance();
+    /* B and its TF32 parts, staged while the first round of A is on its way */
+    fill_stage<float, NT * 8, KCP>(Bs, B, 0, k, n, k, k % 4 == 0);
+    cp_async_wait<0>();
+    __syncthreads();
+    for (int i = tid; i < NB; i += blockDim.x)
+        split_tf32(Bs[i], Bh[i], Bl[i]);
+    __syncthreads();
 
 #pragma unroll 1
     for (long tile = (long)blockIdx.x * warps + (tid >> 5); tile < ntiles; tile += stride) {
