@@ -71,7 +71,7 @@ HELD = {
     # at 0.963 in the recording before (0.986 here, after the row walk's first A overlapped B)
     ("C4", "ism2-grid", "fp32"): (0.90, "0.986 (100000x32x24), met; 0.963 the recording before"),
     ("C4", "ism2-grid", "fp64"): (0.90, "0.960 (100000x32x1)"),
-    # fp32 TSM2 at 10240-20480 x 17-32 sits at 0.82-0.90 of copy (0.78-0.86 of the floor, which
+    # fp32 TSM2 at 10240-20480 x 17-32 sits at 0.82-0.90 of copy (0.78-0.85 of the floor, which
     # reaches 1.04-1.08 of the copy ceiling there: these are the 3xTF32 kernel's misses); the
     # same kernels counted 70, 68, 72, 70, 72, 72, 75, 72 and 71 of 96 in nine recordings on
     # different H100s (1-7 % apart in time)
