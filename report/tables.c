@@ -733,10 +733,102 @@ static void tsm2_params_table(const struct rp_data *d, struct rp_tabs *ts)
                  " No TSM2 measurement in the database: run 'roofkit run --suite tsm2'.");
 }
 
+#define SUMMARY_TITLE "Against cuBLAS and the floor, in sum"
+
+/* The floor summary of s (kernel and precision of a capture) in f[0..nf), or NULL. */
+static const struct analysis_speedup *floor_of(const struct analysis_speedup *s,
+                                               const struct analysis_speedup *f, int nf)
+{
+    for (int i = 0; i < nf; i++)
+        if (!strcmp(f[i].kernel, s->kernel) && !strcmp(f[i].precision, s->precision))
+            return &f[i];
+    return NULL;
+}
+
+/*
+ * Each run summed up, captures apart (a reference or a floor judges only its own run's rows):
+ * per kernel and precision that ran beside cuBLAS, what `roofkit run` prints at its end,
+ * against the faster cuBLAS call (analysis_speedups) and against the floor (analysis_floors).
+ */
+static void summary_table(const struct rp_data *d, struct rp_tabs *ts)
+{
+    static const char *const c[] = {"capture",
+                                    "kernel",
+                                    "precision",
+                                    "shapes",
+                                    "speedup over cuBLAS (geomean)",
+                                    "worst speedup",
+                                    "worst at (m x n x k)",
+                                    "shapes with a floor",
+                                    "of the floor (geomean)",
+                                    "worst of the floor",
+                                    "worst of the floor at",
+                                    "shapes below 0.9 of the floor",
+                                    NULL};
+    struct db_measurement_row *sub = malloc((size_t)(d->nrows ? d->nrows : 1) * sizeof *sub);
+    struct rp_table *t = NULL;
+    enum { MAXG = 32 };
+    struct analysis_speedup sp[MAXG], fl[MAXG];
+    char at[96];
+    if (!sub) {
+        if ((t = rp_tabs_new(ts, "summary-cublas", SUMMARY_TITLE, RP_SEC_OVERVIEW)))
+            t->oom = 1;
+        return;
+    }
+    for (int ci = 0; ci < d->ncaps; ci++) {
+        const int64_t cap = d->caps[ci].id;
+        int n = 0, ns = 0, nf = 0;
+        for (int i = 0; i < d->nrows; i++)
+            if (d->rows[i].m.capture_id == cap)
+                sub[n++] = d->rows[i];                  /* a shallow copy: the strings stay d's */
+        (void)analysis_speedups(sub, n, sp, MAXG, &ns); /* more than MAXG: the first MAXG */
+        (void)analysis_floors(sub, n, fl, MAXG, &nf);
+        for (int g = 0; g < ns; g++) {
+            const struct analysis_speedup *f = floor_of(&sp[g], fl, nf);
+            if (!t) {
+                t = rp_tabs_new(ts, "summary-cublas", SUMMARY_TITLE, RP_SEC_OVERVIEW);
+                if (!t)
+                    break;
+                cols(t, c);
+                snprintf(t->note, sizeof t->note,
+                         "Each kernel and precision of a run that ran beside cuBLAS, each shape "
+                         "counted once at its best verified configuration: the geometric mean "
+                         "and the worst of the faster cuBLAS call's median time over its own "
+                         "(the column 'speedup over cuBLAS' of the measurement tables), and, "
+                         "where the run measured the kernel move on the same shapes, of the "
+                         "floor's time over its own ('of the floor').");
+            }
+            rp_cell_int(t, cap);
+            rp_cell_str(t, sp[g].kernel);
+            rp_cell_str(t, sp[g].precision);
+            rp_cell_int(t, sp[g].shapes);
+            rp_cell_num(t, sp[g].geomean);
+            rp_cell_num(t, sp[g].worst);
+            snprintf(at, sizeof at, "%lldx%lldx%lld", (long long)sp[g].worst_m,
+                     (long long)sp[g].worst_n, (long long)sp[g].worst_k);
+            rp_cell_str(t, at);
+            if (f) {
+                rp_cell_int(t, f->shapes);
+                rp_cell_num(t, f->geomean);
+                rp_cell_num(t, f->worst);
+                snprintf(at, sizeof at, "%lldx%lldx%lld", (long long)f->worst_m,
+                         (long long)f->worst_n, (long long)f->worst_k);
+                rp_cell_str(t, at);
+                rp_cell_int(t, f->below_90);
+            } else {
+                for (int e = 0; e < 5; e++)
+                    rp_cell_str(t, "");
+            }
+        }
+    }
+    free(sub);
+}
+
 int rp_build_tables(const struct rp_data *d, struct rp_table **out, int *n)
 {
     struct rp_tabs ts = {NULL, 0, 0, 0};
     rp_overview_tables(d, &ts);
+    summary_table(d, &ts); /* the answer first: how each run did against cuBLAS and the floor */
     devices_table(d, &ts);
     ceilings_table(d, &ts);
     for (int f = 0; f < d->nfamilies; f++)

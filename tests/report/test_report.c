@@ -7,8 +7,8 @@
  *      measurement of their family, and their numbers (shape, times, GFLOP/s,
  *      predictions) equal the database's; every SVG (file and inlined copy) is
  *      well-formed XML; the page has no script and the label at its top
- *   R2 CSV row counts of devices, ceilings and accuracy; the failed measurement is
- *      listed but not drawn
+ *   R2 CSV row counts of devices, ceilings and accuracy; the summary against cuBLAS and the
+ *      floor; the failed measurement is listed but not drawn
  *   R3 an empty database gives a report that says what is missing
  *   R4 gnuplot missing: RK_ENOTOOL, yet tables, CSV, Markdown and scripts exist
  *   R5 a directory holding someone else's files is refused and left unchanged;
@@ -353,6 +353,25 @@ static void test_full_report(void **state)
     assert_int_equal(csv_read(p, &c), 0);
     assert_int_equal(c.nrows - 1, 6); /* 3 sizes x 2 precisions */
     assert_true(atoi(csv_get(&c, 1, "exhaustive t2")) >= 1);
+    csv_free(&c);
+    /* in sum: tiled_gemm and stmvb (fp32, 4 sizes) and tsm2_v3 and tsm2_v0 (both precisions, 3
+     * sizes) against cuBLAS; the TSM2 ones against the floor on the one size it was measured */
+    snprintf(p, sizeof p, "%s/csv/summary-cublas.csv", out);
+    assert_int_equal(csv_read(p, &c), 0);
+    assert_int_equal(c.nrows - 1, 6);
+    for (int r = 1; r < c.nrows; r++) {
+        const int tsm2 = strncmp(csv_get(&c, r, "kernel"), "tsm2_", 5) == 0;
+        const double gm = strtod(csv_get(&c, r, "speedup over cuBLAS (geomean)"), NULL);
+        assert_int_equal(atoi(csv_get(&c, r, "shapes")), tsm2 ? 3 : 4);
+        assert_true(gm > 0 && strtod(csv_get(&c, r, "worst speedup"), NULL) <= gm);
+        if (tsm2) {
+            assert_int_equal(atoi(csv_get(&c, r, "shapes with a floor")), 1);
+            assert_true(strtod(csv_get(&c, r, "of the floor (geomean)"), NULL) > 0);
+            assert_true(atoi(csv_get(&c, r, "shapes below 0.9 of the floor")) <= 1);
+        } else {
+            assert_string_equal(csv_get(&c, r, "shapes with a floor"), "");
+        }
+    }
     csv_free(&c);
 
     /* the failed measurement (1000^3) is not drawn */
