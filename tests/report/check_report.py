@@ -25,6 +25,10 @@ command and checks its content against the database, read back through
   C10 the TSM2/ISM2 tables' floor: the fastest verified move (the shape's bytes alone) of the
      row's capture, device, precision, shape and cache state, its id in `floor (move)` and its
      median time over the row's in `of the floor` (none: both cells empty)
+  C11 the overview's run in sum (csv/summary-cublas.csv): per capture, kernel and precision with
+     a C8 reference on some shape, each shape's best verified configuration: the shapes, the
+     geomean and worst of reference time over its time and where; and against the C10 floor the
+     shapes, geomean, worst and the shapes below 0.9 (empty where no shape has a floor)
   C9 energy (only when the database has energy readings or spans): csv/energy-measurements.csv
      has one row per measurement with a reading, its J per launch, average W and launches as
      stored (W empty exactly where the database has no power_w);
@@ -34,7 +38,7 @@ command and checks its content against the database, read back through
 
 Used by CI on the example database (examples/) and on the test fixture.
 """
-import csv, glob, io, json, os, re, subprocess, sys, xml.dom.minidom
+import csv, glob, io, json, math, os, re, subprocess, sys, xml.dom.minidom
 
 roofkit, db, out = sys.argv[1:4]
 fails = []
@@ -162,6 +166,64 @@ if any(r.get('family') == 'move' for r in meas.values()):
 if any(r.get('family') in ('tsm2', 'ism2') for r in meas.values()):
     check(neff > 0 and nspeed > 0, 'C8 no effective bandwidth or speedup checked (%d, %d)'
           % (neff, nspeed))
+
+# C11
+def sums(ok):
+    """(capture, kernel, precision) -> [per shape the best judge time / its time, ...] and the
+    shape of each."""
+    best = {}
+    for m in meas.values():
+        if m['family'] in ('cublas', 'move') or m['verified'] == 0 or not m['precision']:
+            continue
+        cands = [c for c in meas.values() if ok(m, c)]
+        if not cands or not (m['time_median_ns'] or 0) > 0:
+            continue
+        j = min(cands, key=lambda c: (c['time_median_ns'], c['id']))
+        key = (m['capture_id'], m['kernel'], m['precision'])
+        shape = (m['m'], m['n'], m['k'], m['cache_state'])
+        r = j['time_median_ns'] / m['time_median_ns']
+        best.setdefault(key, {})
+        best[key][shape] = max(best[key].get(shape, 0.0), r)
+    return best
+
+
+def close(a, b):
+    return a is not None and b is not None and abs(a - b) <= 1e-6 * max(abs(b), 1e-300)
+
+
+sp = os.path.join(out, 'csv', 'summary-cublas.csv')
+refs, floors = sums(cublas_ok), sums(floor_ok)
+got = list(csv.DictReader(open(sp, newline=''))) if os.path.exists(sp) else []
+check(len(got) == len(refs), 'C11 summary-cublas.csv: %d rows, expected %d' % (len(got), len(refs)))
+for row in got:
+    key = (int(row['capture']), row['kernel'], row['precision'])
+    want = refs.get(key)
+    if want is None:
+        check(False, 'C11 summary row %s without a reference in the database' % (key,))
+        continue
+    vals = list(want.values())
+    gm = math.exp(sum(math.log(v) for v in vals) / len(vals))
+    worst = min(want, key=want.get)
+    check(int(row['shapes']) == len(vals) and close(float(row['speedup over cuBLAS (geomean)']), gm)
+          and close(float(row['worst speedup']), want[worst])
+          and row['worst at (m x n x k)'] == '%dx%dx%d' % worst[:3],
+          'C11 %s: against cuBLAS %s, expected %d shapes, %r, worst %r at %s'
+          % (key, {k: row[k] for k in ('shapes', 'speedup over cuBLAS (geomean)', 'worst speedup')},
+             len(vals), gm, want[worst], worst[:3]))
+    fw = floors.get(key)
+    if not fw:
+        check(row['shapes with a floor'] == '', 'C11 %s: a floor where none was measured' % (key,))
+        continue
+    fv = list(fw.values())
+    fgm = math.exp(sum(math.log(v) for v in fv) / len(fv))
+    fworst = min(fw, key=fw.get)
+    check(int(row['shapes with a floor']) == len(fv) and
+          close(float(row['of the floor (geomean)']), fgm) and
+          close(float(row['worst of the floor']), fw[fworst]) and
+          int(row['shapes below 0.9 of the floor']) == sum(1 for v in fv if v < 0.9),
+          'C11 %s: against the floor %s, expected %d shapes, %r, worst %r'
+          % (key, {k: row[k] for k in ('shapes with a floor', 'of the floor (geomean)',
+                                        'worst of the floor')}, len(fv), fgm, fw[fworst]))
 
 html_path = os.path.join(out, 'index.html')
 html = open(html_path, encoding='utf-8').read()
