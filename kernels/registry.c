@@ -167,7 +167,7 @@ static const struct kernels_kernel registry[] = {
      {{"tf32", 0, 0, 1, 0, "1: fp32 on the tensor cores in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)"}},
      "004 §2.2 (reference)", "cublasGemmEx with CUBLAS_COMPUTE_32F / 64F", &kern_cublas_gemmex},
     {"move", "move", MODEL_FAM_MOVE, KERNELS_COL_MAJOR, FP32 | FP64, 0, {{0}},
-     "004 Fig. 5, 14 (the bytes they count)",
+     "004 Fig. 5, 14: the bytes they count",
      "the shape's bytes moved, nothing computed: A, B read once, C(:, p) = A(:, p mod k) "
      "written once; the floor under the shape's kernels", &kern_move},
 };
