@@ -251,11 +251,16 @@ const struct db_measurement *analysis_reference_pick(const struct db_measurement
  * nothing computed) measured beside x, in x's capture and on its GPU, with x's precision,
  * shape and cache state, verified, with a median time; x is not a move itself. f may be x's
  * floor: 1 or 0. analysis_floor_pick folds as analysis_reference_pick does, to the faster.
- * x's time over its floor's says how much of what its bytes allow at this size it reached,
- * where the copy ceiling (measured on 1 GiB) cannot be reached by any kernel: small shapes,
- * whose launch and ramp-up are most of their time.
+ * x's floor's time over x's says how close it came to what a plain stream of its bytes takes at
+ * this size: the measure where the copy ceiling (measured on 1 GiB) is out of that stream's
+ * reach, small shapes whose launch and ramp-up are most of their time.
  */
 int analysis_floor_ok(const struct db_measurement *x, const struct db_measurement *f);
+/* The type of the two folds, analysis_reference_pick and analysis_floor_pick: of a and b, the
+ * one that judges x. */
+typedef const struct db_measurement *(*analysis_pick_fn)(const struct db_measurement *x,
+                                                         const struct db_measurement *a,
+                                                         const struct db_measurement *b);
 const struct db_measurement *analysis_floor_pick(const struct db_measurement *x,
                                                  const struct db_measurement *a,
                                                  const struct db_measurement *b);

@@ -137,14 +137,10 @@ static struct analysis_speedup *group_of(const struct db_measurement *x,
     return &out[(*n)++];
 }
 
-typedef const struct db_measurement *(*judge_pick)(const struct db_measurement *,
-                                                   const struct db_measurement *,
-                                                   const struct db_measurement *);
-
 /* x's judge among rows[0..n) (its reference or its floor) over x: the judge's median time over
  * x's; NaN when it has none. */
 static double ratio_of(const struct db_measurement_row *rows, int n, const struct db_measurement *x,
-                       judge_pick judge)
+                       analysis_pick_fn judge)
 {
     const struct db_measurement *j = NULL;
     for (int i = 0; i < n; i++)
@@ -162,7 +158,7 @@ static int same_shape(const struct db_measurement *x, const struct db_measuremen
 /* analysis_speedups and analysis_floors: the ratios to each row's judge, per kernel and
  * precision, each shape's best configuration. */
 static int sum_up(const struct db_measurement_row *rows, int n, struct analysis_speedup *out,
-                  int max, int *nout, judge_pick judge)
+                  int max, int *nout, analysis_pick_fn judge)
 {
     double *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
     int rc = RK_OK;

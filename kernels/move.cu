@@ -28,6 +28,7 @@
  */
 #include "common.h"
 #include "internal.h"
+#include "tsm2_common.cuh" /* vec: V elements as one 16-byte access */
 #include "verify.cuh"
 
 #include <cuda_runtime.h>
@@ -39,17 +40,6 @@ constexpr int MOVE_LOADS = 8;     /* vectors of A a thread loads at once: U rows
 constexpr int MOVE_NS = 8;        /* columns of C a group stores at most, where n > k */
 constexpr int MOVE_THREADS = 256; /* a block */
 constexpr int MOVE_WAVE = 2;      /* blocks an SM that the rows, then C's column groups, fill */
-
-template <typename T, int V> struct lanes;
-template <> struct lanes<float, 4> {
-    typedef float4 type;
-};
-template <> struct lanes<double, 2> {
-    typedef double2 type;
-};
-template <typename T> struct lanes<T, 1> {
-    typedef T type;
-};
 
 __device__ __forceinline__ unsigned bits_of(float x)
 {
@@ -78,7 +68,7 @@ __global__ void __launch_bounds__(MOVE_THREADS)
     move_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m, long n,
                 long k, int ncg, unsigned *__restrict__ sink)
 {
-    typedef typename lanes<T, V>::type VT;
+    typedef typename vec<T, V>::type VT;
     constexpr int KS = MOVE_LOADS / U; /* columns of A a thread loads for each of its rows */
     /* neighbours in x: the column groups of one block of rows, which share its loads of A */
     const long rb = blockIdx.x / ncg;
@@ -124,7 +114,7 @@ __global__ void __launch_bounds__(MOVE_THREADS)
         sink[0] = x;
 }
 
-/* stats += verify_accumulate's sums for C against A's columns, C(:, p) = A(:, p mod k). */
+/* stats += verify.cuh's sums for C against A's columns, C(:, p) = A(:, p mod k). */
 template <typename T>
 __global__ void move_check_kernel(const T *__restrict__ A, const T *__restrict__ C, long m, long n,
                                   long k, double *stats)
@@ -174,7 +164,7 @@ struct plan plan_of(const struct kern_args *a)
 
 int resolve_move(const struct kern_args *a, long *p, char *why, size_t len)
 {
-    (void)p, (void)why, (void)len;
+    (void)p; /* no parameters */
     if (a && a->k > 65535L * MOVE_LOADS)
         return kern_why(why, len, "k = %ld is more than move's %ld slices of %d columns", a->k,
                         65535L, MOVE_LOADS);

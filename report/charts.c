@@ -753,7 +753,8 @@ static int eff_add(struct spt *p, const struct rp_meas *x, const char *series,
 /* TSM2 / ISM2 effective bandwidth against n, one chart per m (004 Fig. 5, Fig. 14 count A, B
  * and C once): each kernel, the cuBLAS call that judges it (rp_cublas_at) and its floor
  * (rp_floor_at: the kernel move, the shape's bytes alone), under the copy ceiling
- * (analysis_copy_ceiling), which a floor below it says no kernel reaches at that size. */
+ * (analysis_copy_ceiling); a floor below that ceiling says a plain stream of the shape's bytes
+ * does not reach it at that size. */
 static void eff_charts(const struct rp_data *d, int dev, const char *family, const char *prec,
                        struct rp_charts *cs, struct rp_out *o)
 {

@@ -118,11 +118,8 @@ int rp_select(const struct rp_data *d, int (*keep)(const struct rp_meas *),
 }
 
 /* Of list[0..n) (sorted by shape), the one pick folds to for x (analysis/ decides), or NULL. */
-static const struct rp_meas *
-judge_at(const struct rp_meas *const *list, int n, const struct rp_meas *x,
-         const struct db_measurement *(*pick)(const struct db_measurement *,
-                                              const struct db_measurement *,
-                                              const struct db_measurement *))
+static const struct rp_meas *judge_at(const struct rp_meas *const *list, int n,
+                                      const struct rp_meas *x, analysis_pick_fn pick)
 {
     const struct db_measurement *best = NULL;
     const struct rp_meas *ref = NULL;

@@ -733,8 +733,6 @@ static void tsm2_params_table(const struct rp_data *d, struct rp_tabs *ts)
                  " No TSM2 measurement in the database: run 'roofkit run --suite tsm2'.");
 }
 
-#define SUMMARY_TITLE "Against cuBLAS and the floor, in sum"
-
 /* The floor summary of s (kernel and precision of a capture) in f[0..nf), or NULL. */
 static const struct analysis_speedup *floor_of(const struct analysis_speedup *s,
                                                const struct analysis_speedup *f, int nf)
@@ -745,12 +743,8 @@ static const struct analysis_speedup *floor_of(const struct analysis_speedup *s,
     return NULL;
 }
 
-/*
- * Each run summed up, captures apart (a reference or a floor judges only its own run's rows):
- * per kernel and precision that ran beside cuBLAS, what `roofkit run` prints at its end,
- * against the faster cuBLAS call (analysis_speedups) and against the floor (analysis_floors).
- */
-static void summary_table(const struct rp_data *d, struct rp_tabs *ts)
+/* The summary table, its columns and note; NULL when out of memory. */
+static struct rp_table *summary_tab(struct rp_tabs *ts)
 {
     static const char *const c[] = {"capture",
                                     "kernel",
@@ -765,13 +759,44 @@ static void summary_table(const struct rp_data *d, struct rp_tabs *ts)
                                     "worst of the floor at",
                                     "shapes below 0.9 of the floor",
                                     NULL};
+    struct rp_table *t =
+        rp_tabs_new(ts, "summary-cublas", "Against cuBLAS and the floor, in sum", RP_SEC_OVERVIEW);
+    if (!t)
+        return NULL;
+    cols(t, c);
+    snprintf(t->note, sizeof t->note,
+             "Each kernel and precision of a run that ran beside cuBLAS, each shape counted once "
+             "at its best verified configuration: the geometric mean and the worst of the faster "
+             "cuBLAS call's median time over its own (the column 'speedup over cuBLAS' of the "
+             "measurement tables), and, where the run measured the kernel move on the same "
+             "shapes, of the floor's time over its own ('of the floor').");
+    return t;
+}
+
+/* A summary's geomean, worst and where: three cells. */
+static void summary_cells(struct rp_table *t, const struct analysis_speedup *s)
+{
+    char at[96];
+    rp_cell_num(t, s->geomean);
+    rp_cell_num(t, s->worst);
+    snprintf(at, sizeof at, "%lldx%lldx%lld", (long long)s->worst_m, (long long)s->worst_n,
+             (long long)s->worst_k);
+    rp_cell_str(t, at);
+}
+
+/*
+ * Each run summed up, captures apart (a reference or a floor judges only its own run's rows):
+ * per kernel and precision that ran beside cuBLAS, what `roofkit run` prints at its end,
+ * against the faster cuBLAS call (analysis_speedups) and against the floor (analysis_floors).
+ */
+static void summary_table(const struct rp_data *d, struct rp_tabs *ts)
+{
     struct db_measurement_row *sub = malloc((size_t)(d->nrows ? d->nrows : 1) * sizeof *sub);
     struct rp_table *t = NULL;
     enum { MAXG = 32 };
     struct analysis_speedup sp[MAXG], fl[MAXG];
-    char at[96];
     if (!sub) {
-        if ((t = rp_tabs_new(ts, "summary-cublas", SUMMARY_TITLE, RP_SEC_OVERVIEW)))
+        if ((t = summary_tab(ts)))
             t->oom = 1;
         return;
     }
@@ -785,35 +810,16 @@ static void summary_table(const struct rp_data *d, struct rp_tabs *ts)
         (void)analysis_floors(sub, n, fl, MAXG, &nf);
         for (int g = 0; g < ns; g++) {
             const struct analysis_speedup *f = floor_of(&sp[g], fl, nf);
-            if (!t) {
-                t = rp_tabs_new(ts, "summary-cublas", SUMMARY_TITLE, RP_SEC_OVERVIEW);
-                if (!t)
-                    break;
-                cols(t, c);
-                snprintf(t->note, sizeof t->note,
-                         "Each kernel and precision of a run that ran beside cuBLAS, each shape "
-                         "counted once at its best verified configuration: the geometric mean "
-                         "and the worst of the faster cuBLAS call's median time over its own "
-                         "(the column 'speedup over cuBLAS' of the measurement tables), and, "
-                         "where the run measured the kernel move on the same shapes, of the "
-                         "floor's time over its own ('of the floor').");
-            }
+            if (!t && !(t = summary_tab(ts)))
+                goto out;
             rp_cell_int(t, cap);
             rp_cell_str(t, sp[g].kernel);
             rp_cell_str(t, sp[g].precision);
             rp_cell_int(t, sp[g].shapes);
-            rp_cell_num(t, sp[g].geomean);
-            rp_cell_num(t, sp[g].worst);
-            snprintf(at, sizeof at, "%lldx%lldx%lld", (long long)sp[g].worst_m,
-                     (long long)sp[g].worst_n, (long long)sp[g].worst_k);
-            rp_cell_str(t, at);
+            summary_cells(t, &sp[g]);
             if (f) {
                 rp_cell_int(t, f->shapes);
-                rp_cell_num(t, f->geomean);
-                rp_cell_num(t, f->worst);
-                snprintf(at, sizeof at, "%lldx%lldx%lld", (long long)f->worst_m,
-                         (long long)f->worst_n, (long long)f->worst_k);
-                rp_cell_str(t, at);
+                summary_cells(t, f);
                 rp_cell_int(t, f->below_90);
             } else {
                 for (int e = 0; e < 5; e++)
@@ -821,6 +827,7 @@ static void summary_table(const struct rp_data *d, struct rp_tabs *ts)
             }
         }
     }
+out:
     free(sub);
 }
 

@@ -13,7 +13,8 @@
  *   tsm2_entry           the entry point tsm2's choice on odd shapes (m 1000-1003, n 1-7, k 1,
  *                        3, 17; n 12, 24, 32), each variant given, V3's extra column tiles
  *   seed_variants        STMO/STMVB/tiled/rect/smem/blocktile parameter variants
- *   move_paths           move exact on shapes of both its paths, n above and below k
+ *   move_paths           move exact on shapes of both its paths, n above and below k, C's
+ *                        columns in groups
  *   tf32_is_detected     cublas_gemmex tf32=1 passes its own tolerance but shows an
  *                        error far above fp32's: the check distinguishes precisions
  *   bad_params_refused   out-of-range or inconsistent parameters give RK_EUSAGE
@@ -56,9 +57,9 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Measures k with params (NULL: defaults) and asserts it verified. */
-static void expect_verified(const struct kernels_kernel *k, const long *params,
-                            const struct kernels_shape *sh, int prec)
+/* Measures k with params (NULL: defaults), asserts it verified and returns the result. */
+static struct kernels_result verified(const struct kernels_kernel *k, const long *params,
+                                      const struct kernels_shape *sh, int prec)
 {
     struct kernels_result r;
     int rc = kernels_session_measure(sess, k, params, &quick, &r);
@@ -70,6 +71,14 @@ static void expect_verified(const struct kernels_kernel *k, const long *params,
     assert_true(r.verified);
     assert_false(isnan(r.rel_error));
     assert_true(r.time_median_ns > 0);
+    return r;
+}
+
+/* verified(), the result not needed. */
+static void expect_verified(const struct kernels_kernel *k, const long *params,
+                            const struct kernels_shape *sh, int prec)
+{
+    (void)verified(k, params, sh, prec);
 }
 
 static void registry_static(void **state)
@@ -344,8 +353,8 @@ static void tf32_is_detected(void **state)
 }
 
 /* move, the floor under a shape's kernels: exact (tolerance 0) with 16-byte vectors and with
- * one element a thread (m no multiple of the vector), 1, 2, 4 and 8 vectors of rows a thread,
- * n above and below k (C's columns in groups where the rows are few), k past one slice */
+ * one element a thread (m no multiple of the vector), 1, 2 and 4 vectors of rows a thread, n
+ * above and below k (C's columns in groups where the rows are few), k past one slice */
 static void move_paths(void **state)
 {
     (void)state;
@@ -357,11 +366,8 @@ static void move_paths(void **state)
     assert_non_null(mv);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int prec = 0; prec < KERNELS_NPREC; prec++) {
-            struct kernels_result r;
             assert_int_equal(kernels_session_prepare(sess, prec, &shapes[s]), RK_OK);
-            expect_verified(mv, NULL, &shapes[s], prec);
-            assert_int_equal(kernels_session_measure(sess, mv, NULL, &quick, &r), RK_OK);
-            assert_true(r.rel_error == 0.0);
+            assert_true(verified(mv, NULL, &shapes[s], prec).rel_error == 0.0);
         }
 }
 
