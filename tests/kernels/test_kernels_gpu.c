@@ -353,14 +353,16 @@ static void tf32_is_detected(void **state)
 }
 
 /* move, the floor under a shape's kernels: exact (tolerance 0) with 16-byte vectors and with
- * one element a thread (m no multiple of the vector), 1, 2 and 4 vectors of rows a thread, n
- * above and below k (C's columns in groups where the rows are few), k past one slice */
+ * one element a thread (m no multiple of the vector), 1, 2, 4 and 8 vectors of rows a thread,
+ * n above and below k (C's columns in groups where the rows are few), k past one slice */
 static void move_paths(void **state)
 {
     (void)state;
+    /* 8 vectors a thread: 1000003 x 5 x 1, 4000000 x 3 x 1, 2000001 x 9 x 1 (move.cu plan_of) */
     static const struct kernels_shape shapes[] = {
-        {300000, 7, 3}, {300000, 2, 19}, {600000, 33, 1}, {1001, 33, 4},
-        {999, 3, 17},   {300001, 5, 9},  {64, 1, 1},
+        {300000, 7, 3},  {300000, 2, 19}, {600000, 33, 1}, {1001, 33, 4},
+        {999, 3, 17},    {300001, 5, 9},  {64, 1, 1},      {1000003, 5, 1},
+        {4000000, 3, 1}, {2000001, 9, 1}, {100000, 32, 1},
     };
     const struct kernels_kernel *mv = kernels_find("move");
     assert_non_null(mv);
