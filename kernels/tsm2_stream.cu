@@ -793,6 +793,18 @@ constexpr int tf32x3_steps(int nt, bool few_rows)
 constexpr long TF32X3_FEW_ROWS = 16384;
 
 /*
+ * Steps of 8 k ahead of the loads that tsm2_tf32x3_kernel prefetches A into the L1 at 17-24
+ * columns (NT = 3, 2 steps of A in registers). On the H100 (kbench, the same call, two runs
+ * each): 10240 x 17-24 x 10240 152.1-154.0 us against 157.5-160.0, 20480 x 17-24 570-576
+ * against 607.6-610.4, 40960 x 17 / 24 2295-2315 / 2327-2344 against 2340-2350 / 2364-2365;
+ * 3 steps ahead as fast at 10240-20480 and slower at 40960, 4-12 slower than 2. Not at 9-16
+ * columns (the prefetch took 95 registers to 107, fewer blocks an SM: 10240 x 9 144 -> 153 us)
+ * nor at 25-32 (10240 x 32 173 -> 179, 20480 x 25-32 626-634 -> 649-666 with 2 or 3 steps
+ * ahead, 2 or 4 in registers, with or without a cap of 128 registers; docs/perf-log.md).
+ */
+constexpr int TF32X3_L1_AHEAD = 2;
+
+/*
  * The body of tsm2_tf32x3_kernel: the warp's 16 TT rows from wrow, over k in [kb, ke), sums
  * stored to out (C or the block's slice of partial sums), B staged in Bs. Written as a function
  * of its output and its range of k, the same code compiled to 112 registers at 17-24 columns
@@ -815,10 +827,18 @@ tf32x3_part(const float *__restrict__ A, const float *__restrict__ B, float *__r
         fill_stage<float, NT * 8, KCP>(Bs + s * NT * 8 * KCP, B, c0, ke, n, k, bvec);
     };
 
-    /* Rows RW g .. RW g + RW - 1 of the warp's 16 TT, columns kload + q and kload + q + 4. */
+    /* Rows RW g .. RW g + RW - 1 of the warp's 16 TT, columns kload + q and kload + q + 4; at
+     * 17-24 columns lanes 0-7 also ask the L1 for the warp's rows of the 8 columns
+     * TF32X3_L1_AHEAD steps further on (one line a column at two tiles a warp). */
     long kload = kb;
     const long row = wrow + RW * g;
+    const int lane8 = lane < 8 ? lane : -1;
     auto load_step = [&](float(&d)[2][RW]) {
+        if constexpr (NT == 3) {
+            const long kp = kload + 8 * TF32X3_L1_AHEAD + lane8;
+            if (lane8 >= 0 && kp < ke && wrow < m)
+                asm volatile("prefetch.global.L1 [%0];\n" ::"l"(A + wrow + kp * m));
+        }
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const long kc = kload + q + 4 * h;
