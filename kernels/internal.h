@@ -149,6 +149,9 @@ static inline int kern_tsm2_streams_a(long apipe)
  * m picks how many steps of A it keeps in flight at 25-32 columns (2 below 16384 rows, else 4).
  * NULL outside t2 1-32, rpt 2 or 4. */
 const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt, long m);
+/* fp32 3xTF32 below this many rows keeps 2 steps of A in flight at 25-32 columns as well
+ * (tsm2_stream.cu, tf32x3_steps) and runs 17-32 columns at t1 256 (tsm2_auto.c). */
+#define KERN_TSM2_TF32X3_FEW_ROWS 16384L
 size_t kern_tsm2_tc_smem(int prec, long t2);
 /* One tile a warp (rpt 2) and k within one stage (KERN_TSM2_STREAM_KC), ISM2's shapes: B staged
  * once a block, each warp walking row tiles (tsm2_stream.cu, tsm2_dmma_rows_kernel and

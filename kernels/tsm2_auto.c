@@ -231,8 +231,11 @@ static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, l
  *         0.76-0.95 of the copy ceiling at 17-32 columns); below 16384 rows 3xTF32 from 9
  *         columns (m = 10240: 143.5-145.0 us at 9-16 columns against the ring's 149.6-153.6
  *         and the FMA kernel's 148.5-165.7, whose split of 19-26 costs more in partial sums
- *         than it gains), the ring up to 8; 128 threads a block (at 256 its registers leave
- *         fewer blocks per SM).
+ *         than it gains), the ring up to 8; 128 threads a block, but 256 for 3xTF32 at 17-24
+ *         columns and, below 16384 rows, at 25-32 (the grids' sweeps on an H100, the same split
+ *         of k: 0.954-0.991 of t1 128's time at 17-24, 0.975-0.981 at 10240 x 25-32; at
+ *         20480-40960 x 25-32, 165 registers, t1 256 leaves one block an SM and ran 1.13-1.17x
+ *         slower; at 9-16 columns, 95 registers, 1.07-1.08x).
  * Short and small (k <= SMALL_K and m <= SMALL_M, far from the grid's m = k >= 10240): the tensor
  * cores in both precisions, which an H100 measured ahead of the ring and the FMA stream on
  * 10^4 and 3 x 10^4 rows x 5, 17, 32 columns x k 65, 100, 256 (fp32 10^4 x 5 x 256 35.1 -> 12.3
@@ -253,11 +256,14 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
         *apipe = 4;
         return 1;
     }
-    if (prec == KERNELS_FP32 && m < 16384) {
+    if (prec == KERNELS_FP32 && m < KERN_TSM2_TF32X3_FEW_ROWS) {
         *apipe = 4;
+        *t1 = n > 16 ? 256 : 128;
         return n > 8;
     }
     *apipe = n <= 12 ? 3 : 4;
+    if (prec == KERNELS_FP32 && n > 16 && n <= 24)
+        *t1 = 256;
     return 1;
 }
 

@@ -790,7 +790,7 @@ constexpr int tf32x3_steps(int nt, bool few_rows)
  * kernel's body a function (tf32x3_part) they take 124 registers, 4 blocks of 128 an SM, and ran
  * 10240 x 25-32 x 10240 in 170.3-172.6 us against 184.3-186.9 with 4 steps; at 20480-40960 rows
  * 0.6-3.4 % slower. */
-constexpr long TF32X3_FEW_ROWS = 16384;
+constexpr long TF32X3_FEW_ROWS = KERN_TSM2_TF32X3_FEW_ROWS;
 
 /*
  * Steps of 8 k ahead of the loads that tsm2_tf32x3_kernel prefetches A into the L1 at 17-24
