@@ -49,6 +49,22 @@ struct kern_launch {
     int launches;
 };
 
+/* info for one launch of func on a gx x gy grid of bx x by blocks with smem bytes of dynamic
+ * shared memory (a launcher adds its further launches to info->launches). */
+static inline void kern_launched(struct kern_launch *info, const void *func, unsigned gx,
+                                 unsigned gy, unsigned bx, unsigned by, size_t smem)
+{
+    info->grid[0] = gx;
+    info->grid[1] = gy;
+    info->grid[2] = 1;
+    info->block[0] = bx;
+    info->block[1] = by;
+    info->block[2] = 1;
+    info->dyn_smem = smem;
+    info->func = func;
+    info->launches = 1;
+}
+
 struct kern_ops {
     /*
      * Checks the parameters (p, in registry order) for the precision and, when the

@@ -188,14 +188,7 @@ int launch_as(const struct kern_args *a, const struct plan *pl, struct kern_laun
     move_kernel<T, V, U><<<grid, block, 0, a->stream>>>(
         (const T *)a->a, (const T *)a->b, (T *)a->c, a->m, a->n, a->k, pl->ncg, (unsigned *)a->ws);
     RK_CUDA(cudaGetLastError());
-    info->grid[0] = grid.x;
-    info->grid[1] = grid.y;
-    info->grid[2] = 1;
-    info->block[0] = MOVE_THREADS;
-    info->block[1] = info->block[2] = 1;
-    info->dyn_smem = 0;
-    info->func = (const void *)move_kernel<T, V, U>;
-    info->launches = 1;
+    kern_launched(info, (const void *)move_kernel<T, V, U>, grid.x, grid.y, MOVE_THREADS, 1, 0);
     return RK_OK;
 }
 

@@ -214,14 +214,7 @@ template <typename T> int launch_t(const struct kern_args *a, struct kern_launch
         regtile_kernel<T, K::BM, K::BN, K::BK, K::TM, K::TN, true>
             <<<grid, threads, 0, a->stream>>>(A, B, C, a->m, a->n, a->k);
     }
-    info->grid[0] = grid.x;
-    info->grid[1] = grid.y;
-    info->grid[2] = 1;
-    info->block[0] = threads;
-    info->block[1] = info->block[2] = 1;
-    info->dyn_smem = 0;
-    info->func = f;
-    info->launches = 1;
+    kern_launched(info, f, grid.x, grid.y, threads, 1, 0);
     return kern_check_launch("regtile");
 }
 

@@ -104,14 +104,7 @@ __global__ void __launch_bounds__(BT_BM *BT_BN / TM)
 void fill_info(struct kern_launch *info, long gx, long gy, unsigned threads, size_t smem,
                const void *f)
 {
-    info->grid[0] = (unsigned)gx;
-    info->grid[1] = (unsigned)gy;
-    info->grid[2] = 1;
-    info->block[0] = threads;
-    info->block[1] = info->block[2] = 1;
-    info->dyn_smem = smem;
-    info->func = f;
-    info->launches = 1;
+    kern_launched(info, f, (unsigned)gx, (unsigned)gy, threads, 1, smem);
 }
 
 /* smem_001 {block_size}; blocktile1d_001 {n_entries}. */

@@ -164,14 +164,7 @@ int launch_rect(const struct kern_args *a, struct kern_launch *info, int padded)
     void *args[] = {(void *)&A, (void *)&B, (void *)&C, (void *)&m, (void *)&n, (void *)&k};
     RK_CUDA(cudaLaunchKernel(f, dim3((unsigned)gx, (unsigned)gy), dim3((unsigned)bs, (unsigned)bs),
                              args, smem, a->stream));
-    info->grid[0] = (unsigned)gx;
-    info->grid[1] = (unsigned)gy;
-    info->grid[2] = 1;
-    info->block[0] = info->block[1] = (unsigned)bs;
-    info->block[2] = 1;
-    info->dyn_smem = smem;
-    info->func = f;
-    info->launches = 1;
+    kern_launched(info, f, (unsigned)gx, (unsigned)gy, (unsigned)bs, (unsigned)bs, smem);
     return kern_check_launch(padded ? "rect_padded" : "rect_border");
 }
 

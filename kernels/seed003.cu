@@ -145,15 +145,7 @@ int launch_tiled(const struct kern_args *a, struct kern_launch *info)
                     (void *)&a->k, (void *)&tm,   (void *)&tn,   (void *)&tk};
     RK_CUDA(
         cudaLaunchKernel(f, dim3((unsigned)gx, (unsigned)gy), dim3(bx, by), args, smem, a->stream));
-    info->grid[0] = (unsigned)gx;
-    info->grid[1] = (unsigned)gy;
-    info->grid[2] = 1;
-    info->block[0] = bx;
-    info->block[1] = by;
-    info->block[2] = 1;
-    info->dyn_smem = smem;
-    info->func = f;
-    info->launches = 1;
+    kern_launched(info, f, (unsigned)gx, (unsigned)gy, bx, by, smem);
     return kern_check_launch("tiled_003");
 }
 

@@ -988,14 +988,7 @@ int launch_variant(const struct kern_args *a, struct kern_launch *info, enum var
             pick_tsm2<float, true>(t2, t3)<<<grid, block, smem, a->stream>>>(
                 A, B, C, a->m, a->n, a->k, kchunk, (float *)ws);
     }
-    info->grid[0] = grid.x;
-    info->grid[1] = grid.y;
-    info->grid[2] = 1;
-    info->block[0] = block.x;
-    info->block[1] = info->block[2] = 1;
-    info->dyn_smem = smem;
-    info->func = f;
-    info->launches = 1;
+    kern_launched(info, f, grid.x, grid.y, block.x, 1, smem);
     if ((rc = kern_check_launch(v == OPT2 ? "ism2_opt2" : "tsm2")) != RK_OK)
         return rc;
     if (nks > 1) {

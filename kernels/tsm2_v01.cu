@@ -164,13 +164,7 @@ int launch_v01(const struct kern_args *a, struct kern_launch *info, int v1)
     void *args[] = {(void *)&a->a, (void *)&a->b, (void *)&a->c,
                     (void *)&a->m, (void *)&a->n, (void *)&a->k};
     RK_CUDA(cudaLaunchKernel(f, dim3((unsigned)gx), dim3((unsigned)t1), args, 0, a->stream));
-    info->grid[0] = (unsigned)gx;
-    info->grid[1] = info->grid[2] = 1;
-    info->block[0] = (unsigned)t1;
-    info->block[1] = info->block[2] = 1;
-    info->dyn_smem = 0;
-    info->func = f;
-    info->launches = 1;
+    kern_launched(info, f, (unsigned)gx, 1, (unsigned)t1, 1, 0);
     return kern_check_launch(v1 ? "tsm2_v1" : "tsm2_v0");
 }
 
