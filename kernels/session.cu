@@ -29,6 +29,7 @@
 
 #include <cuda_runtime.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -641,10 +642,13 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
      * WARMUP_S of them (at most WARMUP_MAX): on an H100, after the host work of preparing a
      * shape (random inputs, the float64 reference), the first 2-3 launches of a 1.1 ms kernel
      * ran 1.19x slower (fp64 TSM2 20480 x 16: 1299, 1299, 1287, then 1091-1097 us) whenever the
-     * run prepared both precisions, so 2 launches left them in the median. */
+     * run prepared both precisions, so 2 launches left them in the median. The first
+     * measurement of a session warms up for all of WARMUP_FIRST_S: capped at WARMUP_MAX
+     * launches, a 5 us kernel had 10 ms of it. */
     {
         const double t0 = rk_now_s(), span = s->measured ? WARMUP_S : WARMUP_FIRST_S;
-        for (int i = 0; rc == RK_OK && (i < warmup || (i < WARMUP_MAX && rk_now_s() - t0 < span));
+        const int most = s->measured ? WARMUP_MAX : INT_MAX;
+        for (int i = 0; rc == RK_OK && (i < warmup || (i < most && rk_now_s() - t0 < span));
              i++) {
             rc = ops->launch(&args, &info);
             if (rc == RK_OK && i + 1 >= warmup && cudaStreamSynchronize(s->stream) != cudaSuccess)
