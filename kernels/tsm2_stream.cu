@@ -448,6 +448,26 @@ __global__ void __launch_bounds__(256)
  * the ring past k and rows past m are zero-filled (B past k is zero too). Launched with split 1
  * (the whole k in the stage) and kern_tsm2_tc_rows_smem bytes of shared memory.
  */
+/*
+ * A warp's 16 rows of a tile of A in shared memory times B's stage, k from 0 to kr (a multiple of
+ * 4) in the DMMA fragments' steps of 4: column kk of the tile at at + kk * lda, fragment rows g
+ * and g + 8 as its rows 2g and 2g + 1 (one 16-byte read), column c of B at Bs + c * ldb. The
+ * multiply of tsm2_dmma_ring_kernel and tsm2_dmma_bulk_kernel.
+ */
+template <int NT, typename L>
+__device__ __forceinline__ void dmma_tile(double (&acc)[NT][4], const double *at, L lda,
+                                          const double *Bs, int ldb, int kr, int g, int q)
+{
+    zero_all(acc);
+#pragma unroll 4
+    for (int kk = q; kk < kr; kk += 4) {
+        const double2 a = *reinterpret_cast<const double2 *>(at + kk * lda + 2 * g);
+#pragma unroll
+        for (int c = 0; c < NT; c++)
+            mma_f64(acc[c], a.x, a.y, Bs[(c * 8 + g) * ldb + kk]);
+    }
+}
+
 constexpr int ROWS_STAGES = KERN_TSM2_RING_STAGES;
 constexpr int ROWS_LD = 20; /* a column of a ring tile: 16 rows + 4, conflict-free 16-byte reads */
 
@@ -508,17 +528,8 @@ __global__ void __launch_bounds__(256)
         fill((slot + ROWS_STAGES - 1) % ROWS_STAGES, tile + (ROWS_STAGES - 1) * stride);
         cp_async_wait<ROWS_STAGES - 1>(); /* this tile's group has landed */
         __syncwarp();
-        const double *at = ring + slot * tile_elems;
         double acc[NT][4];
-        zero_all(acc);
-#pragma unroll 4
-        for (int kk = q; kk < kr; kk += 4) {
-            /* fragment rows g, g + 8 are tile rows 2g, 2g + 1: one 16-byte read */
-            const double2 a = *reinterpret_cast<const double2 *>(at + kk * ROWS_LD + 2 * g);
-#pragma unroll
-            for (int c = 0; c < NT; c++)
-                mma_f64(acc[c], a.x, a.y, Bs[(c * 8 + g) * KCP + kk]);
-        }
+        dmma_tile(acc, ring + slot * tile_elems, ROWS_LD, Bs, KCP, kr, g, q);
         __syncwarp(); /* every lane has read the slot before it is filled again */
         store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
                         16 * tile + 2 * g, 0, q);
@@ -664,16 +675,8 @@ __global__ void __launch_bounds__(256)
             fill(ns, bt + (long)(BULK_STAGES - 1) * gridDim.x);
         }
         mbar_wait(full + slot, (unsigned)((it / BULK_STAGES) & 1));
-        const double *at = ring + slot * slot_elems + 16 * warp;
         double acc[NT][4];
-        zero_all(acc);
-#pragma unroll 4
-        for (int kk = q; kk < kr; kk += 4) {
-            const double2 a = *reinterpret_cast<const double2 *>(at + (long)kk * ld + 2 * g);
-#pragma unroll
-            for (int c = 0; c < NT; c++)
-                mma_f64(acc[c], a.x, a.y, Bs[(c * 8 + g) * BULK_KS + kk]);
-        }
+        dmma_tile(acc, ring + slot * slot_elems + 16 * warp, (long)ld, Bs, BULK_KS, kr, g, q);
         __syncwarp(); /* every lane has read the slot */
         if (lane == 0) {
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
