@@ -217,6 +217,17 @@ const char *rp_pipe_name(const struct rp_meas *x, char *buf, size_t len)
     return buf;
 }
 
+/* x against the measurement j that judges it (its cuBLAS reference or its floor): j's median
+ * time over x's and j's id; two empty cells when there is none. */
+static void judge_cells(struct rp_table *t, const struct rp_meas *x, const struct rp_meas *j)
+{
+    rp_cell_num(t, j ? j->pt.time_s / x->pt.time_s : NAN);
+    if (j)
+        rp_cell_int(t, j->row->m.id);
+    else
+        rp_cell_str(t, "");
+}
+
 static void measurement_table(const struct rp_data *d, const char *family, struct rp_tabs *ts)
 {
     static const char *const c[] = {"id",
@@ -349,18 +360,8 @@ static void measurement_table(const struct rp_data *d, const char *family, struc
         if (eff)
             rp_cell_num(t, x->eff_gbs);
         if (tsm2) {
-            const struct rp_meas *cb = x->charted ? rp_cublas_at(d, x) : NULL;
-            const struct rp_meas *fl = x->charted ? rp_floor_at(d, x) : NULL;
-            rp_cell_num(t, cb ? cb->pt.time_s / x->pt.time_s : NAN);
-            if (cb)
-                rp_cell_int(t, cb->row->m.id);
-            else
-                rp_cell_str(t, "");
-            rp_cell_num(t, fl ? fl->pt.time_s / x->pt.time_s : NAN);
-            if (fl)
-                rp_cell_int(t, fl->row->m.id);
-            else
-                rp_cell_str(t, "");
+            judge_cells(t, x, x->charted ? rp_cublas_at(d, x) : NULL);
+            judge_cells(t, x, x->charted ? rp_floor_at(d, x) : NULL);
         }
         for (int j = 0; j < nm; j++) {
             const struct db_prediction *p = timed_prediction(x, d->models[models[j]]);

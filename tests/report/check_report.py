@@ -191,6 +191,13 @@ def close(a, b):
     return a is not None and b is not None and abs(a - b) <= 1e-6 * max(abs(b), 1e-300)
 
 
+def summed(per_shape):
+    """shape -> ratio: the shapes, the geomean, and the worst shape."""
+    vals = list(per_shape.values())
+    return len(vals), math.exp(sum(math.log(v) for v in vals) / len(vals)), min(
+        per_shape, key=per_shape.get)
+
+
 sp = os.path.join(out, 'csv', 'summary-cublas.csv')
 refs, floors = sums(cublas_ok), sums(floor_ok)
 got = list(csv.DictReader(open(sp, newline=''))) if os.path.exists(sp) else []
@@ -201,29 +208,25 @@ for row in got:
     if want is None:
         check(False, 'C11 summary row %s without a reference in the database' % (key,))
         continue
-    vals = list(want.values())
-    gm = math.exp(sum(math.log(v) for v in vals) / len(vals))
-    worst = min(want, key=want.get)
-    check(int(row['shapes']) == len(vals) and close(float(row['speedup over cuBLAS (geomean)']), gm)
+    nv, gm, worst = summed(want)
+    check(int(row['shapes']) == nv and close(float(row['speedup over cuBLAS (geomean)']), gm)
           and close(float(row['worst speedup']), want[worst])
           and row['worst at (m x n x k)'] == '%dx%dx%d' % worst[:3],
           'C11 %s: against cuBLAS %s, expected %d shapes, %r, worst %r at %s'
           % (key, {k: row[k] for k in ('shapes', 'speedup over cuBLAS (geomean)', 'worst speedup')},
-             len(vals), gm, want[worst], worst[:3]))
+             nv, gm, want[worst], worst[:3]))
     fw = floors.get(key)
     if not fw:
         check(row['shapes with a floor'] == '', 'C11 %s: a floor where none was measured' % (key,))
         continue
-    fv = list(fw.values())
-    fgm = math.exp(sum(math.log(v) for v in fv) / len(fv))
-    fworst = min(fw, key=fw.get)
-    check(int(row['shapes with a floor']) == len(fv) and
+    nf, fgm, fworst = summed(fw)
+    check(int(row['shapes with a floor']) == nf and
           close(float(row['of the floor (geomean)']), fgm) and
           close(float(row['worst of the floor']), fw[fworst]) and
-          int(row['shapes below 0.9 of the floor']) == sum(1 for v in fv if v < 0.9),
+          int(row['shapes below 0.9 of the floor']) == sum(1 for v in fw.values() if v < 0.9),
           'C11 %s: against the floor %s, expected %d shapes, %r, worst %r'
           % (key, {k: row[k] for k in ('shapes with a floor', 'of the floor (geomean)',
-                                        'worst of the floor')}, len(fv), fgm, fw[fworst]))
+                                        'worst of the floor')}, nf, fgm, fw[fworst]))
 
 html_path = os.path.join(out, 'index.html')
 html = open(html_path, encoding='utf-8').read()
