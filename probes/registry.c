@@ -76,6 +76,7 @@ static const struct pt_probe registry[] = {
     {{"peak_tensor_fp8", PROBES_FLOPS, "cuBLASLt fp8 e4m3 GEMM 8192^3, bf16 out"}, waive_tensor, pt_peak_tensor, PT_TC_FP8},
     {{"launch_async", PROBES_LAUNCH, "empty kernel, back-to-back asynchronous launches"}, NULL, pt_launch, PT_LAUNCH_ASYNC},
     {{"launch_sync", PROBES_LAUNCH, "empty kernel, launch plus synchronise round trip"}, NULL, pt_launch, PT_LAUNCH_SYNC},
+    {{"launch_event", PROBES_LAUNCH, "empty kernel, one launch between two events behind an L2 flush: the shortest kernel measurement"}, NULL, pt_launch, PT_LAUNCH_EVENT},
     {{"energy_fit", PROBES_ENERGY, "energy per flop, per byte (DRAM, L2, shared) and static power: intensity sweep read with NVML's energy counter, one least-squares fit"}, NULL, pt_energy, 0},
 };
 /* clang-format on */

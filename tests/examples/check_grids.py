@@ -20,7 +20,10 @@ Rules, over each grid (G) and precision (P), for the kernel KERNEL ('tsm2', the 
   C5  each memory-bound shape (the bound of the stored prediction of model 'tsm2', else
       'roofline': 'dram') reaches >= 90 % of the copy ceiling (bw_dram_copy of the newest probe
       of the measurement's device in the recording) in effective bandwidth (held: the fraction
-      of memory-bound shapes that do)
+      of memory-bound shapes that do). Told beside it, not a rule: how many of the shapes below
+      are out of reach for any kernel, their bytes at 90 % of the copy ceiling taking less time
+      than the shortest kernel measurement the device can show (the shortest repetition of
+      ceiling launch_event: one launch of an empty kernel timed as the kernels are)
   C6  regret (when the recording holds sweeps): median <= 1.02, worst <= 1.10
   C7  where the recording holds floors (kernel 'move' beside KERNEL): every memory-bound shape
       has one, and reaches >= 90 % of the copy ceiling or >= 90 % of its floor's effective
@@ -137,6 +140,27 @@ def copy_ceilings(c):
     return out
 
 
+def eff_bytes(prec, shape):
+    """A, B and C each once (004 Fig. 5, Fig. 14) [bytes]."""
+    m, n, k = shape
+    return (m * k + k * n + m * n) * ELEM[prec]
+
+
+def launch_floors(c):
+    """device id -> the shortest repetition [s] of launch_event (one launch of an empty kernel
+    timed as the kernels are) of its newest probe capture holding one: no measurement of a
+    kernel on that device can take less."""
+    out = {}
+    for dev, shortest, value, unit in c.execute(
+            "SELECT cap.device_id, ce.min, ce.value, ce.unit FROM ceiling ce JOIN capture cap "
+            "ON cap.id = ce.capture_id WHERE ce.name = 'launch_event' AND cap.kind = 'probe' "
+            "AND cap.status IN ('done', 'interrupted') ORDER BY cap.id"):
+        t = shortest if shortest is not None else value
+        if t is not None and t > 0 and unit == "us":
+            out[dev] = t * 1e-6
+    return out
+
+
 def tf32_on(params):
     try:
         return json.loads(params or "{}").get("tf32") == 1
@@ -240,6 +264,7 @@ def check(c, grids=None, say=print, held=None):
 
     best, unverified = measurements(c, grids)
     copy = copy_ceilings(c)
+    launch = launch_floors(c)
     sweeps = regrets(c, grids)
     for g, shapes in grids.items():
         for prec in ("fp32", "fp64"):
@@ -269,16 +294,22 @@ def check(c, grids=None, say=print, held=None):
                  f"{' or '.join(BOUND_MODELS)})"
                  + (f" (first without: {'x'.join(map(str, unbound[0]))})" if unbound else ""))
             low, mem, floored, within, beyond, beats, short = [], 0, 0, 0, 0, 0, []
+            unreachable, shortest = 0, None
             for s in have:
                 x = best[(g, prec, s)]
                 if x["bound"] != "dram" or not x["time"]:
                     continue
                 mem += 1
-                m, n, k = s
-                eff = (m * k + k * n + m * n) * ELEM[prec] / (x["time"] * 1e-9)
+                eff = eff_bytes(prec, s) / (x["time"] * 1e-9)
                 ceil = copy.get(x["device"])
                 if ceil is None or eff < COPY_FRACTION * ceil:
                     low.append((s, eff / ceil if ceil else float("nan")))
+                    # out of reach for any kernel: its bytes at 90 % of the copy ceiling take
+                    # less time than the shortest kernel measurement the device can show
+                    lf = launch.get(x["device"])
+                    if lf is not None and ceil is not None:
+                        shortest = lf
+                        unreachable += eff_bytes(prec, s) / lf < COPY_FRACTION * ceil
                 f = x["floor"]
                 if f:
                     floored += 1
@@ -287,7 +318,7 @@ def check(c, grids=None, say=print, held=None):
                         within += 1
                     else:
                         short.append((s, f / x["time"]))
-                    feff = (m * k + k * n + m * n) * ELEM[prec] / (f * 1e-9)
+                    feff = eff_bytes(prec, s) / (f * 1e-9)
                     beyond += ceil is not None and feff < COPY_FRACTION * ceil
                     beats += x["time"] < f
             judged("C5", g, prec, (mem - len(low)) / mem if mem else 1.0, 1.0,
@@ -295,6 +326,14 @@ def check(c, grids=None, say=print, held=None):
                    f"{COPY_FRACTION:.0%} of the copy ceiling in effective bandwidth"
                    + (f" (first below: {'x'.join(map(str, low[0][0]))} at {low[0][1]:.1%})"
                       if low else "") + ", a fraction", fmt="{:.2f}")
+            if low and shortest is None:
+                say(f"info: C5 {tag}: launch_event not recorded: which of the {len(low)} below "
+                    f"{COPY_FRACTION:.0%} no kernel could lift to it is not told")
+            elif low:
+                say(f"info: C5 {tag}: {unreachable} of the {len(low)} below "
+                    f"{COPY_FRACTION:.0%} are out of reach for any kernel: their bytes at "
+                    f"{COPY_FRACTION:.0%} of the copy ceiling take less than the shortest "
+                    f"kernel measurement (launch_event, {shortest * 1e6:.2f} us)")
             if not floored:
                 say(f"ok: C7 {tag}: no floor recorded: the rule does not apply")
             else:

@@ -35,6 +35,9 @@ Case map (each: the rules that must fail, none other):
   F15 a shape at 50 % of the copy ceiling, its floor at 80 %                  -> C5, C7
   F16 floors beside every shape but one memory-bound one                      -> C7
   H5  F15 with C5 and C7 ism2-grid fp64 held at half its shapes               -> none
+  I1  F15 with launch_event 4 us: C5 still fails; its info counts the shape out of reach
+  I2  the same with launch_event 2 us: within reach (0 of 1)
+  I3  the same without launch_event: told as not recorded
 """
 import json
 import lzma
@@ -88,14 +91,15 @@ def measurement(c, cap, kernel, family, prec, shape, t_ns, verified=1, params="{
 
 
 def make(name, ratio=None, frac=None, bound=None, drop=(), unverified=(), ref_elsewhere=(),
-         gemmex=None, regret=None, choice_unverified=False, floor=None):
+         gemmex=None, regret=None, choice_unverified=False, floor=None, launch_us=None):
     """A recording of GRIDS. ratio(g, prec, shape) -> reference / kernel time (default 1.3 fp32,
     1.2 fp64); frac(...) -> effective bandwidth / copy ceiling of the kernel (0.95); bound(...)
     -> the stored bound ('dram'; None: no prediction); drop: shapes (g, prec, shape) without a
     kernel measurement; unverified: those that failed verification; ref_elsewhere: those whose
     references are in another run capture; gemmex(...) -> GemmEx's ratio (default: 1.25 x the
     reference's, slower); regret: list of regrets per grid and precision (sweeps); floor(...)
-    -> the effective bandwidth of the floor (kernel move) / copy ceiling, None: no floor."""
+    -> the effective bandwidth of the floor (kernel move) / copy ceiling, None: no floor;
+    launch_us: the probe's launch_event (its shortest repetition), None: not recorded."""
     path = os.path.join(WORK, name + ".db")
     shutil.copy(os.path.join(WORK, "template.db"), path)
     c = sqlite3.connect(path)
@@ -103,6 +107,9 @@ def make(name, ratio=None, frac=None, bound=None, drop=(), unverified=(), ref_el
     probe = insert(c, "capture", device_id=dev, kind="probe", status="done")
     insert(c, "ceiling", capture_id=probe, name="bw_dram_copy", kind="bandwidth", level="dram",
            value=COPY_GBS, unit="GB/s")
+    if launch_us is not None:
+        insert(c, "ceiling", capture_id=probe, name="launch_event", kind="launch",
+               value=launch_us * 1.1, min=launch_us, unit="us")
     run = insert(c, "capture", device_id=dev, kind="run", status="done")
     other = insert(c, "capture", device_id=dev, kind="run", status="done")
     model = insert(c, "capture", device_id=dev, kind="model", status="done")
@@ -244,6 +251,28 @@ expect("F16", make("f16", floor=lambda g, p, s: None if (g, p, s) == T1 else 1.0
        ["C7 tsm2-grid fp32"])
 expect("H5", make("h5", frac=F15, floor=F15_FLOOR)[0], [],
        held={(r, "ism2-grid", "fp64"): (0.5, "1 of 2") for r in ("C5", "C7")})
+
+
+def out_of_reach(case, c, want):
+    """check() on c tells `want` (the info line of C5 ism2-grid fp64 about the shapes out of
+    reach for any kernel), and fails C5 there as before."""
+    lines = []
+    got = check_grids.check(c, GRIDS, say=lines.append)
+    c.close()
+    info = [x for x in lines if x.startswith("info: C5 ism2-grid fp64")]
+    ok = bool(info) and want in info[0] and any(x.startswith("C5 ism2-grid fp64") for x in got)
+    print(("ok: " if ok else "FAIL: ") + f"{case}: {info[0] if info else 'no info line'}")
+    if not ok:
+        FAILS.append(case)
+
+
+# I1-I3: the shape of F15 (10^5 x 4 x 8 fp64, 7.2 MB) below 90 % of the copy ceiling. At 2700
+# GB/s its bytes take 2.67 us: out of reach where no kernel measures under 4 us, within reach
+# where one measures 2 us; without launch_event nothing is told out of reach.
+expect("I1", make("i1", frac=F15, launch_us=4.0)[0], ["C5 ism2-grid fp64"])
+out_of_reach("I1", make("i1b", frac=F15, launch_us=4.0)[0], "1 of the 1 below 90% are out of reach")
+out_of_reach("I2", make("i2", frac=F15, launch_us=2.0)[0], "0 of the 1 below 90% are out of reach")
+out_of_reach("I3", make("i3", frac=F15)[0], "launch_event not recorded")
 
 c, f13 = make("f13", drop={T1})
 c.close()

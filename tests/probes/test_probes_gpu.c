@@ -230,7 +230,10 @@ static void g6_launch(void **state)
     (void)state;
     NEED_GPU();
     in_range("launch_async", 0.3, 100);
+    in_range("launch_event", 0.3, 100);
     assert_true(val("launch_sync") >= 0.5 * val("launch_async"));
+    /* one launch on the GPU's side alone: never slower than a launch the host waits for */
+    assert_true(val("launch_event") <= val("launch_sync"));
     assert_true(val("launch_sync") < 1000);
 }
 

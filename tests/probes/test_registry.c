@@ -69,8 +69,9 @@ static void r2_select(void **state)
     assert_int_equal(probes_select("", sel), RK_OK);
     assert_int_equal(count(sel), probes_count());
     assert_int_equal(probes_select("launch", sel), RK_OK);
-    assert_int_equal(count(sel), 2);
-    assert_true(sel[index_of("launch_async")] && sel[index_of("launch_sync")]);
+    assert_int_equal(count(sel), 3);
+    assert_true(sel[index_of("launch_async")] && sel[index_of("launch_sync")] &&
+                sel[index_of("launch_event")]);
     assert_int_equal(probes_select("bw_dram", sel), RK_OK);
     assert_int_equal(count(sel), 4);
     assert_int_equal(probes_select("lat_,peak_tensor_bf16", sel), RK_OK);
