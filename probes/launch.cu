@@ -90,6 +90,25 @@ static int enqueue_batch(void *arg, cudaStream_t st)
     return RK_OK;
 }
 
+/* A result of kind launch in microseconds from reps times ms (milliseconds) x scale: median
+ * (its value), min and max; NULL when out of host memory. */
+static struct probes_result *launch_result(struct probes_output *out, const char *name,
+                                           const double *ms, int reps, double scale)
+{
+    struct probes_result *r = pt_add_result(out, name);
+    if (!r)
+        return NULL;
+    pt_stats(ms, reps, &r->min, &r->median, &r->max);
+    r->min *= scale;
+    r->median *= scale;
+    r->max *= scale;
+    r->value = r->median;
+    r->reps = reps;
+    r->kind = "launch";
+    r->unit = "us";
+    return r;
+}
+
 int pt_launch(struct probes *s, int kind, struct probes_output *out)
 {
     int rc = RK_OK;
@@ -101,18 +120,9 @@ int pt_launch(struct probes *s, int kind, struct probes_output *out)
         double ms[PT_MAX_REPS];
         if ((rc = pt_time(s, enqueue_batch, &j, 1, reps, ms)) != RK_OK)
             return rc;
-        r = pt_add_result(out, "launch_async");
-        if (!r)
-            return rk_error(RK_ENOMEM, "out of host memory");
         /* per launch in microseconds: ms * 1000 / batch; a time, not a rate */
-        pt_stats(ms, reps, &r->min, &r->median, &r->max);
-        r->min *= 1e3 / j.batch;
-        r->median *= 1e3 / j.batch;
-        r->max *= 1e3 / j.batch;
-        r->value = r->median;
-        r->reps = reps;
-        r->kind = "launch";
-        r->unit = "us";
+        if (!(r = launch_result(out, "launch_async", ms, reps, 1e3 / j.batch)))
+            return rk_error(RK_ENOMEM, "out of host memory");
         snprintf(r->method, sizeof r->method,
                  "%d back-to-back launches of an empty <<<1,1>>> kernel on one stream, CUDA "
                  "events around the batch, time per launch",
@@ -123,17 +133,8 @@ int pt_launch(struct probes *s, int kind, struct probes_output *out)
         double ms[PT_MAX_REPS];
         if ((rc = time_event_launches(s, reps, ms)) != RK_OK)
             return rc;
-        r = pt_add_result(out, "launch_event");
-        if (!r)
+        if (!(r = launch_result(out, "launch_event", ms, reps, 1e3))) /* microseconds */
             return rk_error(RK_ENOMEM, "out of host memory");
-        pt_stats(ms, reps, &r->min, &r->median, &r->max);
-        r->min *= 1e3; /* microseconds */
-        r->median *= 1e3;
-        r->max *= 1e3;
-        r->value = r->median;
-        r->reps = reps;
-        r->kind = "launch";
-        r->unit = "us";
         snprintf(r->method, sizeof r->method,
                  "one launch of an empty <<<1,1>>> kernel between two CUDA events, queued behind "
                  "a read of 4 x the L2 as the kernels' measurements are (L2 flush, event, "
