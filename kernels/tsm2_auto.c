@@ -399,14 +399,16 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         const long t3 = k <= 4 ? 4 : kernels_tsm2_cols(k);
         const int tensor = ism2_tensor_first(prec, shape->m, n, k);
         const int vec = ism2_vec_first(prec, shape->m, n, k), vec_ahead = vec && k > 16;
-        /* Rows of 1-2 elements and at most 8 products below ISM2_TILE_ROWS rows: the rows
-         * kernel with a row a thread (tcf 1) first. kbench at 10^5 rows (each twice, one call):
-         * its time over the vector kernel's 0.85-0.95 in fp32 at k = 1 up to 8 columns, 0.92-0.97
-         * at k = 2 up to 4, fp64 0.88-0.92 at k = 1 up to 4 columns, 0.98-0.99 at 6-8, 0.94-0.98
-         * at k = 2 up to 4; beyond, mixed within 5 % or the vector kernel ahead (1.2-1.4x at
-         * 24-32 columns). The exhaustive sweeps of 10^5 x 1 x 1 (three recordings) agreed in 5 of
-         * 6. At 10^6-10^7 rows the sweeps ranked the vector kernel first. */
-        if (k <= 2 && n * k <= 8 && shape->m < ISM2_TILE_ROWS)
+        /* Rows of 1-2 elements below ISM2_TILE_ROWS rows, up to 8 products in fp32 and up to 4
+         * columns in fp64: the rows kernel with a row a thread (tcf 1) first. kbench at 10^5
+         * rows (each twice, one call): its time over the vector kernel's 0.85-0.95 in fp32 at
+         * k = 1 up to 8 columns, 0.92-0.97 at k = 2 up to 4, fp64 0.88-0.92 at k = 1 up to 4
+         * columns, 0.94-0.98 at k = 2 up to 4; beyond, mixed within 5 % or the vector kernel
+         * ahead (1.2-1.4x at 24-32 columns). fp64 10^5 x 6-8 x 1 (0.98-0.99 there) ran at 1.05 of
+         * its floor in a recording of the grids, against 0.96-0.97 through the vector kernel in
+         * the recording before. The exhaustive sweeps of 10^5 x 1 x 1 (three recordings) agreed
+         * in 5 of 6. At 10^6-10^7 rows the sweeps ranked the vector kernel first. */
+        if (k <= 2 && (prec == KERNELS_FP32 ? n * k <= 8 : n <= 4) && shape->m < ISM2_TILE_ROWS)
             add(w, &nw, 3, 0, 0, t3, 1, 2, 0, 0);
         if (tensor && !vec_ahead)
             add(w, &nw, 2, 256, n, KERN_TSM2_STREAM_T3, 1, 4, 2, 0);
