@@ -43,8 +43,8 @@ __global__ void pt_k_fill_uniform(double *x, size_t n, uint64_t seed)
 
 /* ---- DRAM ---- */
 
-/* Grid-stride read with four 16-byte loads in flight per thread. */
-__global__ void k_dram_read(const uint4 *__restrict__ a, size_t n, uint32_t *sink, int verify)
+/* Grid-stride read with four 16-byte loads in flight per thread (device.cuh). */
+__global__ void pt_k_dram_read(const uint4 *__restrict__ a, size_t n, uint32_t *sink, int verify)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     const size_t st = (size_t)gridDim.x * blockDim.x;
@@ -138,7 +138,7 @@ static int enqueue_dram(void *arg, cudaStream_t st)
     size_t n = j->bytes / 16;
     switch (j->op) {
     case PT_DRAM_READ:
-        k_dram_read<<<j->grid, j->block, 0, st>>>((const uint4 *)j->a, n, j->sink, j->verify);
+        pt_k_dram_read<<<j->grid, j->block, 0, st>>>((const uint4 *)j->a, n, j->sink, j->verify);
         break;
     case PT_DRAM_WRITE:
         k_dram_write<<<j->grid, j->block, 0, st>>>((double2 *)j->b, n, 1.5);
@@ -902,8 +902,8 @@ int pt_bw_host(struct probes *s, int dir, struct probes_output *out)
         if ((rc = enqueue_host(&j, s->stream)) != RK_OK)
             goto out;
         PT_CUDA(cudaMemsetAsync(d_sink, 0, 2 * sizeof *d_sink, s->stream));
-        k_dram_read<<<grid_for(s, 256), 256, 0, s->stream>>>((const uint4 *)j.dev, bytes / 16,
-                                                             d_sink, 1);
+        pt_k_dram_read<<<grid_for(s, 256), 256, 0, s->stream>>>((const uint4 *)j.dev, bytes / 16,
+                                                                d_sink, 1);
         PT_CUDA(cudaGetLastError());
         PT_CUDA(cudaMemcpyAsync(&got, d_sink, sizeof got, cudaMemcpyDeviceToHost, s->stream));
         PT_CUDA(cudaStreamSynchronize(s->stream));

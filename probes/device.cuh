@@ -58,6 +58,10 @@ __global__ void pt_k_fill_uniform(double *x, size_t n, uint64_t seed);
 /* b = a over n 16-byte elements, grid-stride, four loads in flight a thread (bandwidth.cu):
  * the DRAM copy, and the peer probes' SM copies, where a or b lies on the other GPU. */
 __global__ void pt_k_copy(const double2 *__restrict__ a, double2 *__restrict__ b, size_t n);
+/* Reads n 16-byte elements of a, grid-stride, four loads in flight a thread (bandwidth.cu): the
+ * DRAM read, and the GPU's busy time ahead of launch_event's timed launch. verify: XORs the data
+ * into sink[0]; else sink[1] is written only if the XOR is 0xFFFFFFFF, so the loads stay. */
+__global__ void pt_k_dram_read(const uint4 *__restrict__ a, size_t n, uint32_t *sink, int verify);
 
 /* 16-byte loads with an explicit cache operator; volatile so that loads of the
  * same address in a repeat loop are not merged (the point of a cache probe). */

@@ -10,6 +10,7 @@
  * The empty kernel has no work to verify; the check is that every launch returns
  * cudaSuccess and the stream drains.
  */
+#include "device.cuh"
 #include "internal.h"
 
 #include <cmath>
@@ -24,20 +25,6 @@ struct launch_job {
     int batch;
 };
 
-/* Reads n 16-byte words of buf, grid-stride; stores only if their XOR equals a key the data
- * (zeros) never gives, so that the reads stay. The GPU's busy time ahead of the timed launch. */
-__global__ void k_busy_read(const uint4 *buf, long n, unsigned *sink)
-{
-    unsigned x = 0;
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
-         i += (long)gridDim.x * blockDim.x) {
-        const uint4 v = buf[i];
-        x ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (x == 0x9e3779b9u)
-        sink[0] = x;
-}
-
 /* launch_event: reps launches of the empty kernel, each between two events and queued, with
  * its events, behind a read of 4 x the L2 (a buffer zeroed once), one repetition at a time.
  * ms[i] is repetition i's time. */
@@ -45,17 +32,17 @@ static int time_event_launches(struct probes *s, int reps, double *ms)
 {
     const size_t bytes = (size_t)s->dev.l2_bytes * 4;
     void *buf = NULL;
-    unsigned *sink = NULL;
+    uint32_t *sink = NULL; /* pt_k_dram_read's two words */
     int rc = RK_OK;
     cudaError_t e = cudaMalloc(&buf, bytes);
     if (e == cudaSuccess)
-        e = cudaMalloc(&sink, sizeof *sink);
+        e = cudaMalloc(&sink, 2 * sizeof *sink);
     if (e == cudaSuccess)
         e = cudaMemsetAsync(buf, 0, bytes, s->stream);
     for (int i = -2; i < reps && e == cudaSuccess; i++) { /* 2 untimed repetitions first */
         float t = 0;
-        k_busy_read<<<4 * s->dev.sm_count, 512, 0, s->stream>>>(
-            (const uint4 *)buf, (long)(bytes / sizeof(uint4)), sink);
+        pt_k_dram_read<<<4 * s->dev.sm_count, 512, 0, s->stream>>>((const uint4 *)buf,
+                                                                   bytes / sizeof(uint4), sink, 0);
         e = cudaEventRecord(s->ev[0], s->stream);
         if (e == cudaSuccess)
             k_empty<<<1, 1, 0, s->stream>>>();

@@ -132,16 +132,21 @@ def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v))
 
 
+def newest_ceiling(c, name):
+    """device id -> (value, min, unit) of ceiling NAME in its newest probe capture holding one."""
+    out = {}
+    for dev, value, shortest, unit in c.execute(
+            "SELECT cap.device_id, ce.value, ce.min, ce.unit FROM ceiling ce JOIN capture cap "
+            "ON cap.id = ce.capture_id WHERE ce.name = ? AND cap.kind = 'probe' "
+            "AND cap.status IN ('done', 'interrupted') ORDER BY cap.id", (name,)):
+        out[dev] = (value, shortest, unit)
+    return out
+
+
 def copy_ceilings(c):
     """device id -> bw_dram_copy [B/s] of its newest probe capture holding one."""
-    out = {}
-    for dev, value, unit in c.execute(
-            "SELECT cap.device_id, ce.value, ce.unit FROM ceiling ce JOIN capture cap "
-            "ON cap.id = ce.capture_id WHERE ce.name = 'bw_dram_copy' AND cap.kind = 'probe' "
-            "AND cap.status IN ('done', 'interrupted') ORDER BY cap.id"):
-        if value is not None and unit in SI:
-            out[dev] = value * SI[unit]
-    return out
+    return {dev: value * SI[unit] for dev, (value, _, unit) in
+            newest_ceiling(c, "bw_dram_copy").items() if value is not None and unit in SI}
 
 
 def eff_bytes(prec, shape):
@@ -155,10 +160,7 @@ def launch_floors(c):
     timed as the kernels are) of its newest probe capture holding one: no measurement of a
     kernel on that device can take less."""
     out = {}
-    for dev, shortest, value, unit in c.execute(
-            "SELECT cap.device_id, ce.min, ce.value, ce.unit FROM ceiling ce JOIN capture cap "
-            "ON cap.id = ce.capture_id WHERE ce.name = 'launch_event' AND cap.kind = 'probe' "
-            "AND cap.status IN ('done', 'interrupted') ORDER BY cap.id"):
+    for dev, (value, shortest, unit) in newest_ceiling(c, "launch_event").items():
         t = shortest if shortest is not None else value
         if t is not None and t > 0 and unit == "us":
             out[dev] = t * 1e-6
