@@ -198,9 +198,17 @@ const void *kern_ism2_opt2_kernel(int prec, long t2, long t3);
  * in one pass), rpt the rows of a vector (kern_ism2_vec_rows), tcf the vectors a thread walks; NULL
  * for a t3 not instantiated. */
 #define KERN_ISM2_VEC_MAXK 32
+/* ISM2 opt. 1 at k = 1 (apipe 5, ism2.cu ism2_outer_kernel): C = A B an outer product, one vector
+ * of rows a thread at a time, every column of its slice stored from it; the vector kernel's t2
+ * (slices of the columns), rpt and tcf, t3 1. */
+#define KERN_ISM2_OUTER 5
+static inline int kern_ism2_outer(long apipe)
+{
+    return apipe == KERN_ISM2_OUTER;
+}
 static inline int kern_ism2_vec(long apipe)
 {
-    return apipe == 3;
+    return apipe == 3 || kern_ism2_outer(apipe);
 }
 static inline long kern_ism2_vec_rows(int prec)
 {
@@ -217,11 +225,14 @@ static inline long kern_ism2_vec_k(long k)
     return k <= 16 ? kernels_tsm2_cols(k) : k <= 24 ? 24 : 32;
 }
 const void *kern_ism2_vec_kernel(int prec, long t3);
+const void *kern_ism2_outer_kernel(int prec);
 /* Rows of A a thread owns: rpt through the ring (apipe 1), V3's stream and ISM2 opt. 1's vectors
- * (both apipe 3), else one. */
+ * (both apipe 3) and outer product (apipe 5), else one. */
 static inline long kern_tsm2_rows(long apipe, long rpt)
 {
-    return (kern_tsm2_ring(apipe) || kern_tsm2_stream(apipe)) && rpt > 1 ? rpt : 1;
+    return (kern_tsm2_ring(apipe) || kern_tsm2_stream(apipe) || kern_ism2_outer(apipe)) && rpt > 1
+               ? rpt
+               : 1;
 }
 
 /*

@@ -100,6 +100,22 @@ __global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ 
     }
 }
 
+/* A vector of V rows of a column of C at pc: one streaming 16-byte store where the column is
+ * 16-byte aligned (whole), else element by element, the first left of them (rows up to m). */
+template <typename T, int V>
+__device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, long m, bool whole)
+{
+    typedef typename vec<T, V>::type VT;
+    if (whole) {
+        __stcs(reinterpret_cast<VT *>(pc), pack(c));
+    } else {
+#pragma unroll
+        for (int x = 0; x < V; x++)
+            if (row + x < m)
+                pc[x] = c[x];
+    }
+}
+
 /* ---- ISM2 opt. 1 with rows in vectors (apipe = 3) ------------------------ */
 
 /*
@@ -187,15 +203,7 @@ __global__ void __launch_bounds__(256)
                     for (int l = 1; l < K; l++)
                         c[x] = fma(a[u][l][x], b[l], c[x]);
                 }
-                T *pc = C + row + j * m;
-                if (whole) {
-                    __stcs(reinterpret_cast<VT *>(pc), pack(c));
-                } else {
-#pragma unroll
-                    for (int x = 0; x < V; x++)
-                        if (row + x < m)
-                            pc[x] = c[x];
-                }
+                store_rows(C + row + j * m, c, row, m, whole);
             }
         }
     };
@@ -260,17 +268,59 @@ __global__ void __launch_bounds__(256)
                         for (int l = 1; l < K; l++)
                             c[x] = fma(a[u][l][x], b[l], c[x]);
                     }
-                    T *pc = C + row + j * m;
-                    if (whole) {
-                        __stcs(reinterpret_cast<VT *>(pc), pack(c));
-                    } else {
-#pragma unroll
-                        for (int x = 0; x < V; x++)
-                            if (row + x < m)
-                                pc[x] = c[x];
-                    }
+                    store_rows(C + row + j * m, c, row, m, whole);
                 }
             }
+        }
+    }
+}
+
+/*
+ * ISM2 opt. 1 at k = 1, C = A B an outer product (apipe 5, an H100 extension): a thread owns
+ * one vector of V rows of A's one column at a time (gridDim.x threads walk the rest; tcf 1 by
+ * default, one each), and for each column j of its slice (gridDim.y slices, as the vector
+ * kernel's) stores that vector times B's value j, read through the L1 (k = 1: B is n values, the
+ * same for every thread of a warp). Nothing to sum, so no B in shared memory and no barrier. The
+ * vector kernel at K = 1 stages B behind a barrier and holds U = 8 vectors a thread (100
+ * registers for fp64), so at 10^5 rows it runs a few thousand threads, each storing column by
+ * column; here 25000-50000 threads keep more stores going. On an H100 a microbenchmark of one
+ * vector a thread and 8 columns a slice (L2 flushed ahead, 31 repetitions, one process) ran fp64
+ * 10^5 x 16 / 24 / 32 x 1 in 6.75-6.78 / 8.51-8.58 / 9.89-10.05 us against cuBLAS's gemmk1
+ * kernel's 7.46-7.52 / 9.15 / 10.27-10.62 and a kernel that only stores zeros 6.53-6.56 /
+ * 8.10-8.13 / 9.66-9.79; the vector kernel took 9.15-9.31 / 10.85 at 24 / 32 columns (its best
+ * slices; 8 columns a slice 10.9-12.3).
+ */
+template <typename T>
+__global__ void __launch_bounds__(256)
+    ism2_outer_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
+                      long n, long k)
+{
+    constexpr int V = 16 / (int)sizeof(T);
+    typedef typename vec<T, V>::type VT;
+    (void)k; /* 1: B's value j is B[j] */
+    const bool whole = m % V == 0;
+    const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
+    const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
+    const long j1 = j0 + cs < n ? j0 + cs : n;
+#pragma unroll 1
+    for (long v = blockIdx.x * (long)blockDim.x + threadIdx.x; v < nv; v += stride) {
+        const long row = v * V;
+        T a[V];
+        if (whole) {
+            unpack(a, __ldg(reinterpret_cast<const VT *>(A + row)));
+        } else {
+#pragma unroll
+            for (int x = 0; x < V; x++)
+                a[x] = row + x < m ? __ldg(A + row + x) : T(0);
+        }
+#pragma unroll 8
+        for (long j = j0; j < j1; j++) {
+            const T b = __ldg(B + j);
+            T c[V];
+#pragma unroll
+            for (int x = 0; x < V; x++)
+                c[x] = a[x] * b;
+            store_rows(C + row + j * m, c, row, m, whole);
         }
     }
 }
@@ -405,6 +455,12 @@ extern "C" const void *kern_ism2_vec_kernel(int prec, long t3)
         if (ks[i] == t3)
             return prec == KERNELS_FP64 ? f64[i] : f32[i];
     return nullptr;
+}
+
+extern "C" const void *kern_ism2_outer_kernel(int prec)
+{
+    return prec == KERNELS_FP64 ? (const void *)ism2_outer_kernel<double>
+                                : (const void *)ism2_outer_kernel<float>;
 }
 
 extern "C" const void *kern_ism2_opt2_kernel(int prec, long t2, long t3)

@@ -47,10 +47,11 @@
      "3xTF32) "                                                                                  \
      "(H100 extensions; 2 is ISM2's)"}
 #define P_APIPE_ISM2                                                                               \
-    {"apipe", 2, 0, 3, 0,                                                                          \
+    {"apipe", 2, 0, 5, 0,                                                                          \
      "2: B whole in shared memory once per block, the next group of A in registers (H100 "      \
      "extension; 1 when B does not fit); 3: k <= 32, rows in 16-byte vectors, 128 bytes of A a " \
-     "thread in flight, every column in one pass (H100 extension); 1: cp.async ring as in TSM2 " \
+     "thread in flight, every column in one pass (H100 extension); 5: k = 1, the outer "         \
+     "product, a 16-byte vector of rows a thread (H100 extension); 1: cp.async ring as in TSM2 " \
      "V3; 0: registers, Alg. 4"}
 #define P_RPT                                                                                      \
     {"rpt", 0, 0, 4, AUTO,                                                                         \
@@ -127,7 +128,7 @@ static const struct kernels_kernel registry[] = {
       {"t2", 0, 0, 32, AUTO, "the variant's t2 (0: its default)"},
       {"t3", 0, 0, 16, AUTO, "the variant's t3 (0: its default)"},
       {"split", 0, 0, 1000000, AUTO, "the variant's ksplit (TSM2) or tcf (ISM2) (0: its choice)"},
-      {"apipe", -1, -1, 4, 0, "the variant's apipe (-1: its default; 0 for V2 and opt. 2)"},
+      {"apipe", -1, -1, 5, 0, "the variant's apipe (-1: its default; 0 for V2 and opt. 2)"},
       {"rpt", 0, 0, 4, AUTO, "the variant's rpt (0: its choice; 1 for V2 and opt. 2)"},
       {"cblocks", 0, 0, 8, AUTO,
        "tsm2_v3 with apipe = 1: column blocks, the blocks of a row tile side by side, each its "
@@ -432,7 +433,8 @@ double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
         if (k->cost_family == MODEL_FAM_ISM2 && ia >= 0 && kern_ism2_vec(params[ia])) {
             /* ism2.cu's rows in vectors: U vectors of t3 columns (16 bytes each) at once, no
              * more than the tcf vectors a thread walks */
-            const double u = (double)kern_ism2_vec_inflight(mp.t3);
+            const double u =
+                kern_ism2_outer(params[ia]) ? 1.0 : (double)kern_ism2_vec_inflight(mp.t3);
             return (mp.tcf > 0 && mp.tcf < u ? mp.tcf : u) * mp.t3 * 16.0;
         }
         if (!mp.a_staged || mp.t1 < 1 || grid[0] < 1)

@@ -565,6 +565,10 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
         *smem = rows_smem(a, p);
         return kern_ism2_rows_kernel(a->prec, t2, t3);
     }
+    if (uses_vec(v, p) && kern_ism2_outer(p[P_APIPE])) { /* B read through the L1 */
+        *smem = 0;
+        return kern_ism2_outer_kernel(a->prec);
+    }
     if (uses_vec(v, p)) { /* B whole, t3 x n */
         *smem = (size_t)t3 * (size_t)(a->n > 0 ? a->n : 1) * e;
         return kern_ism2_vec_kernel(a->prec, t3);
@@ -680,6 +684,11 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         if (a->m > 0 && a->k > KERN_ISM2_VEC_MAXK)
             return kern_why(why, len, "apipe = 3 (rows in vectors) needs k <= %d, not %ld",
                             KERN_ISM2_VEC_MAXK, a->k);
+        if (kern_ism2_outer(p[P_APIPE]) && ((a->m > 0 && a->k != 1) || p[P_T3] > 1))
+            return kern_why(why, len,
+                            "apipe = %d (an outer product) needs k = 1 and t3 = 1, not k = %ld, "
+                            "t3 = %ld",
+                            KERN_ISM2_OUTER, a->k, p[P_T3]);
         if (p[P_T3] != 0 &&
             (kern_ism2_vec_kernel(a->prec, p[P_T3]) == NULL || (a->m > 0 && p[P_T3] < a->k)))
             return kern_why(why, len,
@@ -727,7 +736,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             p[P_APIPE] != 1)
             return kern_why(why, len,
                             v == OPT1 ? "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring), "
-                                        "2 (B whole in shared memory) or 3 (rows in vectors)"
+                                        "2 (B whole in shared memory), 3 (rows in vectors) or 5 "
+                                        "(k = 1: the outer product)"
                                       : "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring), "
                                         "3 (A streamed to registers, every column at once) or 4 "
                                         "(the same on tensor cores: fp64 DMMA, fp32 3xTF32)");
@@ -833,8 +843,13 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         /* the vector kernel on rows of 1-2 (t3 <= 2): at least two vectors a thread (with the
          * slices below, on an H100 fp32 10^5 x 32 x 1 8.29 -> 7.44 us, fp64 11.63 -> 10.66;
          * fp32 3 x 10^5 x 24 x 1 13.12 -> 12.22, fp64 25.57 -> 24.27) */
-        if (uses_vec(v, p) && p[P_T3] <= 2 && tcf < 2)
+        if (uses_vec(v, p) && p[P_T3] <= 2 && tcf < 2 && !kern_ism2_outer(p[P_APIPE]))
             tcf = 2;
+        /* the outer product: one vector a thread, the grid covering m (on an H100, kbench at
+         * 10^5-10^7 rows x 8-32 x 1, both precisions: tcf 1 the fastest of 1, 2, 4, 8 on 22 of
+         * 24 shapes, the others within 1 %; fp64 10^7 x 32 x 1 915 us against 924-933) */
+        if (kern_ism2_outer(p[P_APIPE]))
+            tcf = 1;
         p[P_SPLIT] = tcf < 1 ? 1 : tcf > 16 ? 16 : tcf;
     }
     if (uses_vec(v, p)) {
@@ -848,6 +863,20 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
          * it, three 3-40 % slower (10^5 x 16 x 24: 11.22 us in 2, 13.84 in 3; x 32 x 16: 11.01,
          * 11.54); fp64 at one vector a thread (50000 threads) slower in 2 at every k >= 2. */
         const long VEC_THREADS_SM = 256, VEC_SLICE_COLS = 4;
+        if (p[P_T2] == 0 && kern_ism2_outer(p[P_APIPE])) {
+            /* the outer product below 2 VEC_THREADS_SM threads an SM: 2 to 4 slices, about 12
+             * columns each (same sweep: at 10^5 rows 2 slices best at 8-24 columns, 3 at 32;
+             * at 10^6-10^7 rows, with 250000 threads or more, one within 2 %) */
+            const long threads = kern_ceil_div(a->m, tile_rows(p, v) * p[P_SPLIT]) * p[P_T1];
+            const long most = kern_ceil_div(a->n, VEC_SLICE_COLS);
+            long want = 1;
+            if (threads < 2 * VEC_THREADS_SM * a->dev->sm_count) {
+                want = kern_ceil_div(a->n, 12);
+                want = want < 2 ? 2 : want > 4 ? 4 : want;
+                want = want > most ? most : want;
+            }
+            p[P_T2] = kern_ceil_div(a->n, want);
+        }
         if (p[P_T2] == 0) {
             const long threads = kern_ceil_div(a->m, tile_rows(p, v) * p[P_SPLIT]) * p[P_T1];
             const long sm = a->dev->sm_count;
@@ -1056,8 +1085,10 @@ extern "C" int kern_tsm2_occupancy(const struct kern_args *a, int variant, const
 }
 
 extern "C" {
-const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, NULL, launch_v2, NULL, NULL, NULL};
-const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, NULL, launch_v3, NULL, NULL, NULL};
+const struct kern_ops kern_tsm2_v2 = {resolve_v2, workspace_split, NULL, launch_v2, NULL, NULL,
+                                      NULL};
+const struct kern_ops kern_tsm2_v3 = {resolve_v3, workspace_split, NULL, launch_v3, NULL, NULL,
+                                      NULL};
 const struct kern_ops kern_ism2_opt1 = {resolve_opt1, NULL, NULL, launch_opt1, NULL, NULL, NULL};
 const struct kern_ops kern_ism2_opt2 = {resolve_opt2, NULL, NULL, launch_opt2, NULL, NULL, NULL};
 }

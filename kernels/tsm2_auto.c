@@ -408,6 +408,17 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
          * its floor in a recording of the grids, against 0.96-0.97 through the vector kernel in
          * the recording before. The exhaustive sweeps of 10^5 x 1 x 1 (three recordings) agreed
          * in 5 of 6. At 10^6-10^7 rows the sweeps ranked the vector kernel first. */
+        /* Outer products (k = 1) below ISM2_TILE_ROWS rows, and in fp64 from ISM2_FEW_ROWS: the
+         * outer-product kernel (apipe 5), slices and tcf chosen. kbench on an H100 (each twice,
+         * one call, against the choice before it: the rows kernel up to 4 columns, the vector
+         * kernel above): at 10^5 rows x 1-32 columns 0.86-0.95 of the time in fp64 (24 x 1
+         * 9.15-9.34 -> 8.70-9.15 us, 32 x 1 10.82-10.98 -> 10.27-10.34), 0.82-0.96 in fp32; at
+         * 10^7 rows fp64 4-16 columns 0.95-0.97, 1 and 32 columns within 0.5 %. fp32 at 10^7 rows
+         * and both precisions at 10^6 ran within 1 % either way, or behind (the vector kernel
+         * keeps its next round's loads in flight through its stores): not there. */
+        if (k == 1 &&
+            (shape->m < ISM2_TILE_ROWS || (prec == KERNELS_FP64 && shape->m >= ISM2_FEW_ROWS)))
+            add(w, &nw, 3, 128, 0, 0, 0, KERN_ISM2_OUTER, 0, 0);
         if (k <= 2 && (prec == KERNELS_FP32 ? n * k <= 8 : n <= 4) && shape->m < ISM2_TILE_ROWS)
             add(w, &nw, 3, 0, 0, t3, 1, 2, 0, 0);
         if (tensor && !vec_ahead)

@@ -199,6 +199,19 @@ static void tsm2_variants(void **state)
                                                      {128, 5, 0, 0, 3, 0}, {64, 1, 16, 2, 3, 0}};
     variants("ism2_opt1", vsets, (int)(sizeof vsets / sizeof vsets[0]), vshapes,
              (int)(sizeof vshapes / sizeof vshapes[0]));
+    /* ... and the outer product (apipe 5, k = 1): m a multiple of the vector and not, fewer rows
+     * than a vector, one vector a thread (tcf chosen) and several (tcf 3), slices of 1, 5
+     * (uneven), chosen and one (t2 32) */
+    static const struct kernels_shape oshapes[] = {{1000, 3, 1},    {1003, 7, 1},    {5, 2, 1},
+                                                   {1, 1, 1},       {100003, 32, 1}, {4099, 1, 1},
+                                                   {100000, 24, 1}, {77777, 17, 1}};
+    static const long osets[][KERNELS_MAX_PARAMS] = {{128, 0, 0, 0, 5, 0},
+                                                     {256, 0, 1, 0, 5, 0},
+                                                     {32, 5, 0, 3, 5, 0},
+                                                     {64, 1, 0, 2, 5, 0},
+                                                     {128, 32, 0, 1, 5, 0}};
+    variants("ism2_opt1", osets, (int)(sizeof osets / sizeof osets[0]), oshapes,
+             (int)(sizeof oshapes / sizeof oshapes[0]));
     /* ... and rows of 17-32: K 24 or 32 from k, 32 given for k <= 24, the columns sliced */
     static const struct kernels_shape v2shapes[] = {
         {3001, 9, 17}, {1003, 32, 24}, {2002, 5, 25}, {999, 31, 32}, {100001, 12, 24}};
@@ -263,9 +276,11 @@ static void tsm2_entry(void **state)
                     assert_non_null(strstr(r.params_json, "\"why\":\""));
                     assert_non_null(strstr(r.params_json, "\"kernel\":\""));
                 }
-        /* the rules that send a shape to a kernel first: ISM2's short rows to the vector kernel
-         * (below 4e6 rows, k <= 16; rows of 17-32, K 24 or 32, at 10^6 rows: fp32 every n, fp64
-         * up to 12 columns), small m with k just past 64 to the tensor-core stream, so
+        /* the rules that send a shape to a kernel first: ISM2's outer products (k = 1) to their
+         * kernel below 300000 rows, and in fp64 from 4e6; rows of 1-2 with few columns below
+         * 300000 rows to the rows kernel; ISM2's short rows to the vector kernel (below 4e6
+         * rows, k <= 16; rows of 17-32, K 24 or 32, at 10^6 rows: fp32 every n, fp64 up to 12
+         * columns), small m with k just past 64 to the tensor-core stream, so
          * are more than 8 columns in fp32 below 16384 rows (fp64: the FMA stream up to 12); fp64
          * ISM2 with k = 16 and 16 columns at 10^5 rows to the tensor cores' row walk (prec -1: both
          * precisions) */
@@ -273,7 +288,10 @@ static void tsm2_entry(void **state)
             struct kernels_shape sh;
             const char *kernel, *apipe;
             int prec;
-        } rule[] = {{{1000, 3, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
+        } rule[] = {{{1000, 3, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", -1},
+                    {{1000, 3, 2}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":2,", -1},
+                    {{10000000, 8, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", KERNELS_FP64},
+                    {{10000000, 8, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP32},
                     {{1003, 24, 13}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
                     {{10000, 5, 100}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
                     {{10000, 17, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
