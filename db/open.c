@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const unsigned char sqlite_magic[16] = "SQLite format 3";
@@ -158,51 +159,78 @@ static uint32_t be32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-/*
- * HEADER: checks the SQLite file header with plain reads, before SQLite sees the
- * file (https://www.sqlite.org/fileformat2.html §1.3). *wal is set when the file
- * is in WAL mode (read/write versions 2).
- */
-static int check_header(const char *path, long long size, int *wal)
+/* One read of the file's first 100 bytes and, on the same descriptor after it, its size. */
+static int read_header(const char *path, unsigned char *h, size_t *got, long long *size)
 {
-    unsigned char h[100];
-    size_t got;
-    unsigned page_size;
-    uint32_t npages;
+    struct stat st;
     FILE *f = fopen(path, "rb");
-
     if (!f)
         return rk_error(RK_EDB,
                         "cannot read '%s': %s; check the path and its permissions, or "
                         "pass --db",
                         path, strerror(errno));
-    got = fread(h, 1, sizeof h, f);
+    *got = fread(h, 1, 100, f);
+    *size = fstat(fileno(f), &st) == 0 ? (long long)st.st_size : 0;
     fclose(f);
-    if (got < sizeof sqlite_magic || memcmp(h, sqlite_magic, sizeof sqlite_magic) != 0)
-        return rk_error(RK_EDB,
-                        "'%s' is not a SQLite database; pass --db with a roofkit database or a "
-                        "new file name",
-                        path);
-    if (got < sizeof h)
-        return rk_error(RK_EDB,
-                        "database '%s' is truncated (%lld bytes); restore it from a copy or pass "
-                        "--db",
-                        path, size);
-    page_size = (unsigned)h[16] << 8 | h[17];
-    if (page_size == 1)
-        page_size = 65536;
-    if (page_size < 512 || (page_size & (page_size - 1)) != 0)
-        return rk_error(RK_EDB,
-                        "database '%s' is corrupt (page size %u in its header); restore it from "
-                        "a copy or pass --db",
-                        path, page_size);
-    /* The in-header page count is valid when bytes 92..95 equal the change counter. */
-    npages = be32(h + 28);
-    if (npages != 0 && be32(h + 92) == be32(h + 24) && (long long)npages * page_size > size)
-        return rk_error(RK_EDB,
-                        "database '%s' is truncated (%lld bytes, its header says %lld); restore "
-                        "it from a copy or pass --db",
-                        path, size, (long long)npages * page_size);
+    return RK_OK;
+}
+
+/*
+ * How long a header that counts more pages than the file holds is read again before the file
+ * is called truncated [ms], and how often. A writer in another process (a checkpoint, a
+ * commit) writes page 1 with the new page count before the pages past the old end, so for a
+ * moment a growing database looks truncated: two `roofkit model` runs on one database saw
+ * 102400 bytes under a header of 200704. A truncated file stays so.
+ */
+#define HEADER_SETTLE_MS 1000
+#define HEADER_RETRY_MS  20
+
+/*
+ * HEADER: checks the SQLite file header with plain reads, before SQLite sees the
+ * file (https://www.sqlite.org/fileformat2.html §1.3). *wal is set when the file
+ * is in WAL mode (read/write versions 2).
+ */
+static int check_header(const char *path, int *wal)
+{
+    unsigned char h[100];
+    size_t got;
+    unsigned page_size;
+    uint32_t npages;
+    long long size = 0;
+    int rc;
+
+    for (int waited = 0;; waited += HEADER_RETRY_MS) {
+        if ((rc = read_header(path, h, &got, &size)) != RK_OK)
+            return rc;
+        if (got < sizeof sqlite_magic || memcmp(h, sqlite_magic, sizeof sqlite_magic) != 0)
+            return rk_error(RK_EDB,
+                            "'%s' is not a SQLite database; pass --db with a roofkit database "
+                            "or a new file name",
+                            path);
+        if (got < sizeof h)
+            return rk_error(RK_EDB,
+                            "database '%s' is truncated (%lld bytes); restore it from a copy or "
+                            "pass --db",
+                            path, size);
+        page_size = (unsigned)h[16] << 8 | h[17];
+        if (page_size == 1)
+            page_size = 65536;
+        if (page_size < 512 || (page_size & (page_size - 1)) != 0)
+            return rk_error(RK_EDB,
+                            "database '%s' is corrupt (page size %u in its header); restore it "
+                            "from a copy or pass --db",
+                            path, page_size);
+        /* The in-header page count is valid when bytes 92..95 equal the change counter. */
+        npages = be32(h + 28);
+        if (npages == 0 || be32(h + 92) != be32(h + 24) || (long long)npages * page_size <= size)
+            break;
+        if (waited >= HEADER_SETTLE_MS)
+            return rk_error(RK_EDB,
+                            "database '%s' is truncated (%lld bytes, its header says %lld); "
+                            "restore it from a copy or pass --db",
+                            path, size, (long long)npages * page_size);
+        nanosleep(&(struct timespec){0, HEADER_RETRY_MS * 1000000L}, NULL);
+    }
     *wal = h[18] == 2 || h[19] == 2;
     return RK_OK;
 }
@@ -461,7 +489,7 @@ int db_open(const char *path, enum db_mode mode, struct db **out)
     /* HEADER and VALIDATE (an empty file is a new database) */
     if (st.st_size > 0) {
         char *wal_path = NULL;
-        rc = check_header(path, (long long)st.st_size, &wal);
+        rc = check_header(path, &wal);
         if (rc != RK_OK)
             goto out;
         if (wal && (wal_path = sqlite3_mprintf("%s-wal", path)) != NULL) {
