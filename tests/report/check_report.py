@@ -28,7 +28,8 @@ command and checks its content against the database, read back through
   C11 the overview's run in sum (csv/summary-cublas.csv): per capture, kernel and precision with
      a C8 reference on some shape, each shape's best verified configuration: the shapes, the
      geomean and worst of reference time over its time and where; and against the C10 floor the
-     shapes, geomean, worst and the shapes below 0.9 (empty where no shape has a floor)
+     shapes, geomean, worst and where, and the shapes below 0.9 (empty where no shape has a
+     floor)
   C9 energy (only when the database has energy readings or spans): csv/energy-measurements.csv
      has one row per measurement with a reading, its J per launch, average W and launches as
      stored (W empty exactly where the database has no power_w);
@@ -223,10 +224,12 @@ for row in got:
     check(int(row['shapes with a floor']) == nf and
           close(float(row['of the floor (geomean)']), fgm) and
           close(float(row['worst of the floor']), fw[fworst]) and
+          row['worst of the floor at'] == '%dx%dx%d' % fworst[:3] and
           int(row['shapes below 0.9 of the floor']) == sum(1 for v in fw.values() if v < 0.9),
-          'C11 %s: against the floor %s, expected %d shapes, %r, worst %r'
+          'C11 %s: against the floor %s, expected %d shapes, %r, worst %r at %s'
           % (key, {k: row[k] for k in ('shapes with a floor', 'of the floor (geomean)',
-                                        'worst of the floor')}, nf, fgm, fw[fworst]))
+                                        'worst of the floor', 'worst of the floor at')},
+             nf, fgm, fw[fworst], fworst[:3]))
 
 html_path = os.path.join(out, 'index.html')
 html = open(html_path, encoding='utf-8').read()
