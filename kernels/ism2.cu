@@ -139,7 +139,7 @@ __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, lon
  * gridDim.y slices the columns of C (t2 a slice, tsm2.cu), for rows too few to keep every SM
  * busy with one slice: a block then reads its rows of A (again, from the L2) for its slice.
  */
-template <typename T, int K>
+template <typename T, int K, bool SIDE>
 __global__ void __launch_bounds__(256)
     ism2_vec_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
                     long n, long k)
@@ -161,6 +161,18 @@ __global__ void __launch_bounds__(256)
 
     const bool whole = m % V == 0; /* every column of A and C 16-byte aligned */
     const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
+    /* SIDE (m not a multiple of V): a thread's "vector" is V single rows a stride apart, so that
+     * a warp's loads and stores of a column are rows side by side (element x of vector u of the
+     * round at v0 is row (v0 - first) V + (u V + x) S + first); a round is live while its first
+     * row is inside m. Otherwise vector v is rows v V .. v V + V - 1. */
+    auto side_row = [&](long v0, int u, int x) {
+        const long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        return (v0 - t) * V + ((long)u * V + x) * stride + t;
+    };
+    auto side_live = [&](long v0) {
+        const long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        return (v0 - t) * V + t < m;
+    };
     const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
     const long j1 = j0 + cs < n ? j0 + cs : n;
     /* A's vectors v0 + u S, u < U, all K columns; zeros past k and m */
@@ -171,7 +183,13 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
             for (int l = 0; l < K; l++) {
                 const T *pa = A + row + l * m;
-                if (l < k && row < m && whole) {
+                if constexpr (SIDE) {
+#pragma unroll
+                    for (int x = 0; x < V; x++) {
+                        const long r = side_row(v0, u, x);
+                        d[u][l][x] = l < k && r < m ? __ldcs(A + r + l * m) : T(0);
+                    }
+                } else if (l < k && row < m && whole) {
                     unpack(d[u][l], __ldcs(reinterpret_cast<const VT *>(pa)));
                 } else {
 #pragma unroll
@@ -184,6 +202,15 @@ __global__ void __launch_bounds__(256)
     /* K <= 8: the next round's vectors load while this round's columns of C are stored; not for
      * fp64 at K = 1 (100 -> 110 registers, and 10^5 x 16-32 x 1 11-14 % slower on the H100) */
     constexpr bool PF = K <= 8 && !(sizeof(T) == 8 && K == 1);
+    /* SIDE: vector u's rows of the column at pc, those inside m */
+    auto store_side = [&](T *pc, const T(&c)[V], long v0, int u) {
+#pragma unroll
+        for (int x = 0; x < V; x++) {
+            const long r = side_row(v0, u, x);
+            if (r < m)
+                __stcs(pc + r, c[x]);
+        }
+    };
     /* this round's columns of C from the vectors a of rows (v0 + u S) V */
     auto store_round = [&](const T(&a)[U][K][V], long v0) {
 #pragma unroll 1
@@ -193,7 +220,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const long row = (v0 + u * stride) * V;
-                if (row >= m)
+                if (!SIDE && row >= m)
                     continue;
                 T c[V];
 #pragma unroll
@@ -203,19 +230,22 @@ __global__ void __launch_bounds__(256)
                     for (int l = 1; l < K; l++)
                         c[x] = fma(a[u][l][x], b[l], c[x]);
                 }
-                store_rows(C + row + j * m, c, row, m, whole);
+                if constexpr (SIDE)
+                    store_side(C + j * m, c, v0, u);
+                else
+                    store_rows(C + row + j * m, c, row, m, whole);
             }
         }
     };
     const long first = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if constexpr (PF) {
         T a[U][K][V], nx[U][K][V];
-        if (first < nv)
+        if (SIDE ? side_live(first) : first < nv)
             load(a, first);
         stage_b();
 #pragma unroll 1
-        for (long v0 = first; v0 < nv; v0 += U * stride) {
-            if (v0 + U * stride < nv)
+        for (long v0 = first; SIDE ? side_live(v0) : v0 < nv; v0 += U * stride) {
+            if (SIDE ? side_live(v0 + U * stride) : v0 + U * stride < nv)
                 load(nx, v0 + U * stride);
             store_round(a, v0);
 #pragma unroll
@@ -234,7 +264,8 @@ __global__ void __launch_bounds__(256)
          * B is staged first here: the first round's loads sit inside the loop. */
         stage_b();
 #pragma unroll 1
-        for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; v0 < nv; v0 += U * stride) {
+        for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; SIDE ? side_live(v0) : v0 < nv;
+             v0 += U * stride) {
             T a[U][K][V];
 #pragma unroll
             for (int u = 0; u < U; u++) {
@@ -242,7 +273,13 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int l = 0; l < K; l++) {
                     const T *pa = A + row + l * m;
-                    if (l < k && row < m && whole) {
+                    if constexpr (SIDE) {
+#pragma unroll
+                        for (int x = 0; x < V; x++) {
+                            const long r = side_row(v0, u, x);
+                            a[u][l][x] = l < k && r < m ? __ldcs(A + r + l * m) : T(0);
+                        }
+                    } else if (l < k && row < m && whole) {
                         unpack(a[u][l], __ldcs(reinterpret_cast<const VT *>(pa)));
                     } else {
 #pragma unroll
@@ -258,7 +295,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int u = 0; u < U; u++) {
                     const long row = (v0 + u * stride) * V;
-                    if (row >= m)
+                    if (!SIDE && row >= m)
                         continue;
                     T c[V];
 #pragma unroll
@@ -268,7 +305,10 @@ __global__ void __launch_bounds__(256)
                         for (int l = 1; l < K; l++)
                             c[x] = fma(a[u][l][x], b[l], c[x]);
                     }
-                    store_rows(C + row + j * m, c, row, m, whole);
+                    if constexpr (SIDE)
+                        store_side(C + j * m, c, v0, u);
+                    else
+                        store_rows(C + row + j * m, c, row, m, whole);
                 }
             }
         }
@@ -447,6 +487,29 @@ template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
+template <bool SIDE> const void *vec_kernel(int prec, long t3)
+{
+    static const long ks[] = {1, 2, 4, 8, 16, 24, 32}; /* the K of kern_ism2_vec_k */
+    static const void *const f32[] = {(const void *)ism2_vec_kernel<float, 1, SIDE>,
+                                      (const void *)ism2_vec_kernel<float, 2, SIDE>,
+                                      (const void *)ism2_vec_kernel<float, 4, SIDE>,
+                                      (const void *)ism2_vec_kernel<float, 8, SIDE>,
+                                      (const void *)ism2_vec_kernel<float, 16, SIDE>,
+                                      (const void *)ism2_vec_kernel<float, 24, SIDE>,
+                                      (const void *)ism2_vec_kernel<float, 32, SIDE>};
+    static const void *const f64[] = {(const void *)ism2_vec_kernel<double, 1, SIDE>,
+                                      (const void *)ism2_vec_kernel<double, 2, SIDE>,
+                                      (const void *)ism2_vec_kernel<double, 4, SIDE>,
+                                      (const void *)ism2_vec_kernel<double, 8, SIDE>,
+                                      (const void *)ism2_vec_kernel<double, 16, SIDE>,
+                                      (const void *)ism2_vec_kernel<double, 24, SIDE>,
+                                      (const void *)ism2_vec_kernel<double, 32, SIDE>};
+    for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
+        if (ks[i] == t3)
+            return prec == KERNELS_FP64 ? f64[i] : f32[i];
+    return nullptr;
+}
+
 } // namespace
 
 extern "C" const void *kern_ism2_rows_kernel(int prec, long t2, long t3)
@@ -455,23 +518,9 @@ extern "C" const void *kern_ism2_rows_kernel(int prec, long t2, long t3)
                                 : (const void *)pick_rows<float>(t2, t3);
 }
 
-extern "C" const void *kern_ism2_vec_kernel(int prec, long t3)
+extern "C" const void *kern_ism2_vec_kernel(int prec, long t3, int side)
 {
-    static const long ks[] = {1, 2, 4, 8, 16, 24, 32}; /* the K of kern_ism2_vec_k */
-    static const void *const f32[] = {
-        (const void *)ism2_vec_kernel<float, 1>,  (const void *)ism2_vec_kernel<float, 2>,
-        (const void *)ism2_vec_kernel<float, 4>,  (const void *)ism2_vec_kernel<float, 8>,
-        (const void *)ism2_vec_kernel<float, 16>, (const void *)ism2_vec_kernel<float, 24>,
-        (const void *)ism2_vec_kernel<float, 32>};
-    static const void *const f64[] = {
-        (const void *)ism2_vec_kernel<double, 1>,  (const void *)ism2_vec_kernel<double, 2>,
-        (const void *)ism2_vec_kernel<double, 4>,  (const void *)ism2_vec_kernel<double, 8>,
-        (const void *)ism2_vec_kernel<double, 16>, (const void *)ism2_vec_kernel<double, 24>,
-        (const void *)ism2_vec_kernel<double, 32>};
-    for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
-        if (ks[i] == t3)
-            return prec == KERNELS_FP64 ? f64[i] : f32[i];
-    return nullptr;
+    return side ? vec_kernel<true>(prec, t3) : vec_kernel<false>(prec, t3);
 }
 
 extern "C" const void *kern_ism2_outer_kernel(int prec)

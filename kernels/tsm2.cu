@@ -571,7 +571,8 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     }
     if (uses_vec(v, p)) { /* B whole, t3 x n */
         *smem = (size_t)t3 * (size_t)(a->n > 0 ? a->n : 1) * e;
-        return kern_ism2_vec_kernel(a->prec, t3);
+        return kern_ism2_vec_kernel(
+            a->prec, t3, a->m % kern_ism2_vec_rows(a->prec) != 0 && a->m < KERN_ISM2_VEC_SIDE_ROWS);
     }
     *smem = (size_t)t1 * (size_t)t2 * e + (async ? (size_t)ASTAGES * t3 * t1 * rpt * e : 0);
     if (a->prec == KERNELS_FP64) {
@@ -690,7 +691,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
                             "t3 = %ld",
                             KERN_ISM2_OUTER, a->k, p[P_T3]);
         if (p[P_T3] != 0 &&
-            (kern_ism2_vec_kernel(a->prec, p[P_T3]) == NULL || (a->m > 0 && p[P_T3] < a->k)))
+            (kern_ism2_vec_kernel(a->prec, p[P_T3], 0) == NULL || (a->m > 0 && p[P_T3] < a->k)))
             return kern_why(why, len,
                             "t3 with apipe = 3 is 1, 2, 4, 8, 16, 24 or 32, at least k and at "
                             "most %d (all of a row at once), not %ld",

@@ -188,12 +188,14 @@ static void tsm2_variants(void **state)
     variants("ism2_opt1", wsets, (int)(sizeof wsets / sizeof wsets[0]), wshapes,
              (int)(sizeof wshapes / sizeof wshapes[0]));
     /* ISM2 opt. 1 with rows in vectors (apipe 3, k <= 16): every K (t3 1-16 from k, and 16
-     * given for smaller k), m a multiple of the vector and not (element-wise loads), rows past
+     * given for smaller k), m a multiple of the vector and not (single rows a stride apart below
+     * KERN_ISM2_VEC_SIDE_ROWS, element-wise loads of a vector from it), rows past
      * m in a thread's last vectors, one vector a thread (tcf 1) to many, blocks of 32-256, the
      * columns in slices (t2 1, 5: uneven, more than n; 0: chosen) */
-    static const struct kernels_shape vshapes[] = {
-        {1000, 3, 1},   {1003, 7, 3}, {5, 2, 2},       {1, 1, 1},      {100003, 32, 8},
-        {77777, 17, 5}, {4099, 1, 4}, {100000, 24, 1}, {1001, 32, 13}, {20000, 5, 16}};
+    static const struct kernels_shape vshapes[] = {{1000, 3, 1},   {1003, 7, 3},    {5, 2, 2},
+                                                   {1, 1, 1},      {100003, 32, 8}, {77777, 17, 5},
+                                                   {4099, 1, 4},   {100000, 24, 1}, {1001, 32, 13},
+                                                   {20000, 5, 16}, {300001, 5, 3}};
     static const long vsets[][KERNELS_MAX_PARAMS] = {{256, 0, 0, 0, 3, 0}, {128, 0, 16, 1, 3, 0},
                                                      {32, 0, 0, 3, 3, 0},  {64, 0, 0, 64, 3, 0},
                                                      {128, 5, 0, 0, 3, 0}, {64, 1, 16, 2, 3, 0}};
