@@ -101,7 +101,7 @@ __global__ void ism2_rows_kernel(const T *__restrict__ A, const T *__restrict__ 
 }
 
 /* A vector of V rows of a column of C at pc: one streaming 16-byte store where the column is
- * 16-byte aligned (whole), else element by element, the first left of them (rows up to m). */
+ * 16-byte aligned (whole), else element by element, those below m. */
 template <typename T, int V>
 __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, long m, bool whole)
 {
@@ -135,7 +135,9 @@ __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, lon
  * K = 1 is faster without (below). The
  * vectors of a thread are v, v + S, ... (S the threads of gridDim.x): a warp's loads and
  * stores of one column are 512 contiguous bytes. Where m is not a multiple of V a column
- * of A is not 16-byte aligned: the same loop then loads and stores element by element.
+ * of A is not 16-byte aligned: below KERN_ISM2_VEC_SIDE_ROWS rows the SIDE instantiation then
+ * takes V single rows a stride apart (side_row: a warp's loads and stores of a column stay rows
+ * side by side), from there the same loop loads and stores each vector element by element.
  * gridDim.y slices the columns of C (t2 a slice, tsm2.cu), for rows too few to keep every SM
  * busy with one slice: a block then reads its rows of A (again, from the L2) for its slice.
  */
