@@ -198,9 +198,9 @@ const void *kern_ism2_opt2_kernel(int prec, long t2, long t3);
  * in one pass), rpt the rows of a vector (kern_ism2_vec_rows), tcf the vectors a thread walks; NULL
  * for a t3 not instantiated. */
 #define KERN_ISM2_VEC_MAXK 32
-/* ISM2 opt. 1 at k = 1 (apipe 5, ism2.cu ism2_outer_kernel): C = A B an outer product, one vector
- * of rows a thread at a time, every column of its slice stored from it; the vector kernel's t2
- * (slices of the columns), rpt and tcf, t3 1. */
+/* ISM2 opt. 1 at k <= 2 (apipe 5, ism2.cu ism2_outer_kernel): C = A B an outer product or a
+ * rank-2 update, one vector of rows a thread at a time, every column of its slice stored from
+ * it; the vector kernel's t2 (slices of the columns), rpt and tcf, t3 = k. */
 #define KERN_ISM2_OUTER 5
 static inline int kern_ism2_outer(long apipe)
 {
@@ -231,7 +231,7 @@ static inline long kern_ism2_vec_k(long k)
  * 5.6); but at 10^6-10^7 rows 5-14 % slower (fp32 1000003 x 32 x 24 116 -> 131 us). */
 #define KERN_ISM2_VEC_SIDE_ROWS 300000L
 const void *kern_ism2_vec_kernel(int prec, long t3, int side);
-const void *kern_ism2_outer_kernel(int prec);
+const void *kern_ism2_outer_kernel(int prec, long k);
 /* Rows of A a thread owns: rpt through the ring (apipe 1), V3's stream and ISM2 opt. 1's vectors
  * (both apipe 3) and outer product (apipe 5), else one. */
 static inline long kern_tsm2_rows(long apipe, long rpt)

@@ -332,18 +332,26 @@ __global__ void __launch_bounds__(256)
  * 8.10-8.13 / 9.66-9.79; the vector kernel took 9.15-9.31 / 10.85 at 24 / 32 columns (its best
  * slices; 8 columns a slice 10.9-12.3).
  */
-template <typename T>
+template <typename T, int K>
 __global__ void __launch_bounds__(256)
     ism2_outer_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
                       long n, long k)
 {
     constexpr int V = 16 / (int)sizeof(T);
     typedef typename vec<T, V>::type VT;
-    (void)k; /* 1: B's value j is B[j] */
+    (void)k; /* K: B's values of column j are B[j K] .. B[j K + K - 1] */
     const bool whole = m % V == 0;
     const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
     const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
     const long j1 = j0 + cs < n ? j0 + cs : n;
+    /* C(row, j) from the row's K values of A and column j of B */
+    auto dot = [](const T *a, const T *b, int x) {
+        T c = a[x] * b[0];
+#pragma unroll
+        for (int l = 1; l < K; l++)
+            c = fma(a[l * V + x], b[l], c);
+        return c;
+    };
     if (!whole) {
         /* a column of C not 16-byte aligned: V rows a thread, stride apart, so that a warp's
          * loads and stores of a column are rows side by side. A vector of V rows stored element
@@ -352,17 +360,22 @@ __global__ void __launch_bounds__(256)
          * 299999 x 32 x 1 56.4 -> 30.6 (cuBLAS 36.1), 100003 x 24 x 1 15.6 -> 9.6 */
 #pragma unroll 1
         for (long r0 = blockIdx.x * (long)blockDim.x + threadIdx.x; r0 < m; r0 += V * stride) {
-            T a[V]; /* rows r0, r0 + stride, ...: the V loads of a round in flight together */
+            T a[K * V]; /* rows r0, r0 + stride, ...: the loads of a round in flight together */
 #pragma unroll
-            for (int x = 0; x < V; x++)
-                a[x] = r0 + x * stride < m ? __ldg(A + r0 + x * stride) : T(0);
+            for (int l = 0; l < K; l++)
+#pragma unroll
+                for (int x = 0; x < V; x++)
+                    a[l * V + x] = r0 + x * stride < m ? __ldg(A + r0 + x * stride + l * m) : T(0);
 #pragma unroll 4
             for (long j = j0; j < j1; j++) {
-                const T b = __ldg(B + j);
+                T b[K];
+#pragma unroll
+                for (int l = 0; l < K; l++)
+                    b[l] = __ldg(B + j * K + l);
 #pragma unroll
                 for (int x = 0; x < V; x++)
                     if (r0 + x * stride < m)
-                        __stcs(C + r0 + x * stride + j * m, a[x] * b);
+                        __stcs(C + r0 + x * stride + j * m, dot(a, b, x));
             }
         }
         return;
@@ -370,15 +383,25 @@ __global__ void __launch_bounds__(256)
 #pragma unroll 1
     for (long v = blockIdx.x * (long)blockDim.x + threadIdx.x; v < nv; v += stride) {
         const long row = v * V;
-        T a[V];
-        unpack(a, __ldg(reinterpret_cast<const VT *>(A + row)));
+        T a[K * V];
+#pragma unroll
+        for (int l = 0; l < K; l++) {
+            T t[V];
+            unpack(t, __ldg(reinterpret_cast<const VT *>(A + row + l * m)));
+#pragma unroll
+            for (int x = 0; x < V; x++)
+                a[l * V + x] = t[x];
+        }
 #pragma unroll 8
         for (long j = j0; j < j1; j++) {
-            const T b = __ldg(B + j);
+            T b[K];
+#pragma unroll
+            for (int l = 0; l < K; l++)
+                b[l] = __ldg(B + j * K + l);
             T c[V];
 #pragma unroll
             for (int x = 0; x < V; x++)
-                c[x] = a[x] * b;
+                c[x] = dot(a, b, x);
             store_rows(C + row + j * m, c, row, m, true);
         }
     }
@@ -525,10 +548,13 @@ extern "C" const void *kern_ism2_vec_kernel(int prec, long t3, int side)
     return side ? vec_kernel<true>(prec, t3) : vec_kernel<false>(prec, t3);
 }
 
-extern "C" const void *kern_ism2_outer_kernel(int prec)
+extern "C" const void *kern_ism2_outer_kernel(int prec, long k)
 {
-    return prec == KERNELS_FP64 ? (const void *)ism2_outer_kernel<double>
-                                : (const void *)ism2_outer_kernel<float>;
+    if (k == 2)
+        return prec == KERNELS_FP64 ? (const void *)ism2_outer_kernel<double, 2>
+                                    : (const void *)ism2_outer_kernel<float, 2>;
+    return prec == KERNELS_FP64 ? (const void *)ism2_outer_kernel<double, 1>
+                                : (const void *)ism2_outer_kernel<float, 1>;
 }
 
 extern "C" const void *kern_ism2_opt2_kernel(int prec, long t2, long t3)

@@ -567,7 +567,7 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     }
     if (uses_vec(v, p) && kern_ism2_outer(p[P_APIPE])) { /* B read through the L1 */
         *smem = 0;
-        return kern_ism2_outer_kernel(a->prec);
+        return kern_ism2_outer_kernel(a->prec, a->k);
     }
     if (uses_vec(v, p)) { /* B whole, t3 x n */
         *smem = (size_t)t3 * (size_t)(a->n > 0 ? a->n : 1) * e;
@@ -685,10 +685,11 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         if (a->m > 0 && a->k > KERN_ISM2_VEC_MAXK)
             return kern_why(why, len, "apipe = 3 (rows in vectors) needs k <= %d, not %ld",
                             KERN_ISM2_VEC_MAXK, a->k);
-        if (kern_ism2_outer(p[P_APIPE]) && ((a->m > 0 && a->k != 1) || p[P_T3] > 1))
+        if (kern_ism2_outer(p[P_APIPE]) &&
+            ((a->m > 0 && (a->k > 2 || (p[P_T3] != 0 && p[P_T3] != a->k))) || p[P_T3] > 2))
             return kern_why(why, len,
-                            "apipe = %d (an outer product) needs k = 1 and t3 = 1, not k = %ld, "
-                            "t3 = %ld",
+                            "apipe = %d (an outer product or rank-2 update) needs k <= 2 and t3 = "
+                            "k, not k = %ld, t3 = %ld",
                             KERN_ISM2_OUTER, a->k, p[P_T3]);
         if (p[P_T3] != 0 &&
             (kern_ism2_vec_kernel(a->prec, p[P_T3], 0) == NULL || (a->m > 0 && p[P_T3] < a->k)))

@@ -399,28 +399,20 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         const long t3 = k <= 4 ? 4 : kernels_tsm2_cols(k);
         const int tensor = ism2_tensor_first(prec, shape->m, n, k);
         const int vec = ism2_vec_first(prec, shape->m, n, k), vec_ahead = vec && k > 16;
-        /* Rows of 1-2 elements below ISM2_TILE_ROWS rows, up to 8 products in fp32 and up to 4
-         * columns in fp64: the rows kernel with a row a thread (tcf 1) first. kbench at 10^5
-         * rows (each twice, one call): its time over the vector kernel's 0.85-0.95 in fp32 at
-         * k = 1 up to 8 columns, 0.92-0.97 at k = 2 up to 4, fp64 0.88-0.92 at k = 1 up to 4
-         * columns, 0.94-0.98 at k = 2 up to 4; beyond, mixed within 5 % or the vector kernel
-         * ahead (1.2-1.4x at 24-32 columns). fp64 10^5 x 6-8 x 1 (0.98-0.99 there) ran at 1.05 of
-         * its floor in a recording of the grids, against 0.96-0.97 through the vector kernel in
-         * the recording before. The exhaustive sweeps of 10^5 x 1 x 1 (three recordings) agreed
-         * in 5 of 6. At 10^6-10^7 rows the sweeps ranked the vector kernel first. */
-        /* Outer products (k = 1) below ISM2_TILE_ROWS rows, and in fp64 from ISM2_FEW_ROWS: the
-         * outer-product kernel (apipe 5), slices and tcf chosen. kbench on an H100 (each twice,
-         * one call, against the choice before it: the rows kernel up to 4 columns, the vector
-         * kernel above): at 10^5 rows x 1-32 columns 0.86-0.95 of the time in fp64 (24 x 1
-         * 9.15-9.34 -> 8.70-9.15 us, 32 x 1 10.82-10.98 -> 10.27-10.34), 0.82-0.96 in fp32; at
-         * 10^7 rows fp64 4-16 columns 0.95-0.97, 1 and 32 columns within 0.5 %. fp32 at 10^7 rows
-         * and both precisions at 10^6 ran within 1 % either way, or behind (the vector kernel
-         * keeps its next round's loads in flight through its stores): not there. */
-        if (k == 1 &&
-            (shape->m < ISM2_TILE_ROWS || (prec == KERNELS_FP64 && shape->m >= ISM2_FEW_ROWS)))
+        /* Outer products (k = 1) and rank-2 updates below ISM2_TILE_ROWS rows, and outer products
+         * in fp64 from ISM2_FEW_ROWS: the outer-product kernel (apipe 5), slices and tcf chosen.
+         * kbench on an H100 (each twice, one call, against the choice before it: opt. 1's rows
+         * kernel with a row a thread, tcf 1, up to 4 columns, which had run 0.85-0.98 of the
+         * vector kernel's time there, and the vector kernel above): at 10^5 rows x 1-32 columns
+         * k = 1 0.86-0.95 of the time in fp64 (24 x 1 9.15-9.34 -> 8.70-9.15 us, 32 x 1
+         * 10.82-10.98 -> 10.27-10.34), 0.82-0.96 in fp32; k = 2 0.91-0.99 (fp64 8 x 2 6.18 ->
+         * 5.63 us, fp32 16 x 2 5.82 -> 5.38); at 10^7 rows fp64 4-16 columns 0.95-0.97, 1 and 32
+         * columns within 0.5 %. fp32 at 10^7 rows and both precisions at 10^6 ran within 1 %
+         * either way, or behind (the vector kernel keeps its next round's loads in flight
+         * through its stores; rank 2: 0.97-1.07): not there. */
+        if (k <= 2 && (shape->m < ISM2_TILE_ROWS ||
+                       (k == 1 && prec == KERNELS_FP64 && shape->m >= ISM2_FEW_ROWS)))
             add(w, &nw, 3, 128, 0, 0, 0, KERN_ISM2_OUTER, 0, 0);
-        if (k <= 2 && (prec == KERNELS_FP32 ? n * k <= 8 : n <= 4) && shape->m < ISM2_TILE_ROWS)
-            add(w, &nw, 3, 0, 0, t3, 1, 2, 0, 0);
         if (tensor && !vec_ahead)
             add(w, &nw, 2, 256, n, KERN_TSM2_STREAM_T3, 1, 4, 2, 0);
         if (vec) /* t1 128, t2 (slices), t3, tcf chosen */

@@ -193,7 +193,7 @@ int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape, long (*out)[
         if (shape->k <= KERN_ISM2_VEC_MAXK) /* rows in vectors, every column at once */
             for (long t1 = 128; t1 <= 256; t1 *= 2)
                 n = push(out, n, max, 3, t1, 0, 0, 0, 3, 0, 0);
-        if (shape->k == 1) /* the outer product: slices chosen, and one */
+        if (shape->k <= 2) /* outer product, rank-2 update: slices chosen, and one */
             for (long t1 = 128; t1 <= 256; t1 *= 2) {
                 n = push(out, n, max, 3, t1, 0, 0, 0, KERN_ISM2_OUTER, 0, 0);
                 n = push(out, n, max, 3, t1, shape->n, 0, 0, KERN_ISM2_OUTER, 0, 0);

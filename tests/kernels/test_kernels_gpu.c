@@ -201,12 +201,13 @@ static void tsm2_variants(void **state)
                                                      {128, 5, 0, 0, 3, 0}, {64, 1, 16, 2, 3, 0}};
     variants("ism2_opt1", vsets, (int)(sizeof vsets / sizeof vsets[0]), vshapes,
              (int)(sizeof vshapes / sizeof vshapes[0]));
-    /* ... and the outer product (apipe 5, k = 1): m a multiple of the vector and not, fewer rows
-     * than a vector, one vector a thread (tcf chosen) and several (tcf 3), slices of 1, 5
-     * (uneven), chosen and one (t2 32) */
+    /* ... and the outer product and rank-2 update (apipe 5, k = 1, 2): m a multiple of the vector
+     * and not, fewer rows than a vector, one vector a thread (tcf chosen) and several (tcf 3),
+     * slices of 1, 5 (uneven), chosen and one (t2 32) */
     static const struct kernels_shape oshapes[] = {{1000, 3, 1},    {1003, 7, 1},    {5, 2, 1},
                                                    {1, 1, 1},       {100003, 32, 1}, {4099, 1, 1},
-                                                   {100000, 24, 1}, {77777, 17, 1}};
+                                                   {100000, 24, 1}, {77777, 17, 1},  {1003, 7, 2},
+                                                   {100003, 32, 2}, {4098, 5, 2},    {1, 3, 2}};
     static const long osets[][KERNELS_MAX_PARAMS] = {{128, 0, 0, 0, 5, 0},
                                                      {256, 0, 1, 0, 5, 0},
                                                      {32, 5, 0, 3, 5, 0},
@@ -278,9 +279,9 @@ static void tsm2_entry(void **state)
                     assert_non_null(strstr(r.params_json, "\"why\":\""));
                     assert_non_null(strstr(r.params_json, "\"kernel\":\""));
                 }
-        /* the rules that send a shape to a kernel first: ISM2's outer products (k = 1) to their
-         * kernel below 300000 rows, and in fp64 from 4e6; rows of 1-2 with few columns below
-         * 300000 rows to the rows kernel; ISM2's short rows to the vector kernel (below 4e6
+        /* the rules that send a shape to a kernel first: ISM2's outer products and rank-2
+         * updates (k = 1, 2) to their kernel below 300000 rows, outer products in fp64 from 4e6
+         * as well; ISM2's short rows to the vector kernel (below 4e6
          * rows, k <= 16; rows of 17-32, K 24 or 32, at 10^6 rows: fp32 every n, fp64 up to 12
          * columns), small m with k just past 64 to the tensor-core stream, so
          * are more than 8 columns in fp32 below 16384 rows (fp64: the FMA stream up to 12); fp64
@@ -291,7 +292,8 @@ static void tsm2_entry(void **state)
             const char *kernel, *apipe;
             int prec;
         } rule[] = {{{1000, 3, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", -1},
-                    {{1000, 3, 2}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":2,", -1},
+                    {{1000, 3, 2}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", -1},
+                    {{1000000, 3, 2}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
                     {{10000000, 8, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", KERNELS_FP64},
                     {{10000000, 8, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP32},
                     {{1003, 24, 13}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
