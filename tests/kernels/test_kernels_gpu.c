@@ -203,13 +203,13 @@ static void tsm2_variants(void **state)
              (int)(sizeof vshapes / sizeof vshapes[0]));
     /* ... and the outer product and rank-2 update (apipe 5, k = 1, 2): m a multiple of the vector
      * and not, fewer rows than a vector, one vector a thread (tcf chosen) and several (tcf 3),
-     * slices of 1, 5 (uneven), chosen and one (t2 32) */
+     * slices of 1, 5 (uneven), chosen and one (t2 32); t3 chosen (it is k) */
     static const struct kernels_shape oshapes[] = {{1000, 3, 1},    {1003, 7, 1},    {5, 2, 1},
                                                    {1, 1, 1},       {100003, 32, 1}, {4099, 1, 1},
                                                    {100000, 24, 1}, {77777, 17, 1},  {1003, 7, 2},
                                                    {100003, 32, 2}, {4098, 5, 2},    {1, 3, 2}};
     static const long osets[][KERNELS_MAX_PARAMS] = {{128, 0, 0, 0, 5, 0},
-                                                     {256, 0, 1, 0, 5, 0},
+                                                     {256, 0, 0, 0, 5, 0},
                                                      {32, 5, 0, 3, 5, 0},
                                                      {64, 1, 0, 2, 5, 0},
                                                      {128, 32, 0, 1, 5, 0}};
