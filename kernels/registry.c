@@ -50,8 +50,8 @@
     {"apipe", 2, 0, 5, 0,                                                                          \
      "2: B whole in shared memory once per block, the next group of A in registers (H100 "      \
      "extension; 1 when B does not fit); 3: k <= 32, rows in 16-byte vectors, 128 bytes of A a " \
-     "thread in flight, every column in one pass (H100 extension); 5: k = 1, the outer "         \
-     "product, a 16-byte vector of rows a thread (H100 extension); 1: cp.async ring as in TSM2 " \
+     "thread in flight, every column in one pass (H100 extension); 5: k <= 2, the outer "        \
+     "product or rank-2 update, a 16-byte vector of rows a thread (H100 extension); 1: cp.async ring as in TSM2 " \
      "V3; 0: registers, Alg. 4"}
 #define P_RPT                                                                                      \
     {"rpt", 0, 0, 4, AUTO,                                                                         \

@@ -739,7 +739,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             return kern_why(why, len,
                             v == OPT1 ? "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring), "
                                         "2 (B whole in shared memory), 3 (rows in vectors) or 5 "
-                                        "(k = 1: the outer product)"
+                                        "(k <= 2: the outer-product kernel)"
                                       : "apipe must be 0 (registers, Alg. 4), 1 (cp.async ring), "
                                         "3 (A streamed to registers, every column at once) or 4 "
                                         "(the same on tensor cores: fp64 DMMA, fp32 3xTF32)");
