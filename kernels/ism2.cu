@@ -318,11 +318,12 @@ __global__ void __launch_bounds__(256)
 }
 
 /*
- * ISM2 opt. 1 at k = 1, C = A B an outer product (apipe 5, an H100 extension): a thread owns
- * one vector of V rows of A's one column at a time (gridDim.x threads walk the rest; tcf 1 by
- * default, one each), and for each column j of its slice (gridDim.y slices, as the vector
- * kernel's) stores that vector times B's value j, read through the L1 (k = 1: B is n values, the
- * same for every thread of a warp). Nothing to sum, so no B in shared memory and no barrier. The
+ * ISM2 opt. 1 at k = 1, C = A B an outer product, and at k = 2, a rank-2 update (apipe 5, an
+ * H100 extension; K = k): a thread owns one vector of V rows of A's K columns at a time
+ * (gridDim.x threads walk the rest; tcf 1 by default, one each), and for each column j of its
+ * slice (gridDim.y slices, as the vector kernel's) stores those rows times column j of B, read
+ * through the L1 (K values, the same for every thread of a warp). Nothing to stage, so no B in
+ * shared memory and no barrier. The
  * vector kernel at K = 1 stages B behind a barrier and holds U = 8 vectors a thread (100
  * registers for fp64), so at 10^5 rows it runs a few thousand threads, each storing column by
  * column; here 25000-50000 threads keep more stores going. On an H100 a microbenchmark of one
