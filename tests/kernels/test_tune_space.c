@@ -206,11 +206,9 @@ static int has_tile(long (*out)[KERNELS_MAX_PARAMS], int n, long t2, long apipe)
 static void entry_sweep(void **state)
 {
     const struct kernels_kernel *e = kernels_find("tsm2");
-    const struct kernels_shape shapes[] = {{20480, 5, 20480},
-                                           {20480, 17, 20480},
-                                           {20480, 32, 20480},
-                                           {10000000, 32, 12},
-                                           {1000, 1, 1}};
+    const struct kernels_shape shapes[] = {{20480, 5, 20480},  {20480, 17, 20480},
+                                           {20480, 32, 20480}, {10000000, 32, 12},
+                                           {1000, 1, 1},       {100000, 24, 2}};
     long out[64][KERNELS_MAX_PARAMS];
     char why[200];
     (void)state;
@@ -246,9 +244,21 @@ static void entry_sweep(void **state)
                 for (int j = 0; j < n; j++)
                     vec += out[j][0] == 3 && out[j][5] == 3;
                 assert_int_equal(vec, k <= 16 ? 2 : 0);
+                /* the outer-product kernel (apipe 5) where k <= 2: t1 128 and 256, the slices
+                 * chosen and one */
+                int outer = 0;
+                for (int j = 0; j < n; j++)
+                    outer += out[j][0] == 3 && out[j][5] == 5;
+                assert_int_equal(outer, k <= 2 ? 4 : 0);
             }
         }
     assert_int_equal(kernels_tsm2_sweep(KERNELS_FP32, &shapes[0], out, 2), 2); /* max holds */
+    /* the outer-product kernel (apipe 5): its t3 is k, at most 2 */
+    for (long t3 = 0; t3 <= 4; t3++) {
+        const long v[KERNELS_MAX_PARAMS] = {3, 128, 0, t3, 0, 5, 0, 0};
+        for (int prec = 0; prec < KERNELS_NPREC; prec++)
+            assert_int_equal(kernels_check(e, prec, v, why, sizeof why) == RK_OK, t3 <= 2);
+    }
     /* rpt with apipe = 4 is the rows a thread loads: 2 or 4 (one or two tiles a warp) */
     for (long rpt = 0; rpt <= 5; rpt++) {
         const long v[KERNELS_MAX_PARAMS] = {2, 128, 32, 16, 0, 4, rpt, 0};
