@@ -159,8 +159,12 @@ static uint32_t be32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-/* One read of the file's first 100 bytes and, on the same descriptor after it, its size. */
-static int read_header(const char *path, unsigned char *h, size_t *got, long long *size)
+/* The SQLite file header's size [bytes] (fileformat2.html §1.3). */
+#define HEADER_BYTES 100
+
+/* One read of the file's header into h and, on the same descriptor after it, its size. */
+static int read_header(const char *path, unsigned char (*h)[HEADER_BYTES], size_t *got,
+                       long long *size)
 {
     struct stat st;
     FILE *f = fopen(path, "rb");
@@ -169,7 +173,7 @@ static int read_header(const char *path, unsigned char *h, size_t *got, long lon
                         "cannot read '%s': %s; check the path and its permissions, or "
                         "pass --db",
                         path, strerror(errno));
-    *got = fread(h, 1, 100, f);
+    *got = fread(*h, 1, sizeof *h, f);
     *size = fstat(fileno(f), &st) == 0 ? (long long)st.st_size : 0;
     fclose(f);
     return RK_OK;
@@ -192,7 +196,7 @@ static int read_header(const char *path, unsigned char *h, size_t *got, long lon
  */
 static int check_header(const char *path, int *wal)
 {
-    unsigned char h[100];
+    unsigned char h[HEADER_BYTES];
     size_t got;
     unsigned page_size;
     uint32_t npages;
@@ -200,7 +204,7 @@ static int check_header(const char *path, int *wal)
     int rc;
 
     for (int waited = 0;; waited += HEADER_RETRY_MS) {
-        if ((rc = read_header(path, h, &got, &size)) != RK_OK)
+        if ((rc = read_header(path, &h, &got, &size)) != RK_OK)
             return rc;
         if (got < sizeof sqlite_magic || memcmp(h, sqlite_magic, sizeof sqlite_magic) != 0)
             return rk_error(RK_EDB,

@@ -166,7 +166,8 @@ __global__ void __launch_bounds__(256)
     /* SIDE (m not a multiple of V): a thread's "vector" is V single rows a stride apart, so that
      * a warp's loads and stores of a column are rows side by side (element x of vector u of the
      * round at v0 is row (v0 - first) V + (u V + x) S + first); a round is live while its first
-     * row is inside m. Otherwise vector v is rows v V .. v V + V - 1. */
+     * row is inside m. Otherwise vector v is rows v V .. v V + V - 1. Both recompute the
+     * thread's index (first, below): defining first up here changed the aligned kernels' code. */
     auto side_row = [&](long v0, int u, int x) {
         const long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
         return (v0 - t) * V + ((long)u * V + x) * stride + t;
@@ -174,6 +175,14 @@ __global__ void __launch_bounds__(256)
     auto side_live = [&](long v0) {
         const long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
         return (v0 - t) * V + t < m;
+    };
+    /* SIDE: column l of vector u's rows, zeros past k and m */
+    auto side_load = [&](T(&d)[V], long v0, int u, int l) {
+#pragma unroll
+        for (int x = 0; x < V; x++) {
+            const long r = side_row(v0, u, x);
+            d[x] = l < k && r < m ? __ldcs(A + r + l * m) : T(0);
+        }
     };
     const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
     const long j1 = j0 + cs < n ? j0 + cs : n;
@@ -186,11 +195,7 @@ __global__ void __launch_bounds__(256)
             for (int l = 0; l < K; l++) {
                 const T *pa = A + row + l * m;
                 if constexpr (SIDE) {
-#pragma unroll
-                    for (int x = 0; x < V; x++) {
-                        const long r = side_row(v0, u, x);
-                        d[u][l][x] = l < k && r < m ? __ldcs(A + r + l * m) : T(0);
-                    }
+                    side_load(d[u][l], v0, u, l);
                 } else if (l < k && row < m && whole) {
                     unpack(d[u][l], __ldcs(reinterpret_cast<const VT *>(pa)));
                 } else {
@@ -276,11 +281,7 @@ __global__ void __launch_bounds__(256)
                 for (int l = 0; l < K; l++) {
                     const T *pa = A + row + l * m;
                     if constexpr (SIDE) {
-#pragma unroll
-                        for (int x = 0; x < V; x++) {
-                            const long r = side_row(v0, u, x);
-                            a[u][l][x] = l < k && r < m ? __ldcs(A + r + l * m) : T(0);
-                        }
+                        side_load(a[u][l], v0, u, l);
                     } else if (l < k && row < m && whole) {
                         unpack(a[u][l], __ldcs(reinterpret_cast<const VT *>(pa)));
                     } else {
@@ -345,6 +346,12 @@ __global__ void __launch_bounds__(256)
     const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
     const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
     const long j1 = j0 + cs < n ? j0 + cs : n;
+    /* column j of B: K values */
+    auto bcol = [&](T(&b)[K], long j) {
+#pragma unroll
+        for (int l = 0; l < K; l++)
+            b[l] = __ldg(B + j * K + l);
+    };
     /* C(row, j) from the row's K values of A and column j of B */
     auto dot = [](const T *a, const T *b, int x) {
         T c = a[x] * b[0];
@@ -370,9 +377,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll 4
             for (long j = j0; j < j1; j++) {
                 T b[K];
-#pragma unroll
-                for (int l = 0; l < K; l++)
-                    b[l] = __ldg(B + j * K + l);
+                bcol(b, j);
 #pragma unroll
                 for (int x = 0; x < V; x++)
                     if (r0 + x * stride < m)
@@ -396,9 +401,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll 8
         for (long j = j0; j < j1; j++) {
             T b[K];
-#pragma unroll
-            for (int l = 0; l < K; l++)
-                b[l] = __ldg(B + j * K + l);
+            bcol(b, j);
             T c[V];
 #pragma unroll
             for (int x = 0; x < V; x++)

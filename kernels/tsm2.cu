@@ -865,28 +865,25 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
          * it, three 3-40 % slower (10^5 x 16 x 24: 11.22 us in 2, 13.84 in 3; x 32 x 16: 11.01,
          * 11.54); fp64 at one vector a thread (50000 threads) slower in 2 at every k >= 2. */
         const long VEC_THREADS_SM = 256, VEC_SLICE_COLS = 4;
-        if (p[P_T2] == 0 && kern_ism2_outer(p[P_APIPE])) {
-            /* the outer product below 2 VEC_THREADS_SM threads an SM: 2 to 4 slices, about 12
-             * columns each (same sweep: at 10^5 rows 2 slices best at 8-24 columns, 3 at 32;
-             * at 10^6-10^7 rows, with 250000 threads or more, one within 2 %) */
-            const long threads = kern_ceil_div(a->m, tile_rows(p, v) * p[P_SPLIT]) * p[P_T1];
-            const long most = kern_ceil_div(a->n, VEC_SLICE_COLS);
-            long want = 1;
-            if (threads < 2 * VEC_THREADS_SM * a->dev->sm_count) {
-                want = kern_ceil_div(a->n, 12);
-                want = want < 2 ? 2 : want > 4 ? 4 : want;
-                want = want > most ? most : want;
-            }
-            p[P_T2] = kern_ceil_div(a->n, want);
-        }
         if (p[P_T2] == 0) {
             const long threads = kern_ceil_div(a->m, tile_rows(p, v) * p[P_SPLIT]) * p[P_T1];
             const long sm = a->dev->sm_count;
-            const long cap = p[P_T3] <= 2 && a->prec == KERNELS_FP32 ? 4 : 2;
-            long want =
-                threads < VEC_THREADS_SM * sm ? kern_ceil_div(2 * VEC_THREADS_SM * sm, threads) : 1;
             const long most = kern_ceil_div(a->n, VEC_SLICE_COLS);
-            want = want > cap ? cap : want;
+            long want = 1;
+            if (kern_ism2_outer(p[P_APIPE])) {
+                /* the outer product below 2 VEC_THREADS_SM threads an SM: 2 to 4 slices, about
+                 * 12 columns each (same sweep: at 10^5 rows 2 slices best at 8-24 columns, 3 at
+                 * 32; at 10^6-10^7 rows, with 250000 threads or more, one within 2 %) */
+                if (threads < 2 * VEC_THREADS_SM * sm) {
+                    want = kern_ceil_div(a->n, 12);
+                    want = want < 2 ? 2 : want > 4 ? 4 : want;
+                }
+            } else {
+                const long cap = p[P_T3] <= 2 && a->prec == KERNELS_FP32 ? 4 : 2;
+                if (threads < VEC_THREADS_SM * sm)
+                    want = kern_ceil_div(2 * VEC_THREADS_SM * sm, threads);
+                want = want > cap ? cap : want;
+            }
             p[P_T2] = kern_ceil_div(a->n, want > most ? most : want);
         }
         p[P_T2] = kern_ceil_div(a->n, kern_ceil_div(a->n, p[P_T2]));
