@@ -214,15 +214,21 @@ static inline long kern_ism2_vec_rows(int prec)
 {
     return 16 / (long)kern_elem(prec); /* the kernel's V: one 16-byte vector */
 }
-/* The vectors of rows a thread has in flight at once: 128 bytes of A (256 at t3 = 16). */
+/* The vectors of rows a thread has in flight at once: 8 / t3, at least one (about 128 bytes of
+ * A; 96-512 from t3 = 6). */
 static inline long kern_ism2_vec_inflight(long t3)
 {
     return t3 >= 8 ? 1 : 8 / (t3 < 1 ? 1 : t3);
 }
-/* The smallest K the vector kernel is instantiated for that covers k (1, 2, 4, 8, 16, 24, 32). */
+/* The smallest K the vector kernel is instantiated for that covers k (1, 2, 3, 4, 6, 8, 12,
+ * 16, 24, 32). */
 static inline long kern_ism2_vec_k(long k)
 {
-    return k <= 16 ? kernels_tsm2_cols(k) : k <= 24 ? 24 : 32;
+    static const long ks[] = {1, 2, 3, 4, 6, 8, 12, 16, 24};
+    for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
+        if (k <= ks[i])
+            return ks[i];
+    return 32;
 }
 /* side: the kernel takes V single rows a stride apart instead of a vector of V rows, for m not
  * a multiple of the vector below KERN_ISM2_VEC_SIDE_ROWS rows. On an H100 (kbench, each twice,

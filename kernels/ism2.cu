@@ -124,8 +124,9 @@ __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, lon
  * loads of a column are 128 bytes, so at k = 1-2 the DRAM sees too few bytes in flight to
  * stream (Little's law; fp32 10^7 x 1 x 1 ran at 0.53 of the copy ceiling). Here a thread owns
  * vectors of V = 16 / sizeof(T) consecutive rows (a float4 or double2 of each column of A),
- * U of them at once with all their K columns: U K 16 = 128 bytes in flight a thread (256-512 at
- * K = 16-32: one vector), loaded
+ * U = 8 / K of them at once with all their K columns (K = 1, 2, 3, 4, 6, 8, 12, 16, 24 or 32,
+ * the least covering k: no padded column of A is multiplied where k is one of them): about 128
+ * bytes in flight a thread (one vector from K = 6: 96-512 bytes), loaded
  * together (evict-first: A is read once). B sits in shared memory, K x n, zero past k (B is
  * at most KERN_ISM2_VEC_MAXK x 32), read as a broadcast; for each column of C the thread sums
  * K products a row and stores a vector of V rows (streaming: C is written once). Up to K = 8
@@ -518,18 +519,24 @@ template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
 
 template <bool SIDE> const void *vec_kernel(int prec, long t3)
 {
-    static const long ks[] = {1, 2, 4, 8, 16, 24, 32}; /* the K of kern_ism2_vec_k */
+    static const long ks[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}; /* kern_ism2_vec_k */
     static const void *const f32[] = {(const void *)ism2_vec_kernel<float, 1, SIDE>,
                                       (const void *)ism2_vec_kernel<float, 2, SIDE>,
+                                      (const void *)ism2_vec_kernel<float, 3, SIDE>,
                                       (const void *)ism2_vec_kernel<float, 4, SIDE>,
+                                      (const void *)ism2_vec_kernel<float, 6, SIDE>,
                                       (const void *)ism2_vec_kernel<float, 8, SIDE>,
+                                      (const void *)ism2_vec_kernel<float, 12, SIDE>,
                                       (const void *)ism2_vec_kernel<float, 16, SIDE>,
                                       (const void *)ism2_vec_kernel<float, 24, SIDE>,
                                       (const void *)ism2_vec_kernel<float, 32, SIDE>};
     static const void *const f64[] = {(const void *)ism2_vec_kernel<double, 1, SIDE>,
                                       (const void *)ism2_vec_kernel<double, 2, SIDE>,
+                                      (const void *)ism2_vec_kernel<double, 3, SIDE>,
                                       (const void *)ism2_vec_kernel<double, 4, SIDE>,
+                                      (const void *)ism2_vec_kernel<double, 6, SIDE>,
                                       (const void *)ism2_vec_kernel<double, 8, SIDE>,
+                                      (const void *)ism2_vec_kernel<double, 12, SIDE>,
                                       (const void *)ism2_vec_kernel<double, 16, SIDE>,
                                       (const void *)ism2_vec_kernel<double, 24, SIDE>,
                                       (const void *)ism2_vec_kernel<double, 32, SIDE>};

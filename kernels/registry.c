@@ -141,8 +141,8 @@ static const struct kernels_kernel registry[] = {
      {P_T1, P_T2R,
       {"t3", 0, 0, 32, AUTO,
        "tile_size_A: elements of A loaded at a time (0: 8, 4 at k <= 4; with apipe 1: 4, 8 or "
-       "16 >= k, 8 for fp64 at k > 8; with apipe 3 the least of 1, 2, 4, 8, 16, 24, 32 >= k; 24 "
-       "and 32 with apipe 3 only)"},
+       "16 >= k, 8 for fp64 at k > 8; with apipe 3 the least of 1, 2, 3, 4, 6, 8, 12, 16, 24, "
+       "32 >= k; 24 and 32 with apipe 3 only)"},
       {"tcf", 0, 0, 1000000, AUTO,
        "thread count factor: m/tcf threads (apipe 3: m/(rpt tcf)); 0: 2 with apipe 2, 1 for "
        "m < 2 x t1 x SMs; otherwise one full wave, at most 16)"},
@@ -431,11 +431,11 @@ double kernels_bytes_in_flight(const struct kernels_kernel *k, int prec,
         if (k->cost_family == MODEL_FAM_TSM2_V3 && ia >= 0 && kern_tsm2_streams_a(params[ia]))
             return 128.0; /* tsm2_stream.cu's ring of loads in registers */
         if (k->cost_family == MODEL_FAM_ISM2 && ia >= 0 && kern_ism2_vec(params[ia])) {
-            /* ism2.cu's rows in vectors: U vectors of t3 columns (16 bytes each) at once, no
+            /* ism2.cu's rows in vectors: U vectors of t3 columns (rpt rows each) at once, no
              * more than the tcf vectors a thread walks */
             const double u =
                 kern_ism2_outer(params[ia]) ? 1.0 : (double)kern_ism2_vec_inflight(mp.t3);
-            return (mp.tcf > 0 && mp.tcf < u ? mp.tcf : u) * mp.t3 * 16.0;
+            return (mp.tcf > 0 && mp.tcf < u ? mp.tcf : u) * mp.t3 * mp.rows_per_thread * e;
         }
         if (!mp.a_staged || mp.t1 < 1 || grid[0] < 1)
             return t3 * e;

@@ -680,7 +680,7 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
             p[P_T1] = 128;
     }
     if (uses_vec(v, p)) {
-        /* every column in one pass, K = t3 the power of two covering k, rows in vectors */
+        /* every column in one pass, K = t3 the least instantiated K covering k, rows in vectors */
         const long vr = kern_ism2_vec_rows(a->prec);
         if (a->m > 0 && a->k > KERN_ISM2_VEC_MAXK)
             return kern_why(why, len, "apipe = 3 (rows in vectors) needs k <= %d, not %ld",
@@ -694,8 +694,8 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
         if (p[P_T3] != 0 &&
             (kern_ism2_vec_kernel(a->prec, p[P_T3], 0) == NULL || (a->m > 0 && p[P_T3] < a->k)))
             return kern_why(why, len,
-                            "t3 with apipe = 3 is 1, 2, 4, 8, 16, 24 or 32, at least k and at "
-                            "most %d (all of a row at once), not %ld",
+                            "t3 with apipe = 3 is 1, 2, 3, 4, 6, 8, 12, 16, 24 or 32, at least k "
+                            "and at most %d (all of a row at once), not %ld",
                             KERN_ISM2_VEC_MAXK, p[P_T3]);
         if (p[P_RPT] != 0 && p[P_RPT] != vr)
             return kern_why(why, len,
@@ -847,6 +847,20 @@ int resolve_common(const struct kern_args *a, long *p, enum variant v, char *why
          * fp32 3 x 10^5 x 24 x 1 13.12 -> 12.22, fp64 25.57 -> 24.27) */
         if (uses_vec(v, p) && p[P_T3] <= 2 && tcf < 2 && !kern_ism2_outer(p[P_APIPE]))
             tcf = 2;
+        /* fp64 at t3 <= 2 no more than 8 (kbench, 3 x 10^6 and 10^7 rows x 4-32 columns: 0.86-0.96
+         * of 16's time from 16 columns, 0.92-0.99 at 4) */
+        if (uses_vec(v, p) && p[P_T3] <= 2 && a->prec == KERNELS_FP64 && tcf > 8)
+            tcf = 8;
+        /* the vector kernel from t3 = 3, where one wave would take 8 rounds of its U vectors or
+         * more: one vector a thread, many waves. A thread's round is its loads, then its FMAs,
+         * then its stores; more threads interleave those phases where one thread's rounds
+         * cannot (kbench on an H100, tcf 1 against the one-wave rule capped at 16: fp32 10^7 x
+         * 4-32 x 4-32 0.91-0.99 of the time, 24 x 24 752 -> 690 us; 3 x 10^6 0.96-0.98 from k =
+         * 8; fp64 10^6 x 4-32 x 24-32 0.96-0.99; below 8 rounds, at 10^6 fp32, up to 1.09x
+         * slower) */
+        if (uses_vec(v, p) && p[P_T3] > 2 && !kern_ism2_outer(p[P_APIPE]) &&
+            tcf >= 8 * kern_ism2_vec_inflight(p[P_T3]))
+            tcf = 1;
         /* the outer product: one vector a thread, the grid covering m (on an H100, kbench at
          * 10^5-10^7 rows x 8-32 x 1, both precisions: tcf 1 the fastest of 1, 2, 4, 8 on 22 of
          * 24 shapes, the others within 1 %; fp64 10^7 x 32 x 1 915 us against 924-933) */

@@ -190,9 +190,13 @@ int kernels_tsm2_sweep(int prec, const struct kernels_shape *shape, long (*out)[
             if (shape->n > 16 && shape->n <= 32) /* KERNELS_ISM2_WIDE_COLS: one pass */
                 n = push(out, n, max, 3, 0, shape->n <= 24 ? 24 : 32, t3, 0, 2, 0, 0);
         }
-        if (shape->k <= KERN_ISM2_VEC_MAXK) /* rows in vectors, every column at once */
-            for (long t1 = 128; t1 <= 256; t1 *= 2)
+        if (shape->k <= KERN_ISM2_VEC_MAXK) /* rows in vectors, every column at once: tcf
+                                               chosen, and from k = 3 one vector a thread */
+            for (long t1 = 128; t1 <= 256; t1 *= 2) {
                 n = push(out, n, max, 3, t1, 0, 0, 0, 3, 0, 0);
+                if (shape->k >= 3)
+                    n = push(out, n, max, 3, t1, 0, 0, 1, 3, 0, 0);
+            }
         if (shape->k <= 2) /* outer product, rank-2 update: slices chosen, and one */
             for (long t1 = 128; t1 <= 256; t1 *= 2) {
                 n = push(out, n, max, 3, t1, 0, 0, 0, KERN_ISM2_OUTER, 0, 0);

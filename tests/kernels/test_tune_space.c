@@ -239,11 +239,15 @@ static void entry_sweep(void **state)
             } else {
                 if (ncol == 32)
                     assert_true(has(out, n, 2, 32)); /* the rows kernel's wide tile */
-                /* ISM2 opt. 1 with rows in vectors (apipe 3) where k <= 16 */
-                int vec = 0;
-                for (int j = 0; j < n; j++)
+                /* ISM2 opt. 1 with rows in vectors (apipe 3) where k <= 16: t1 128 and 256, tcf
+                 * chosen and, from k = 3, one */
+                int vec = 0, one = 0;
+                for (int j = 0; j < n; j++) {
                     vec += out[j][0] == 3 && out[j][5] == 3;
-                assert_int_equal(vec, k <= 16 ? 2 : 0);
+                    one += out[j][0] == 3 && out[j][5] == 3 && out[j][4] == 1;
+                }
+                assert_int_equal(vec, k > 16 ? 0 : k >= 3 ? 4 : 2);
+                assert_int_equal(one, k <= 16 && k >= 3 ? 2 : 0);
                 /* the outer-product kernel (apipe 5) where k <= 2: t1 128 and 256, the slices
                  * chosen and one */
                 int outer = 0;
