@@ -230,13 +230,19 @@ static inline long kern_ism2_vec_k(long k)
             return ks[i];
     return 32;
 }
-/* side: the kernel takes V single rows a stride apart instead of a vector of V rows, for m not
- * a multiple of the vector below KERN_ISM2_VEC_SIDE_ROWS rows. On an H100 (kbench, each twice,
+/* The vector kernel's layouts for m not a multiple of the vector (a column of A or C not 16-byte
+ * aligned): ROWS (vectors of V rows, element by element where a column is not aligned; the
+ * only layout at aligned m), SIDE (V single rows a stride apart, below KERN_ISM2_VEC_SIDE_ROWS)
+ * and SHIFT (stores of C in aligned vectors shifted between neighbouring lanes, from there, with
+ * whole warps). SIDE, on an H100 (kbench, each twice,
  * one call) against the vector loaded and stored element by element: fp64 100003 x 24 x 4 14.5
  * -> 10.8 us, 99999 x 6 x 2 7.5 -> 6.0, fp32 100003 x 8 x 8 7.3 -> 6.5 (99999 x 6 x 2 5.4 ->
  * 5.6); but at 10^6-10^7 rows 5-14 % slower (fp32 1000003 x 32 x 24 116 -> 131 us). */
 #define KERN_ISM2_VEC_SIDE_ROWS 300000L
-const void *kern_ism2_vec_kernel(int prec, long t3, int side);
+#define KERN_ISM2_VEC_ROWS      0
+#define KERN_ISM2_VEC_SIDE      1
+#define KERN_ISM2_VEC_SHIFT     2
+const void *kern_ism2_vec_kernel(int prec, long t3, int layout);
 const void *kern_ism2_outer_kernel(int prec, long k);
 /* Rows of A a thread owns: rpt through the ring (apipe 1), V3's stream and ISM2 opt. 1's vectors
  * (both apipe 3) and outer product (apipe 5), else one. */

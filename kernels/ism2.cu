@@ -142,13 +142,14 @@ __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, lon
  * gridDim.y slices the columns of C (t2 a slice, tsm2.cu), for rows too few to keep every SM
  * busy with one slice: a block then reads its rows of A (again, from the L2) for its slice.
  */
-template <typename T, int K, bool SIDE>
+template <typename T, int K, int L>
 __global__ void __launch_bounds__(256)
     ism2_vec_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
                     long n, long k)
 {
     constexpr int V = 16 / (int)sizeof(T);
     constexpr int U = K >= 8 ? 1 : 8 / K; /* kern_ism2_vec_inflight */
+    constexpr bool SIDE = L == KERN_ISM2_VEC_SIDE, SHIFT = L == KERN_ISM2_VEC_SHIFT;
     typedef typename vec<T, V>::type VT;
     extern __shared__ __align__(16) unsigned char kern_smem[];
     T *Bs = reinterpret_cast<T *>(kern_smem);
@@ -184,6 +185,47 @@ __global__ void __launch_bounds__(256)
             const long r = side_row(v0, u, x);
             d[x] = l < k && r < m ? __ldcs(A + r + l * m) : T(0);
         }
+    };
+    /* SHIFT (m not a multiple of V, from KERN_ISM2_VEC_SIDE_ROWS rows): A's vectors load element
+     * by element, as without it, but column j of C starts o = j m mod V elements past a 16-byte
+     * boundary (the same o for every lane), and a lane stores the aligned vector that ends with
+     * its first V - o rows, the previous lane's last o rows in front (a shuffle); lane 0 stores
+     * its own part and lane 31 its last o rows element by element, and a vector reaching past
+     * the column goes element by element. Written element by element, a warp's stores of a
+     * column are V instructions of 4-8 bytes a lane, 16 bytes apart. Every lane of a warp runs
+     * every round (shift_live), so that the shuffles see all 32 lanes (tsm2.cu takes SHIFT only
+     * with whole warps). Shifting A's vectors the same way, a lane taking its last rows from the
+     * next lane's vector, ran slower than loading element by element where rows are long (on an
+     * H100, fp32 10^6 x 4 x 16-32 1.5-2.2x) and was dropped. */
+    const int lane = (int)(threadIdx.x & 31);
+    auto shift_live = [&](long v0) { return v0 - lane < nv; };
+    auto shift_store = [&](long j, const T(&c)[V], long row) {
+        const long col = j * m;
+        const int o = (int)(col % V);
+        T pv[V], w[V];
+#pragma unroll
+        for (int x = 0; x < V; x++)
+            pv[x] = __shfl_up_sync(0xffffffffu, c[x], 1);
+#pragma unroll
+        for (int sh = 0; sh < V; sh++)
+            if (o == sh)
+#pragma unroll
+                for (int x = 0; x < V; x++)
+                    w[x] = x < sh ? pv[V - sh + x] : c[x - sh];
+        const long r0 = row - o; /* the aligned vector's first row */
+        if ((lane != 0 || o == 0) && r0 >= 0 && r0 + V <= m) {
+            __stcs(reinterpret_cast<VT *>(C + col + r0), pack(w));
+        } else {
+#pragma unroll
+            for (int x = 0; x < V; x++)
+                if ((lane != 0 || x >= o) && r0 + x >= 0 && r0 + x < m)
+                    __stcs(C + col + r0 + x, w[x]);
+        }
+        if (lane == 31)
+#pragma unroll
+            for (int x = 0; x < V; x++)
+                if (x >= V - o && row + x < m)
+                    __stcs(C + col + row + x, c[x]);
     };
     const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
     const long j1 = j0 + cs < n ? j0 + cs : n;
@@ -228,8 +270,8 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const long row = (v0 + u * stride) * V;
-                if (!SIDE && row >= m)
-                    continue;
+                if (SHIFT ? row - lane * V >= m : !SIDE && row >= m)
+                    continue; /* SHIFT: the whole warp past m (its shuffles need every lane) */
                 T c[V];
 #pragma unroll
                 for (int x = 0; x < V; x++) {
@@ -238,7 +280,9 @@ __global__ void __launch_bounds__(256)
                     for (int l = 1; l < K; l++)
                         c[x] = fma(a[u][l][x], b[l], c[x]);
                 }
-                if constexpr (SIDE)
+                if constexpr (SHIFT)
+                    shift_store(j, c, row);
+                else if constexpr (SIDE)
                     store_side(C + j * m, c, v0, u);
                 else
                     store_rows(C + row + j * m, c, row, m, whole);
@@ -248,12 +292,17 @@ __global__ void __launch_bounds__(256)
     const long first = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if constexpr (PF) {
         T a[U][K][V], nx[U][K][V];
-        if (SIDE ? side_live(first) : first < nv)
+        if (SIDE ? side_live(first) : SHIFT ? shift_live(first) : first < nv)
             load(a, first);
         stage_b();
 #pragma unroll 1
-        for (long v0 = first; SIDE ? side_live(v0) : v0 < nv; v0 += U * stride) {
-            if (SIDE ? side_live(v0 + U * stride) : v0 + U * stride < nv)
+        for (long v0 = first; SIDE    ? side_live(v0)
+                              : SHIFT ? shift_live(v0)
+                                      : v0 < nv;
+             v0 += U * stride) {
+            if (SIDE    ? side_live(v0 + U * stride)
+                : SHIFT ? shift_live(v0 + U * stride)
+                        : v0 + U * stride < nv)
                 load(nx, v0 + U * stride);
             store_round(a, v0);
 #pragma unroll
@@ -272,7 +321,9 @@ __global__ void __launch_bounds__(256)
          * B is staged first here: the first round's loads sit inside the loop. */
         stage_b();
 #pragma unroll 1
-        for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; SIDE ? side_live(v0) : v0 < nv;
+        for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; SIDE    ? side_live(v0)
+                                                                    : SHIFT ? shift_live(v0)
+                                                                            : v0 < nv;
              v0 += U * stride) {
             T a[U][K][V];
 #pragma unroll
@@ -299,7 +350,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int u = 0; u < U; u++) {
                     const long row = (v0 + u * stride) * V;
-                    if (!SIDE && row >= m)
+                    if (SHIFT ? row - lane * V >= m : !SIDE && row >= m)
                         continue;
                     T c[V];
 #pragma unroll
@@ -309,7 +360,9 @@ __global__ void __launch_bounds__(256)
                         for (int l = 1; l < K; l++)
                             c[x] = fma(a[u][l][x], b[l], c[x]);
                     }
-                    if constexpr (SIDE)
+                    if constexpr (SHIFT)
+                        shift_store(j, c, row);
+                    else if constexpr (SIDE)
                         store_side(C + j * m, c, v0, u);
                     else
                         store_rows(C + row + j * m, c, row, m, whole);
@@ -517,29 +570,21 @@ template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
-template <bool SIDE> const void *vec_kernel(int prec, long t3)
+template <int L> const void *vec_kernel(int prec, long t3)
 {
     static const long ks[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}; /* kern_ism2_vec_k */
-    static const void *const f32[] = {(const void *)ism2_vec_kernel<float, 1, SIDE>,
-                                      (const void *)ism2_vec_kernel<float, 2, SIDE>,
-                                      (const void *)ism2_vec_kernel<float, 3, SIDE>,
-                                      (const void *)ism2_vec_kernel<float, 4, SIDE>,
-                                      (const void *)ism2_vec_kernel<float, 6, SIDE>,
-                                      (const void *)ism2_vec_kernel<float, 8, SIDE>,
-                                      (const void *)ism2_vec_kernel<float, 12, SIDE>,
-                                      (const void *)ism2_vec_kernel<float, 16, SIDE>,
-                                      (const void *)ism2_vec_kernel<float, 24, SIDE>,
-                                      (const void *)ism2_vec_kernel<float, 32, SIDE>};
-    static const void *const f64[] = {(const void *)ism2_vec_kernel<double, 1, SIDE>,
-                                      (const void *)ism2_vec_kernel<double, 2, SIDE>,
-                                      (const void *)ism2_vec_kernel<double, 3, SIDE>,
-                                      (const void *)ism2_vec_kernel<double, 4, SIDE>,
-                                      (const void *)ism2_vec_kernel<double, 6, SIDE>,
-                                      (const void *)ism2_vec_kernel<double, 8, SIDE>,
-                                      (const void *)ism2_vec_kernel<double, 12, SIDE>,
-                                      (const void *)ism2_vec_kernel<double, 16, SIDE>,
-                                      (const void *)ism2_vec_kernel<double, 24, SIDE>,
-                                      (const void *)ism2_vec_kernel<double, 32, SIDE>};
+    static const void *const f32[] = {
+        (const void *)ism2_vec_kernel<float, 1, L>,  (const void *)ism2_vec_kernel<float, 2, L>,
+        (const void *)ism2_vec_kernel<float, 3, L>,  (const void *)ism2_vec_kernel<float, 4, L>,
+        (const void *)ism2_vec_kernel<float, 6, L>,  (const void *)ism2_vec_kernel<float, 8, L>,
+        (const void *)ism2_vec_kernel<float, 12, L>, (const void *)ism2_vec_kernel<float, 16, L>,
+        (const void *)ism2_vec_kernel<float, 24, L>, (const void *)ism2_vec_kernel<float, 32, L>};
+    static const void *const f64[] = {
+        (const void *)ism2_vec_kernel<double, 1, L>,  (const void *)ism2_vec_kernel<double, 2, L>,
+        (const void *)ism2_vec_kernel<double, 3, L>,  (const void *)ism2_vec_kernel<double, 4, L>,
+        (const void *)ism2_vec_kernel<double, 6, L>,  (const void *)ism2_vec_kernel<double, 8, L>,
+        (const void *)ism2_vec_kernel<double, 12, L>, (const void *)ism2_vec_kernel<double, 16, L>,
+        (const void *)ism2_vec_kernel<double, 24, L>, (const void *)ism2_vec_kernel<double, 32, L>};
     for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
         if (ks[i] == t3)
             return prec == KERNELS_FP64 ? f64[i] : f32[i];
@@ -554,9 +599,16 @@ extern "C" const void *kern_ism2_rows_kernel(int prec, long t2, long t3)
                                 : (const void *)pick_rows<float>(t2, t3);
 }
 
-extern "C" const void *kern_ism2_vec_kernel(int prec, long t3, int side)
+extern "C" const void *kern_ism2_vec_kernel(int prec, long t3, int layout)
 {
-    return side ? vec_kernel<true>(prec, t3) : vec_kernel<false>(prec, t3);
+    switch (layout) {
+    case KERN_ISM2_VEC_SIDE:
+        return vec_kernel<KERN_ISM2_VEC_SIDE>(prec, t3);
+    case KERN_ISM2_VEC_SHIFT:
+        return vec_kernel<KERN_ISM2_VEC_SHIFT>(prec, t3);
+    default:
+        return vec_kernel<KERN_ISM2_VEC_ROWS>(prec, t3);
+    }
 }
 
 extern "C" const void *kern_ism2_outer_kernel(int prec, long k)

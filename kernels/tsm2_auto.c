@@ -323,7 +323,10 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  *        in 3 slices of the columns, 10^5 x 16 x 24 13.5 -> 11.2 us in the 2 that tsm2.cu now
  *        takes; with more columns the tensor cores, 0.77-0.82x);
  *   fp64 k <= 24 up to 12 columns (1.01-1.30x), at 10^7 rows from 8 columns only (1-4 columns
- *        2-3 % behind the rows kernel); at k 25-32 and from 16 columns within -6 % to +3 %.
+ *        2-3 % behind the rows kernel); at k 25-32 and from 16 columns within -6 % to +3 %;
+ *        every n at odd m from ISM2_TILE_ROWS rows, where the tensor cores' row walk loses its
+ *        bulk copies (16-byte aligned columns): 10000001 x 32 x 24 2649 -> 2005 us (cuBLAS
+ *        1910), 1000003 x 32 x 24 255 -> 228.
  */
 static int ism2_vec_first(int prec, long m, long n, long k)
 {
@@ -331,7 +334,8 @@ static int ism2_vec_first(int prec, long m, long n, long k)
         return 0;
     if (k > 16) /* ism2_vec_wide_first */
         return prec == KERNELS_FP32 ? m > ISM2_TILE_ROWS || (k <= 24 && n <= 16)
-                                    : k <= 24 && n <= 12 && (m < ISM2_FEW_ROWS || n >= 8);
+                                    : (k <= 24 && n <= 12 && (m < ISM2_FEW_ROWS || n >= 8)) ||
+                                          (m % 2 != 0 && m >= ISM2_TILE_ROWS);
     return m < ISM2_FEW_ROWS || prec == KERNELS_FP32 || k == 1 || n * k <= 4;
 }
 
