@@ -189,13 +189,14 @@ static void tsm2_variants(void **state)
              (int)(sizeof wshapes / sizeof wshapes[0]));
     /* ISM2 opt. 1 with rows in vectors (apipe 3, k <= 16): every K (t3 1-16 from k, and 16
      * given for smaller k), m a multiple of the vector and not (single rows a stride apart below
-     * KERN_ISM2_VEC_SIDE_ROWS, element-wise loads of a vector from it), rows past
-     * m in a thread's last vectors, one vector a thread (tcf 1) to many, blocks of 32-256, the
-     * columns in slices (t2 1, 5: uneven, more than n; 0: chosen) */
-    static const struct kernels_shape vshapes[] = {{1000, 3, 1},   {1003, 7, 3},    {5, 2, 2},
-                                                   {1, 1, 1},      {100003, 32, 8}, {77777, 17, 5},
-                                                   {4099, 1, 4},   {100000, 24, 1}, {1001, 32, 13},
-                                                   {20000, 5, 16}, {300001, 5, 3}};
+     * KERN_ISM2_VEC_SIDE_ROWS; from it element-wise loads, and C's stores shifted between lanes
+     * where n >= k: m mod 4 = 1, 2, 3, or element-wise where n < k), rows past m in a thread's
+     * last vectors, one vector a thread (tcf 1) to many, blocks of 32-256, the columns in slices
+     * (t2 1, 5: uneven, more than n; 0: chosen) */
+    static const struct kernels_shape vshapes[] = {
+        {1000, 3, 1},   {1003, 7, 3},   {5, 2, 2},        {1, 1, 1},      {100003, 32, 8},
+        {77777, 17, 5}, {4099, 1, 4},   {100000, 24, 1},  {1001, 32, 13}, {20000, 5, 16},
+        {300001, 5, 3}, {300002, 9, 2}, {300003, 32, 12}, {300001, 3, 5}};
     static const long vsets[][KERNELS_MAX_PARAMS] = {{256, 0, 0, 0, 3, 0}, {128, 0, 16, 1, 3, 0},
                                                      {32, 0, 0, 3, 3, 0},  {64, 0, 0, 64, 3, 0},
                                                      {128, 5, 0, 0, 3, 0}, {64, 1, 16, 2, 3, 0}};
@@ -286,7 +287,8 @@ static void tsm2_entry(void **state)
          * columns), small m with k just past 64 to the tensor-core stream, so
          * are more than 8 columns in fp32 below 16384 rows (fp64: the FMA stream up to 12); fp64
          * ISM2 with k = 16 and 16 columns at 10^5 rows to the tensor cores' row walk (prec -1: both
-         * precisions) */
+         * precisions), and to the vector kernel at odd m from 300000 rows with k 17-32 (the row
+         * walk's bulk copies need even m) */
         static const struct {
             struct kernels_shape sh;
             const char *kernel, *apipe;
@@ -304,7 +306,8 @@ static void tsm2_entry(void **state)
                     {{100000, 16, 16}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64},
                     {{1000000, 12, 24}, "\"t3\":24,", "\"apipe\":3,", -1},
                     {{1000000, 32, 32}, "\"t3\":32,", "\"apipe\":3,", KERNELS_FP32},
-                    {{1000000, 32, 32}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64}};
+                    {{1000000, 32, 32}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64},
+                    {{1000003, 32, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP64}};
         for (size_t x = 0; x < sizeof rule / sizeof rule[0]; x++) {
             if (rule[x].prec >= 0 && rule[x].prec != prec)
                 continue;
