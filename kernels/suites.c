@@ -79,6 +79,13 @@ static const struct kernels_suite suites[] = {
      1,
      {{{GRID_KERNELS}, 0, {{0}},
        {VALUES(100000, 1000000, 10000000), ISM2_KN, ISM2_KN}}}},
+    {"ism2-odd",
+     "ISM2 at m not a multiple of 4 (a column of A or C not 16-byte aligned) against the faster "
+     "cuBLAS call: m in {100003, 1000002, 1000003, 10000001}, n in {2, 8, 32}, k in {1, 2, 12, "
+     "24}",
+     1,
+     {{{GRID_KERNELS}, 0, {{0}},
+       {VALUES(100003, 1000002, 1000003, 10000001), VALUES(2, 8, 32), VALUES(1, 2, 12, 24)}}}},
 };
 
 /* clang-format on */

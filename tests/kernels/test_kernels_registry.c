@@ -212,6 +212,12 @@ static void suite_grids(void **state)
     assert_string_equal(
         kernels_suite_entry_describe(&kernels_suite_find("default")->entries[0], buf, sizeof buf),
         "20480x4x20480, 20480x16x20480");
+    /* m not a multiple of 4, each m mod 4, both sides of KERN_ISM2_VEC_SIDE_ROWS */
+    const struct kernels_suite *og = kernels_suite_find("ism2-odd");
+    assert_non_null(og);
+    assert_int_equal(kernels_suite_entry_size(&og->entries[0]), 4 * 3 * 4);
+    assert_int_equal(suite_has(og, 1000003, 32, 24), 1);
+    assert_true(entry_names(&og->entries[0], "tsm2") && entry_names(&og->entries[0], "move"));
     /* a short buffer is cut, always terminated */
     assert_int_equal(strlen(kernels_suite_entry_describe(&ig->entries[0], buf, 12)), 11);
 }
