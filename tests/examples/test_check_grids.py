@@ -25,6 +25,8 @@ Case map (each: the rules that must fail, none other):
   F11 regrets of median 1.00, worst 1.11                                      -> C6
   F12 a sweep whose choice failed verification                                -> C6
   F13 main() on a failing database: exit 1
+  G1  main() on F13's database naming ism2-grid only: exit 0; G2 naming tsm2-grid: exit 1;
+  G3  naming a grid it does not know: exit 2
   H1  F5 with C3 fp64 held at 1.03 (target missed, floor met)                 -> none
   H2  F5 with C3 fp64 held at 1.045 (floor missed)                            -> C3 fp64
   H3  F11 with the worst regret held at 1.12, and at 1.105                    -> none, C6
@@ -280,6 +282,15 @@ rc = check_grids.main(["check_grids.py", f13, os.path.join(WORK, "f13-work")])
 print(("ok: " if rc == 1 else "FAIL: ") + f"F13 main() on a failing database: exit {rc}")
 if rc != 1:
     FAILS.append("F13")
+# G1-G3: the grids named on the command line are the ones checked: F13's database, whose miss is
+# in tsm2-grid, passes with ism2-grid named and fails with tsm2-grid; a grid not known: exit 2
+for case, names, want in (("G1", ["ism2-grid"], 0), ("G2", ["tsm2-grid"], 1),
+                          ("G3", ["ism2-odd"], 2)):
+    rc = check_grids.main(["check_grids.py", f13, os.path.join(WORK, "g-work")] + names)
+    print(("ok: " if rc == want else "FAIL: ") + f"{case} main() naming {names[0]}: exit {rc}, "
+          f"expected {want}")
+    if rc != want:
+        FAILS.append(case)
 
 print(f"{len(FAILS)} case(s) failed" if FAILS else "all cases as expected")
 sys.exit(1 if FAILS else 0)
