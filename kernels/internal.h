@@ -243,6 +243,25 @@ static inline long kern_ism2_vec_k(long k)
 #define KERN_ISM2_VEC_SIDE      1
 #define KERN_ISM2_VEC_SHIFT     2
 const void *kern_ism2_vec_kernel(int prec, long t3, int layout);
+/*
+ * The vector kernel's layout for a shape and t1: at m not a multiple of the vector, V single
+ * rows a stride apart below KERN_ISM2_VEC_SIDE_ROWS; from there C's columns stored in aligned
+ * vectors shifted between lanes (SHIFT, whole warps only: t1 a multiple of 32) where C takes at
+ * least A's bytes (n >= k) and k <= 16, else vectors element by element. On an H100 (kbench,
+ * both in one call, m = 1000002, 1000003 and 10000001 x 4 and 32 columns x k 1-32, against
+ * element by element): fp32 0.53-0.99 of the time where n >= k and k <= 16 (32 x 2 0.55-0.57,
+ * 32 x 12 0.53-0.59), fp64 0.57-0.99; at n < k up to 1.08x slower, at k = 24-32 in fp32
+ * 1.0-1.32x slower (176 registers against 163 at K = 32: 8 warps an SM instead of 12), fp64
+ * 0.97-1.03.
+ */
+static inline int kern_ism2_vec_layout(int prec, long m, long n, long k, long t1)
+{
+    if (m % kern_ism2_vec_rows(prec) == 0)
+        return KERN_ISM2_VEC_ROWS;
+    if (m < KERN_ISM2_VEC_SIDE_ROWS)
+        return KERN_ISM2_VEC_SIDE;
+    return t1 % 32 == 0 && n >= k && k <= 16 ? KERN_ISM2_VEC_SHIFT : KERN_ISM2_VEC_ROWS;
+}
 const void *kern_ism2_outer_kernel(int prec, long k);
 /* Rows of A a thread owns: rpt through the ring (apipe 1), V3's stream and ISM2 opt. 1's vectors
  * (both apipe 3) and outer product (apipe 5), else one. */

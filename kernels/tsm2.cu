@@ -520,26 +520,6 @@ bool uses_vec(enum variant v, const long *p)
     return v == OPT1 && kern_ism2_vec(p[P_APIPE]);
 }
 
-/*
- * The vector kernel's layout (internal.h) at m not a multiple of the vector: V single rows a
- * stride apart below KERN_ISM2_VEC_SIDE_ROWS; from there C's columns stored in aligned vectors
- * shifted between lanes (SHIFT, whole warps only: t1 a multiple of 32) where C takes at least
- * A's bytes (n >= k) and k <= 16, else vectors element by element. On an H100 (kbench, both
- * in one call, m = 1000002, 1000003 and 10000001 x 4 and 32 columns x k 1-32, against element
- * by element): fp32 0.53-0.99 of the time where n >= k and k <= 16 (32 x 2 0.55-0.57, 32 x
- * 12 0.53-0.59), fp64 0.57-0.99; at n < k up to 1.08x slower, at k = 24-32 in fp32 1.0-1.32x
- * slower (176 registers against 163 at K = 32: 8 warps an SM instead of 12), fp64 0.97-1.03.
- */
-int vec_layout(const struct kern_args *a, const long *p)
-{
-    if (a->m % kern_ism2_vec_rows(a->prec) == 0)
-        return KERN_ISM2_VEC_ROWS;
-    if (a->m < KERN_ISM2_VEC_SIDE_ROWS)
-        return KERN_ISM2_VEC_SIDE;
-    return p[P_T1] % 32 == 0 && a->n >= a->k && a->k <= 16 ? KERN_ISM2_VEC_SHIFT
-                                                           : KERN_ISM2_VEC_ROWS;
-}
-
 /* Rows of A per thread: rpt with the ring, the stream or ISM2's vectors, else one. */
 long rows_per_thread(enum variant v, const long *p)
 {
@@ -591,7 +571,8 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     }
     if (uses_vec(v, p)) { /* B whole, t3 x n */
         *smem = (size_t)t3 * (size_t)(a->n > 0 ? a->n : 1) * e;
-        return kern_ism2_vec_kernel(a->prec, t3, vec_layout(a, p));
+        return kern_ism2_vec_kernel(a->prec, t3,
+                                    kern_ism2_vec_layout(a->prec, a->m, a->n, a->k, p[P_T1]));
     }
     *smem = (size_t)t1 * (size_t)t2 * e + (async ? (size_t)ASTAGES * t3 * t1 * rpt * e : 0);
     if (a->prec == KERNELS_FP64) {

@@ -481,6 +481,15 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
                  : "",
              model_bound_name(best.ev.bound), best.ev.time_s * 1e6, best.ev.util, priced,
              out->nominal ? "datasheet" : "measured");
+    if (best.code == 3 && out->entry[E_APIPE] == 3 && shape->m % kern_ism2_vec_rows(prec) != 0) {
+        /* the vector kernel at m not a multiple of its vector: how it reaches the columns */
+        const int lay = kern_ism2_vec_layout(prec, shape->m, n, k, best.vp[0]);
+        const char *how = lay == KERN_ISM2_VEC_SIDE    ? "single rows side by side"
+                          : lay == KERN_ISM2_VEC_SHIFT ? "C stored shifted between lanes"
+                                                       : "element by element";
+        const size_t len = strlen(out->why);
+        snprintf(out->why + len, sizeof out->why - len, "; m unaligned: %s", how);
+    }
     return RK_OK;
 }
 
