@@ -63,6 +63,9 @@ COPY_FRACTION = 0.90
 REGRET_MEDIAN_MAX = 1.02
 REGRET_WORST_MAX = 1.10
 BOUND_MODELS = ("tsm2", "roofline")
+# told beside C5, not a rule: which of the shapes below the copy target roofkit's latency-aware
+# model (occupancy and Little's law on the measured latency curve) calls latency-bound
+LATENCY_MODEL = "issue"
 # Floors for the targets examples/h100-grids.sql.xz misses (rule, grid, precision) -> (floor,
 # what the recording measured): C3, C4 a ratio, C5 the fraction of memory-bound shapes at 90 %
 # of the copy ceiling, C6 the worst regret (a ceiling). docs/model.md "The tsm2 entry point"
@@ -213,6 +216,8 @@ def measurements(c, grids):
         for mid, bound in c.execute("SELECT measurement_id, bound FROM prediction WHERE model = ?",
                                     (model,)):
             bounds[mid] = bound
+    latency = dict(c.execute("SELECT measurement_id, bound FROM prediction WHERE model = ?",
+                             (LATENCY_MODEL,)))
     best, unverified = {}, []
     for (mid, cap, kern, prec, m, n, k, params, t, ver, cache, dev) in rows:
         g = shape_grid.get((m, n, k))
@@ -223,7 +228,8 @@ def measurements(c, grids):
         best[(g, prec, (m, n, k))] = {
             "id": mid, "time": t, "ref": refs.get((cap, prec, m, n, k, cache)),
             "floor": floors.get((cap, prec, m, n, k, cache)),
-            "bound": bounds.get(mid), "device": dev, "verified": ver == 1}
+            "bound": bounds.get(mid), "latency_bound": latency.get(mid), "device": dev,
+            "verified": ver == 1}
     return best, unverified
 
 
@@ -352,6 +358,12 @@ def check(c, grids=None, say=print, held=None):
                     f"{COPY_FRACTION:.0%} are out of reach for any kernel: their bytes at "
                     f"{COPY_FRACTION:.0%} of the copy ceiling take less than the shortest "
                     f"kernel measurement (launch_event, {shortest * 1e6:.2f} us)")
+            judged_by = [best[(g, prec, x[0])]["latency_bound"] for x in low]
+            if any(b is not None for b in judged_by):
+                say(f"info: C5 {tag}: {judged_by.count('latency')} of the {len(low)} below "
+                    f"{COPY_FRACTION:.0%} are latency-bound by model '{LATENCY_MODEL}' (occupancy "
+                    f"and Little's law; C5 takes the bound of model '{BOUND_MODELS[0]}', which "
+                    f"has no latency term)")
             if not floored:
                 say(f"ok: C7 {tag}: no floor recorded: the rule does not apply")
             else:

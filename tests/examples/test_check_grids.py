@@ -40,6 +40,8 @@ Case map (each: the rules that must fail, none other):
   I1  F15 with launch_event 4 us: C5 still fails; its info counts the shape out of reach
   I2  the same with launch_event 2 us: within reach (0 of 1)
   I3  the same without launch_event: told as not recorded
+  L1  I1 with model 'issue' calling the shape latency-bound: told 1 of the 1; L2 'dram': 0 of
+      the 1; L3 without predictions of model 'issue': not told
 """
 import json
 import lzma
@@ -93,7 +95,8 @@ def measurement(c, cap, kernel, family, prec, shape, t_ns, verified=1, params="{
 
 
 def make(name, ratio=None, frac=None, bound=None, drop=(), unverified=(), ref_elsewhere=(),
-         gemmex=None, regret=None, choice_unverified=False, floor=None, launch_us=None):
+         gemmex=None, regret=None, choice_unverified=False, floor=None, launch_us=None,
+         latency=None):
     """A recording of GRIDS. ratio(g, prec, shape) -> reference / kernel time (default 1.3 fp32,
     1.2 fp64); frac(...) -> effective bandwidth / copy ceiling of the kernel (0.95); bound(...)
     -> the stored bound ('dram'; None: no prediction); drop: shapes (g, prec, shape) without a
@@ -101,7 +104,8 @@ def make(name, ratio=None, frac=None, bound=None, drop=(), unverified=(), ref_el
     references are in another run capture; gemmex(...) -> GemmEx's ratio (default: 1.25 x the
     reference's, slower); regret: list of regrets per grid and precision (sweeps); floor(...)
     -> the effective bandwidth of the floor (kernel move) / copy ceiling, None: no floor;
-    launch_us: the probe's launch_event (its shortest repetition), None: not recorded."""
+    launch_us: the probe's launch_event (its shortest repetition), None: not recorded;
+    latency(...) -> the bound of a prediction of model 'issue' (None: none stored)."""
     path = os.path.join(WORK, name + ".db")
     shutil.copy(os.path.join(WORK, "template.db"), path)
     c = sqlite3.connect(path)
@@ -144,6 +148,10 @@ def make(name, ratio=None, frac=None, bound=None, drop=(), unverified=(), ref_el
                 if b is not None:
                     insert(c, "prediction", measurement_id=mid, capture_id=model, model="tsm2",
                            predicted_time_ns=t, bound=b)
+                lb = latency(*key) if latency else None
+                if lb is not None:
+                    insert(c, "prediction", measurement_id=mid, capture_id=model,
+                           model=check_grids.LATENCY_MODEL, predicted_time_ns=t, bound=lb)
             for i, rg in enumerate(regret or []):
                 tune = insert(c, "capture", device_id=dev, kind="tune", status="done")
                 s = GRIDS[g][i % len(GRIDS[g])]
@@ -255,13 +263,13 @@ expect("H5", make("h5", frac=F15, floor=F15_FLOOR)[0], [],
        held={(r, "ism2-grid", "fp64"): (0.5, "1 of 2") for r in ("C5", "C7")})
 
 
-def out_of_reach(case, c, want):
-    """check() on c tells `want` (the info line of C5 ism2-grid fp64 about the shapes out of
-    reach for any kernel), and fails C5 there as before."""
+def out_of_reach(case, c, want, line=0):
+    """check() on c tells `want` (the info line `line` of C5 ism2-grid fp64: 0 the shapes out of
+    reach for any kernel, 1 those latency-bound by model 'issue'), and fails C5 there as before."""
     lines = []
     got = check_grids.check(c, GRIDS, say=lines.append)
     c.close()
-    info = [x for x in lines if x.startswith("info: C5 ism2-grid fp64")]
+    info = [x for x in lines if x.startswith("info: C5 ism2-grid fp64")][line:]
     ok = bool(info) and want in info[0] and any(x.startswith("C5 ism2-grid fp64") for x in got)
     print(("ok: " if ok else "FAIL: ") + f"{case}: {info[0] if info else 'no info line'}")
     if not ok:
@@ -275,6 +283,21 @@ expect("I1", make("i1", frac=F15, launch_us=4.0)[0], ["C5 ism2-grid fp64"])
 out_of_reach("I1", make("i1b", frac=F15, launch_us=4.0)[0], "1 of the 1 below 90% are out of reach")
 out_of_reach("I2", make("i2", frac=F15, launch_us=2.0)[0], "0 of the 1 below 90% are out of reach")
 out_of_reach("I3", make("i3", frac=F15)[0], "launch_event not recorded")
+# L1, L2: beside it, how many of them model 'issue' calls latency-bound; L3: none stored, not told
+LAT = lambda b: (lambda g, p, s: b)  # noqa: E731
+out_of_reach("L1", make("l1", frac=F15, launch_us=4.0, latency=LAT("latency"))[0],
+             "1 of the 1 below 90% are latency-bound by model 'issue'", line=1)
+out_of_reach("L2", make("l2", frac=F15, launch_us=4.0, latency=LAT("dram"))[0],
+             "0 of the 1 below 90% are latency-bound", line=1)
+lines = []
+c = make("l3", frac=F15, launch_us=4.0)[0]
+check_grids.check(c, GRIDS, say=lines.append)
+c.close()
+told = [x for x in lines if "latency-bound by model" in x]
+print(("ok: " if not told else "FAIL: ") + f"L3: {told[0] if told else 'not told'} without "
+      "predictions of model 'issue'")
+if told:
+    FAILS.append("L3")
 
 c, f13 = make("f13", drop={T1})
 c.close()
