@@ -220,15 +220,17 @@ static inline long kern_ism2_vec_inflight(long t3)
 {
     return t3 >= 8 ? 1 : 8 / (t3 < 1 ? 1 : t3);
 }
-/* The smallest K the vector kernel is instantiated for that covers k (1, 2, 3, 4, 6, 8, 12,
- * 16, 24, 32). */
+/* The K the vector kernel is instantiated for (ism2.cu's tables follow this order). */
+#define KERN_ISM2_VEC_KS 1, 2, 3, 4, 6, 8, 12, 16, 24, 32
+/* The smallest of them that covers k (the largest for k past them). */
 static inline long kern_ism2_vec_k(long k)
 {
-    static const long ks[] = {1, 2, 3, 4, 6, 8, 12, 16, 24};
-    for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
+    static const long ks[] = {KERN_ISM2_VEC_KS};
+    const int nk = (int)(sizeof ks / sizeof ks[0]);
+    for (int i = 0; i < nk - 1; i++)
         if (k <= ks[i])
             return ks[i];
-    return 32;
+    return ks[nk - 1];
 }
 /* The vector kernel's layouts for m not a multiple of the vector (a column of A or C not 16-byte
  * aligned): ROWS (vectors of V rows, element by element where a column is not aligned; the

@@ -227,6 +227,9 @@ __global__ void __launch_bounds__(256)
                 if (x >= V - o && row + x < m)
                     __stcs(C + col + row + x, c[x]);
     };
+    /* vector u of the round at v0, rows from `row`, is no thread's work: past m (SHIFT: the
+     * whole warp past it, as its shuffles need every lane) */
+    auto idle = [&](long row) { return SHIFT ? row - lane * V >= m : !SIDE && row >= m; };
     const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
     const long j1 = j0 + cs < n ? j0 + cs : n;
     /* A's vectors v0 + u S, u < U, all K columns; zeros past k and m */
@@ -261,6 +264,15 @@ __global__ void __launch_bounds__(256)
                 __stcs(pc + r, c[x]);
         }
     };
+    /* column j of that vector, c, into C in the layout's way */
+    auto store_vec = [&](long j, const T(&c)[V], long v0, int u, long row) {
+        if constexpr (SHIFT)
+            shift_store(j, c, row);
+        else if constexpr (SIDE)
+            store_side(C + j * m, c, v0, u);
+        else
+            store_rows(C + row + j * m, c, row, m, whole);
+    };
     /* this round's columns of C from the vectors a of rows (v0 + u S) V */
     auto store_round = [&](const T(&a)[U][K][V], long v0) {
 #pragma unroll 1
@@ -270,8 +282,8 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const long row = (v0 + u * stride) * V;
-                if (SHIFT ? row - lane * V >= m : !SIDE && row >= m)
-                    continue; /* SHIFT: the whole warp past m (its shuffles need every lane) */
+                if (idle(row))
+                    continue;
                 T c[V];
 #pragma unroll
                 for (int x = 0; x < V; x++) {
@@ -280,16 +292,13 @@ __global__ void __launch_bounds__(256)
                     for (int l = 1; l < K; l++)
                         c[x] = fma(a[u][l][x], b[l], c[x]);
                 }
-                if constexpr (SHIFT)
-                    shift_store(j, c, row);
-                else if constexpr (SIDE)
-                    store_side(C + j * m, c, v0, u);
-                else
-                    store_rows(C + row + j * m, c, row, m, whole);
+                store_vec(j, c, v0, u, row);
             }
         }
     };
     const long first = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    /* whether a round runs is written out at each loop below: through one lambda nvcc scheduled
+     * the aligned (ROWS) kernels differently, and their grids' figures were measured as they are */
     if constexpr (PF) {
         T a[U][K][V], nx[U][K][V];
         if (SIDE ? side_live(first) : SHIFT ? shift_live(first) : first < nv)
@@ -350,7 +359,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int u = 0; u < U; u++) {
                     const long row = (v0 + u * stride) * V;
-                    if (SHIFT ? row - lane * V >= m : !SIDE && row >= m)
+                    if (idle(row))
                         continue;
                     T c[V];
 #pragma unroll
@@ -360,12 +369,7 @@ __global__ void __launch_bounds__(256)
                         for (int l = 1; l < K; l++)
                             c[x] = fma(a[u][l][x], b[l], c[x]);
                     }
-                    if constexpr (SHIFT)
-                        shift_store(j, c, row);
-                    else if constexpr (SIDE)
-                        store_side(C + j * m, c, v0, u);
-                    else
-                        store_rows(C + row + j * m, c, row, m, whole);
+                    store_vec(j, c, v0, u, row);
                 }
             }
         }
@@ -572,7 +576,7 @@ template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
 
 template <int L> const void *vec_kernel(int prec, long t3)
 {
-    static const long ks[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}; /* kern_ism2_vec_k */
+    static const long ks[] = {KERN_ISM2_VEC_KS};
     static const void *const f32[] = {
         (const void *)ism2_vec_kernel<float, 1, L>,  (const void *)ism2_vec_kernel<float, 2, L>,
         (const void *)ism2_vec_kernel<float, 3, L>,  (const void *)ism2_vec_kernel<float, 4, L>,
