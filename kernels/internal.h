@@ -233,38 +233,42 @@ static inline long kern_ism2_vec_k(long k)
     return ks[nk - 1];
 }
 /* The vector kernel's layouts for m not a multiple of the vector (a column of A or C not 16-byte
- * aligned): ROWS (vectors of V rows, element by element where a column is not aligned; the
- * only layout at aligned m), SIDE (V single rows a stride apart, below KERN_ISM2_VEC_SIDE_ROWS)
- * and SHIFT (stores of C in aligned vectors shifted between neighbouring lanes, from there, with
- * whole warps). SIDE, on an H100 (kbench, each twice,
- * one call) against the vector loaded and stored element by element: fp64 100003 x 24 x 4 14.5
- * -> 10.8 us, 99999 x 6 x 2 7.5 -> 6.0, fp32 100003 x 8 x 8 7.3 -> 6.5 (99999 x 6 x 2 5.4 ->
- * 5.6); but at 10^6-10^7 rows 5-14 % slower (fp32 1000003 x 32 x 24 116 -> 131 us). */
-#define KERN_ISM2_VEC_SIDE_ROWS 300000L
-#define KERN_ISM2_VEC_ROWS      0
-#define KERN_ISM2_VEC_SIDE      1
-#define KERN_ISM2_VEC_SHIFT     2
+ * aligned): ROWS (vectors of V consecutive rows, element by element where a column is not
+ * aligned; the only layout at aligned m), SIDE (vector v is V single rows 32 apart, a warp's 32
+ * vectors 32 V consecutive rows: its loads and stores of a column are rows side by side) and LINE
+ * (SIDE's rows, C stored in whole 128-byte lines, its values rotated between lanes: ism2.cu
+ * store_lines; whole warps only). */
+#define KERN_ISM2_VEC_ROWS 0
+#define KERN_ISM2_VEC_SIDE 1
+#define KERN_ISM2_VEC_LINE 2
+/* From this many rows the vector kernel at unaligned m may take ROWS or LINE, and the
+ * outer-product kernel LINE (where n >= 8, k <= 2, as below). */
+#define KERN_ISM2_VEC_WIDE_ROWS 300000L
 const void *kern_ism2_vec_kernel(int prec, long t3, int layout);
 /*
- * The vector kernel's layout for a shape and t1: at m not a multiple of the vector, V single
- * rows a stride apart below KERN_ISM2_VEC_SIDE_ROWS; from there C's columns stored in aligned
- * vectors shifted between lanes (SHIFT, whole warps only: t1 a multiple of 32) where C takes at
- * least A's bytes (n >= k) and k <= 16, else vectors element by element. On an H100 (kbench,
- * both in one call, m = 1000002, 1000003 and 10000001 x 4 and 32 columns x k 1-32, against
- * element by element): fp32 0.53-0.99 of the time where n >= k and k <= 16 (32 x 2 0.55-0.57,
- * 32 x 12 0.53-0.59), fp64 0.57-0.99; at n < k up to 1.08x slower, at k = 24-32 in fp32
- * 1.0-1.32x slower (176 registers against 163 at K = 32: 8 warps an SM instead of 12), fp64
- * 0.97-1.03.
+ * The vector kernel's layout for a shape and t1 at m not a multiple of the vector: SIDE, but from
+ * KERN_ISM2_VEC_WIDE_ROWS rows ROWS where k > 16 and n < k, and LINE in fp32 where k <= 2 and
+ * n >= 8 (C's stores the most of the bytes). On an H100 (kbench, m = 100003, 1000002, 1000003,
+ * 10000001 x n 2, 8, 32 x k 1, 2, 12, 24, each layout in one call, against ROWS everywhere but
+ * the 100003-row shapes): SIDE fp32 1000003 x 8 x 12 41.4 -> 26.7 us, x 32 x 24 116.5 -> 102.5,
+ * 10000001 x 8 x 12 373 -> 292, but 1000003 x 2 x 24 37.1 -> 40.1 and 10000001 x 8 x 24 472 ->
+ * 491 (so ROWS there); LINE against SIDE fp32 10000001 x 32 x 1 602 -> 551 us (cuBLAS 563), x 32
+ * x 2 706 -> 612, 1000003 x 32 x 2 63.4 -> 55.6, but 1000003 x 32 x 12 71.9 -> 83.2 and fp64
+ * 1000003 x 8 x 2 28.8 -> 34.8 (V + 1 stores, a shuffle each, where SIDE has V).
  */
 static inline int kern_ism2_vec_layout(int prec, long m, long n, long k, long t1)
 {
     if (m % kern_ism2_vec_rows(prec) == 0)
         return KERN_ISM2_VEC_ROWS;
-    if (m < KERN_ISM2_VEC_SIDE_ROWS)
-        return KERN_ISM2_VEC_SIDE;
-    return t1 % 32 == 0 && n >= k && k <= 16 ? KERN_ISM2_VEC_SHIFT : KERN_ISM2_VEC_ROWS;
+    if (m >= KERN_ISM2_VEC_WIDE_ROWS && k > 16 && n < k)
+        return KERN_ISM2_VEC_ROWS;
+    if (m >= KERN_ISM2_VEC_WIDE_ROWS && prec == KERNELS_FP32 && k <= 2 && n >= 8 && t1 % 32 == 0)
+        return KERN_ISM2_VEC_LINE;
+    return KERN_ISM2_VEC_SIDE;
 }
-const void *kern_ism2_outer_kernel(int prec, long k);
+/* The outer-product kernel for k = 1 or 2, its own instantiation where m is not a multiple of the
+ * vector. */
+const void *kern_ism2_outer_kernel(int prec, long m, long k);
 /* Rows of A a thread owns: rpt through the ring (apipe 1), V3's stream and ISM2 opt. 1's vectors
  * (both apipe 3) and outer product (apipe 5), else one. */
 static inline long kern_tsm2_rows(long apipe, long rpt)

@@ -116,6 +116,33 @@ __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, lon
     }
 }
 
+/*
+ * A warp's rows base .. base + 32 V - 1 of one column of C (lane l holds rows base + l + 32 x in
+ * c[x]) where the column is not 16-byte aligned (m not a multiple of the vector): stored in whole
+ * runs of 32 elements (128 bytes for fp32, 256 for fp64) that start on a multiple of 32 elements,
+ * the values rotated between lanes by one shuffle a store, V + 1 stores, of which the first and
+ * last are the runs this warp shares with its neighbours. Stored as rows side by side instead,
+ * each of a warp's stores would span two lines, written in halves by two stores; on an H100 the
+ * DRAM bytes were the same (ncu) but fp32 10000001 x 32 x 1 took 601-657 us against 425 at m =
+ * 10^7. Every lane of the warp must call it (the shuffles); rows at or past m are not stored.
+ */
+template <typename T, int V>
+__device__ __forceinline__ void store_lines(T *col, long base, long m, const T (&c)[V], int lane)
+{
+    /* the chunk's first element's place in its run of 32 */
+    const int s = (int)((reinterpret_cast<unsigned long long>(col + base) / sizeof(T)) & 31);
+    const int src = (lane - s) & 31;
+#pragma unroll
+    for (int x = 0; x <= V; x++) {
+        /* lane i sends its element of store x: c[x] where it lands in run x, else c[x - 1] */
+        const T snd = lane < 32 - s ? c[x < V ? x : V - 1] : c[x > 0 ? x - 1 : 0];
+        const T v = __shfl_sync(0xffffffffu, snd, src);
+        const long q = 32L * x + lane - s; /* the row this lane stores, past base */
+        if (q >= 0 && q < 32L * V && base + q < m)
+            __stcs(col + base + q, v);
+    }
+}
+
 /* ---- ISM2 opt. 1 with rows in vectors (apipe = 3) ------------------------ */
 
 /*
@@ -136,9 +163,10 @@ __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, lon
  * K = 1 is faster without (below). The
  * vectors of a thread are v, v + S, ... (S the threads of gridDim.x): a warp's loads and
  * stores of one column are 512 contiguous bytes. Where m is not a multiple of V a column
- * of A is not 16-byte aligned: below KERN_ISM2_VEC_SIDE_ROWS rows the SIDE instantiation then
- * takes V single rows a stride apart (side_row: a warp's loads and stores of a column stay rows
- * side by side), from there the same loop loads and stores each vector element by element.
+ * of A is not 16-byte aligned: the SIDE and LINE instantiations then take V single rows 32
+ * apart (side_row: a warp's loads and stores of a column stay rows side by side), LINE storing
+ * C in whole lines (store_lines); ROWS loads and stores such vectors element by element
+ * (internal.h kern_ism2_vec_layout says which where).
  * gridDim.y slices the columns of C (t2 a slice, tsm2.cu), for rows too few to keep every SM
  * busy with one slice: a block then reads its rows of A (again, from the L2) for its slice.
  */
@@ -149,7 +177,7 @@ __global__ void __launch_bounds__(256)
 {
     constexpr int V = 16 / (int)sizeof(T);
     constexpr int U = K >= 8 ? 1 : 8 / K; /* kern_ism2_vec_inflight */
-    constexpr bool SIDE = L == KERN_ISM2_VEC_SIDE, SHIFT = L == KERN_ISM2_VEC_SHIFT;
+    constexpr bool SIDE = L == KERN_ISM2_VEC_SIDE, LINE = L == KERN_ISM2_VEC_LINE;
     typedef typename vec<T, V>::type VT;
     extern __shared__ __align__(16) unsigned char kern_smem[];
     T *Bs = reinterpret_cast<T *>(kern_smem);
@@ -165,19 +193,19 @@ __global__ void __launch_bounds__(256)
 
     const bool whole = m % V == 0; /* every column of A and C 16-byte aligned */
     const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
-    /* SIDE (m not a multiple of V): a thread's "vector" is V single rows a stride apart, so that
-     * a warp's loads and stores of a column are rows side by side (element x of vector u of the
-     * round at v0 is row (v0 - first) V + (u V + x) S + first); a round is live while its first
-     * row is inside m. Otherwise vector v is rows v V .. v V + V - 1. Both recompute the
-     * thread's index (first, below): defining first up here changed the aligned kernels' code. */
+    /* SIDE and LINE (m not a multiple of V): vector v is V single rows 32 apart, so that a warp's
+     * loads and stores of a column are rows side by side: the warp's 32 vectors (v >> 5 the
+     * same) cover 32 V consecutive rows from side_base, lane v & 31 taking rows side_base + (v &
+     * 31) + 32 x. SIDE runs a round while the thread's first row is inside m, LINE while the
+     * warp's is (its stores shuffle between all 32 lanes: tsm2.cu takes LINE only with whole
+     * warps). Otherwise vector v is rows v V .. v V + V - 1. */
+    auto side_base = [&](long v) { return (v >> 5) * (32 * V); };
     auto side_row = [&](long v0, int u, int x) {
-        const long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-        return (v0 - t) * V + ((long)u * V + x) * stride + t;
+        const long v = v0 + u * stride;
+        return side_base(v) + (v & 31) + 32 * x;
     };
-    auto side_live = [&](long v0) {
-        const long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-        return (v0 - t) * V + t < m;
-    };
+    auto side_live = [&](long v0) { return side_base(v0) + (v0 & 31) < m; };
+    auto line_live = [&](long v0) { return side_base(v0) < m; };
     /* SIDE: column l of vector u's rows, zeros past k and m */
     auto side_load = [&](T(&d)[V], long v0, int u, int l) {
 #pragma unroll
@@ -186,50 +214,10 @@ __global__ void __launch_bounds__(256)
             d[x] = l < k && r < m ? __ldcs(A + r + l * m) : T(0);
         }
     };
-    /* SHIFT (m not a multiple of V, from KERN_ISM2_VEC_SIDE_ROWS rows): A's vectors load element
-     * by element, as without it, but column j of C starts o = j m mod V elements past a 16-byte
-     * boundary (the same o for every lane), and a lane stores the aligned vector that ends with
-     * its first V - o rows, the previous lane's last o rows in front (a shuffle); lane 0 stores
-     * its own part and lane 31 its last o rows element by element, and a vector reaching past
-     * the column goes element by element. Written element by element, a warp's stores of a
-     * column are V instructions of 4-8 bytes a lane, 16 bytes apart. Every lane of a warp runs
-     * every round (shift_live), so that the shuffles see all 32 lanes (tsm2.cu takes SHIFT only
-     * with whole warps). Shifting A's vectors the same way, a lane taking its last rows from the
-     * next lane's vector, ran slower than loading element by element where rows are long (on an
-     * H100, fp32 10^6 x 4 x 16-32 1.5-2.2x) and was dropped. */
     const int lane = (int)(threadIdx.x & 31);
-    auto shift_live = [&](long v0) { return v0 - lane < nv; };
-    auto shift_store = [&](long j, const T(&c)[V], long row) {
-        const long col = j * m;
-        const int o = (int)(col % V);
-        T pv[V], w[V];
-#pragma unroll
-        for (int x = 0; x < V; x++)
-            pv[x] = __shfl_up_sync(0xffffffffu, c[x], 1);
-#pragma unroll
-        for (int sh = 0; sh < V; sh++)
-            if (o == sh)
-#pragma unroll
-                for (int x = 0; x < V; x++)
-                    w[x] = x < sh ? pv[V - sh + x] : c[x - sh];
-        const long r0 = row - o; /* the aligned vector's first row */
-        if ((lane != 0 || o == 0) && r0 >= 0 && r0 + V <= m) {
-            __stcs(reinterpret_cast<VT *>(C + col + r0), pack(w));
-        } else {
-#pragma unroll
-            for (int x = 0; x < V; x++)
-                if ((lane != 0 || x >= o) && r0 + x >= 0 && r0 + x < m)
-                    __stcs(C + col + r0 + x, w[x]);
-        }
-        if (lane == 31)
-#pragma unroll
-            for (int x = 0; x < V; x++)
-                if (x >= V - o && row + x < m)
-                    __stcs(C + col + row + x, c[x]);
-    };
-    /* vector u of the round at v0, rows from `row`, is no thread's work: past m (SHIFT: the
-     * whole warp past it, as its shuffles need every lane) */
-    auto idle = [&](long row) { return SHIFT ? row - lane * V >= m : !SIDE && row >= m; };
+    /* vector u of the round at v0, rows from `row` (ROWS), is no thread's work: past m (LINE: the
+     * warp's rows past it, as its shuffles need every lane; SIDE stores row by row below m) */
+    auto idle = [&](long row) { return LINE ? side_base(row / V) >= m : !SIDE && row >= m; };
     const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
     const long j1 = j0 + cs < n ? j0 + cs : n;
     /* A's vectors v0 + u S, u < U, all K columns; zeros past k and m */
@@ -240,7 +228,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
             for (int l = 0; l < K; l++) {
                 const T *pa = A + row + l * m;
-                if constexpr (SIDE) {
+                if constexpr (SIDE || LINE) {
                     side_load(d[u][l], v0, u, l);
                 } else if (l < k && row < m && whole) {
                     unpack(d[u][l], __ldcs(reinterpret_cast<const VT *>(pa)));
@@ -266,8 +254,8 @@ __global__ void __launch_bounds__(256)
     };
     /* column j of that vector, c, into C in the layout's way */
     auto store_vec = [&](long j, const T(&c)[V], long v0, int u, long row) {
-        if constexpr (SHIFT)
-            shift_store(j, c, row);
+        if constexpr (LINE)
+            store_lines(C + j * m, side_base(v0 + u * stride), m, c, lane);
         else if constexpr (SIDE)
             store_side(C + j * m, c, v0, u);
         else
@@ -301,17 +289,17 @@ __global__ void __launch_bounds__(256)
      * the aligned (ROWS) kernels differently, and their grids' figures were measured as they are */
     if constexpr (PF) {
         T a[U][K][V], nx[U][K][V];
-        if (SIDE ? side_live(first) : SHIFT ? shift_live(first) : first < nv)
+        if (SIDE ? side_live(first) : LINE ? line_live(first) : first < nv)
             load(a, first);
         stage_b();
 #pragma unroll 1
-        for (long v0 = first; SIDE    ? side_live(v0)
-                              : SHIFT ? shift_live(v0)
-                                      : v0 < nv;
+        for (long v0 = first; SIDE   ? side_live(v0)
+                              : LINE ? line_live(v0)
+                                     : v0 < nv;
              v0 += U * stride) {
-            if (SIDE    ? side_live(v0 + U * stride)
-                : SHIFT ? shift_live(v0 + U * stride)
-                        : v0 + U * stride < nv)
+            if (SIDE   ? side_live(v0 + U * stride)
+                : LINE ? line_live(v0 + U * stride)
+                       : v0 + U * stride < nv)
                 load(nx, v0 + U * stride);
             store_round(a, v0);
 #pragma unroll
@@ -330,9 +318,9 @@ __global__ void __launch_bounds__(256)
          * B is staged first here: the first round's loads sit inside the loop. */
         stage_b();
 #pragma unroll 1
-        for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; SIDE    ? side_live(v0)
-                                                                    : SHIFT ? shift_live(v0)
-                                                                            : v0 < nv;
+        for (long v0 = blockIdx.x * (long)blockDim.x + threadIdx.x; SIDE   ? side_live(v0)
+                                                                    : LINE ? line_live(v0)
+                                                                           : v0 < nv;
              v0 += U * stride) {
             T a[U][K][V];
 #pragma unroll
@@ -341,7 +329,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int l = 0; l < K; l++) {
                     const T *pa = A + row + l * m;
-                    if constexpr (SIDE) {
+                    if constexpr (SIDE || LINE) {
                         side_load(a[u][l], v0, u, l);
                     } else if (l < k && row < m && whole) {
                         unpack(a[u][l], __ldcs(reinterpret_cast<const VT *>(pa)));
@@ -392,7 +380,7 @@ __global__ void __launch_bounds__(256)
  * 8.10-8.13 / 9.66-9.79; the vector kernel took 9.15-9.31 / 10.85 at 24 / 32 columns (its best
  * slices; 8 columns a slice 10.9-12.3).
  */
-template <typename T, int K>
+template <typename T, int K, bool ODD>
 __global__ void __launch_bounds__(256)
     ism2_outer_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m,
                       long n, long k)
@@ -400,7 +388,6 @@ __global__ void __launch_bounds__(256)
     constexpr int V = 16 / (int)sizeof(T);
     typedef typename vec<T, V>::type VT;
     (void)k; /* K: B's values of column j are B[j K] .. B[j K + K - 1] */
-    const bool whole = m % V == 0;
     const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
     const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
     const long j1 = j0 + cs < n ? j0 + cs : n;
@@ -418,53 +405,69 @@ __global__ void __launch_bounds__(256)
             c = fma(a[l * V + x], b[l], c);
         return c;
     };
-    if (!whole) {
-        /* a column of C not 16-byte aligned: V rows a thread, stride apart, so that a warp's
-         * loads and stores of a column are rows side by side. A vector of V rows stored element
-         * by element left each warp store a quarter (fp32) or half of the bytes it spans: on an
-         * H100 fp32 299999 x 32 x 1 ran 30.8 us that way, 18.0 this way (cuBLAS 19.9), fp64
-         * 299999 x 32 x 1 56.4 -> 30.6 (cuBLAS 36.1), 100003 x 24 x 1 15.6 -> 9.6 */
+    if constexpr (ODD) {
+        /* (ODD: m not a multiple of V, its own instantiation: the stores in lines took the
+         * aligned kernel from 40 to 80 registers, fp32 at K = 1) a column of C not 16-byte aligned:
+         * vector v is V single rows 32 apart (the vector kernel's SIDE and LINE), so that a warp's
+         * loads and stores of a column are rows side by side, and with whole warps its stores are
+         * whole runs of 32 elements (store_lines). A vector of V rows stored element by element
+         * left each warp store a quarter (fp32) or half of the bytes it spans: on an H100 fp32
+         * 299999 x 32 x 1 ran 30.8 us that way, 18.0 with V rows a thread the whole grid's threads
+         * apart (cuBLAS 19.9), fp64 299999 x 32 x 1 56.4 -> 30.6 (cuBLAS 36.1), 100003 x 24 x
+         * 1 15.6 -> 9.6 */
+        const bool lines = blockDim.x % 32 == 0 && m >= KERN_ISM2_VEC_WIDE_ROWS && n >= 8;
+        const int lane = (int)(threadIdx.x & 31);
 #pragma unroll 1
-        for (long r0 = blockIdx.x * (long)blockDim.x + threadIdx.x; r0 < m; r0 += V * stride) {
-            T a[K * V]; /* rows r0, r0 + stride, ...: the loads of a round in flight together */
+        for (long v = blockIdx.x * (long)blockDim.x + threadIdx.x;
+             (v >> 5) * (32 * V) + (lines ? 0 : v & 31) < m; v += stride) {
+            const long base = (v >> 5) * (32 * V), r0 = base + (v & 31);
+            T a[K * V]; /* rows r0, r0 + 32, ...: the loads of a round in flight together */
 #pragma unroll
             for (int l = 0; l < K; l++)
 #pragma unroll
                 for (int x = 0; x < V; x++)
-                    a[l * V + x] = r0 + x * stride < m ? __ldg(A + r0 + x * stride + l * m) : T(0);
+                    a[l * V + x] = r0 + 32 * x < m ? __ldg(A + r0 + 32 * x + l * m) : T(0);
 #pragma unroll 4
             for (long j = j0; j < j1; j++) {
                 T b[K];
                 bcol(b, j);
+                T c[V];
 #pragma unroll
                 for (int x = 0; x < V; x++)
-                    if (r0 + x * stride < m)
-                        __stcs(C + r0 + x * stride + j * m, dot(a, b, x));
+                    c[x] = dot(a, b, x);
+                if (lines) {
+                    store_lines(C + j * m, base, m, c, lane);
+                } else {
+#pragma unroll
+                    for (int x = 0; x < V; x++)
+                        if (r0 + 32 * x < m)
+                            __stcs(C + r0 + 32 * x + j * m, c[x]);
+                }
             }
         }
-        return;
-    }
+    } else {
 #pragma unroll 1
-    for (long v = blockIdx.x * (long)blockDim.x + threadIdx.x; v < nv; v += stride) {
-        const long row = v * V;
-        T a[K * V];
+        for (long v = blockIdx.x * (long)blockDim.x + threadIdx.x; v < nv; v += stride) {
+            const long row = v * V;
+            T a[K * V];
 #pragma unroll
-        for (int l = 0; l < K; l++) {
-            T t[V];
-            unpack(t, __ldg(reinterpret_cast<const VT *>(A + row + l * m)));
+            for (int l = 0; l < K; l++) {
+                T t[V];
+                unpack(t, __ldg(reinterpret_cast<const VT *>(A + row + l * m)));
 #pragma unroll
-            for (int x = 0; x < V; x++)
-                a[l * V + x] = t[x];
-        }
+                for (int x = 0; x < V; x++)
+                    a[l * V + x] = t[x];
+            }
 #pragma unroll 8
-        for (long j = j0; j < j1; j++) {
-            T b[K];
-            bcol(b, j);
-            T c[V];
+            for (long j = j0; j < j1; j++) {
+                T b[K];
+                bcol(b, j);
+                T c[V];
 #pragma unroll
-            for (int x = 0; x < V; x++)
-                c[x] = dot(a, b, x);
-            store_rows(C + row + j * m, c, row, m, true);
+                for (int x = 0; x < V; x++)
+                    c[x] = dot(a, b, x);
+                store_rows(C + row + j * m, c, row, m, true);
+            }
         }
     }
 }
@@ -608,20 +611,26 @@ extern "C" const void *kern_ism2_vec_kernel(int prec, long t3, int layout)
     switch (layout) {
     case KERN_ISM2_VEC_SIDE:
         return vec_kernel<KERN_ISM2_VEC_SIDE>(prec, t3);
-    case KERN_ISM2_VEC_SHIFT:
-        return vec_kernel<KERN_ISM2_VEC_SHIFT>(prec, t3);
+    case KERN_ISM2_VEC_LINE:
+        return vec_kernel<KERN_ISM2_VEC_LINE>(prec, t3);
     default:
         return vec_kernel<KERN_ISM2_VEC_ROWS>(prec, t3);
     }
 }
 
-extern "C" const void *kern_ism2_outer_kernel(int prec, long k)
+template <bool ODD> static const void *outer_kernel(int prec, long k)
 {
     if (k == 2)
-        return prec == KERNELS_FP64 ? (const void *)ism2_outer_kernel<double, 2>
-                                    : (const void *)ism2_outer_kernel<float, 2>;
-    return prec == KERNELS_FP64 ? (const void *)ism2_outer_kernel<double, 1>
-                                : (const void *)ism2_outer_kernel<float, 1>;
+        return prec == KERNELS_FP64 ? (const void *)ism2_outer_kernel<double, 2, ODD>
+                                    : (const void *)ism2_outer_kernel<float, 2, ODD>;
+    return prec == KERNELS_FP64 ? (const void *)ism2_outer_kernel<double, 1, ODD>
+                                : (const void *)ism2_outer_kernel<float, 1, ODD>;
+}
+
+extern "C" const void *kern_ism2_outer_kernel(int prec, long m, long k)
+{
+    return m % kern_ism2_vec_rows(prec) != 0 ? outer_kernel<true>(prec, k)
+                                             : outer_kernel<false>(prec, k);
 }
 
 extern "C" const void *kern_ism2_opt2_kernel(int prec, long t2, long t3)

@@ -567,7 +567,7 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     }
     if (uses_vec(v, p) && kern_ism2_outer(p[P_APIPE])) { /* B read through the L1 */
         *smem = 0;
-        return kern_ism2_outer_kernel(a->prec, a->k);
+        return kern_ism2_outer_kernel(a->prec, a->m, a->k);
     }
     if (uses_vec(v, p)) { /* B whole, t3 x n */
         *smem = (size_t)t3 * (size_t)(a->n > 0 ? a->n : 1) * e;

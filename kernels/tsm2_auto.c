@@ -326,13 +326,22 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  *        2-3 % behind the rows kernel); at k 25-32 and from 16 columns within -6 % to +3 %;
  *        every n at odd m from ISM2_TILE_ROWS rows, where the tensor cores' row walk loses its
  *        bulk copies (16-byte aligned columns): 10000001 x 32 x 24 2649 -> 2005 us (cuBLAS
- *        1910), 1000003 x 32 x 24 255 -> 228.
+ *        1910), 1000003 x 32 x 24 255 -> 228;
+ *   both, at m not a multiple of the vector at any rows, where k <= 24 or n > 16 (kbench, the
+ *        entry point against the vector kernel with t1 128 in one call, its rows side by
+ *        side): fp32 100003 x 32 x 24 19.3 -> 16.1 us (cuBLAS 13.0), 200001 x 32 x 32 34.5 ->
+ *        28.0, 100003 x 24 x 24 15.9 -> 14.1; fp64 100003 x 32 x 17 27.0 -> 20.8, 99999 x 32 x
+ *        24 26.7 -> 22.9, 200002 x 24 x 24 35.6 -> 33.2. At k > 24 with 16 columns the entry
+ *        point's choice stayed ahead (fp32 100003 x 16 x 32: the rows kernel 12.6 against 13.6
+ *        us; fp64 the tensor cores 18.3 against 19.9).
  */
 static int ism2_vec_first(int prec, long m, long n, long k)
 {
     if (k > KERN_ISM2_VEC_MAXK)
         return 0;
-    if (k > 16) /* ism2_vec_wide_first */
+    if (k > 16 && m % kern_ism2_vec_rows(prec) != 0 && (k <= 24 || n > 16))
+        return 1; /* unaligned m: ism2_vec_wide_first */
+    if (k > 16)
         return prec == KERNELS_FP32 ? m > ISM2_TILE_ROWS || (k <= 24 && n <= 16)
                                     : (k <= 24 && n <= 12 && (m < ISM2_FEW_ROWS || n >= 8)) ||
                                           (m % 2 != 0 && m >= ISM2_TILE_ROWS);
@@ -484,9 +493,9 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
     if (best.code == 3 && out->entry[E_APIPE] == 3 && shape->m % kern_ism2_vec_rows(prec) != 0) {
         /* the vector kernel at m not a multiple of its vector: how it reaches the columns */
         const int lay = kern_ism2_vec_layout(prec, shape->m, n, k, best.vp[0]);
-        const char *how = lay == KERN_ISM2_VEC_SIDE    ? "single rows side by side"
-                          : lay == KERN_ISM2_VEC_SHIFT ? "C stored shifted between lanes"
-                                                       : "element by element";
+        const char *how = lay == KERN_ISM2_VEC_LINE   ? "rows side by side, C in whole lines"
+                          : lay == KERN_ISM2_VEC_SIDE ? "rows side by side"
+                                                      : "element by element";
         const size_t len = strlen(out->why);
         snprintf(out->why + len, sizeof out->why - len, "; m unaligned: %s", how);
     }

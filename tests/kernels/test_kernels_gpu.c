@@ -188,27 +188,29 @@ static void tsm2_variants(void **state)
     variants("ism2_opt1", wsets, (int)(sizeof wsets / sizeof wsets[0]), wshapes,
              (int)(sizeof wshapes / sizeof wshapes[0]));
     /* ISM2 opt. 1 with rows in vectors (apipe 3, k <= 16): every K (t3 1-16 from k, and 16
-     * given for smaller k), m a multiple of the vector and not (single rows a stride apart below
-     * KERN_ISM2_VEC_SIDE_ROWS; from it element-wise loads, and C's stores shifted between lanes
-     * where n >= k: m mod 4 = 1, 2, 3, or element-wise where n < k), rows past m in a thread's
-     * last vectors, one vector a thread (tcf 1) to many, blocks of 32-256, the columns in slices
-     * (t2 1, 5: uneven, more than n; 0: chosen) */
+     * given for smaller k), m a multiple of the vector and not (m mod 4 = 1, 2, 3: single rows
+     * side by side, and from KERN_ISM2_VEC_WIDE_ROWS C in whole lines in fp32 where k <= 2 and
+     * n >= 8), rows past m in a thread's last vectors and a warp's, one vector a thread (tcf 1)
+     * to many, blocks of 32-256, the columns in slices (t2 1, 5: uneven, more than n; 0:
+     * chosen) */
     static const struct kernels_shape vshapes[] = {
-        {1000, 3, 1},   {1003, 7, 3},   {5, 2, 2},        {1, 1, 1},      {100003, 32, 8},
-        {77777, 17, 5}, {4099, 1, 4},   {100000, 24, 1},  {1001, 32, 13}, {20000, 5, 16},
-        {300001, 5, 3}, {300002, 9, 2}, {300003, 32, 12}, {300001, 3, 5}};
+        {1000, 3, 1},     {1003, 7, 3},   {5, 2, 2},       {1, 1, 1},
+        {100003, 32, 8},  {77777, 17, 5}, {4099, 1, 4},    {100000, 24, 1},
+        {1001, 32, 13},   {20000, 5, 16}, {300001, 5, 3},  {300002, 9, 2},
+        {300003, 32, 12}, {300001, 3, 5}, {300003, 32, 2}, {300001, 8, 1}};
     static const long vsets[][KERNELS_MAX_PARAMS] = {{256, 0, 0, 0, 3, 0}, {128, 0, 16, 1, 3, 0},
                                                      {32, 0, 0, 3, 3, 0},  {64, 0, 0, 64, 3, 0},
                                                      {128, 5, 0, 0, 3, 0}, {64, 1, 16, 2, 3, 0}};
     variants("ism2_opt1", vsets, (int)(sizeof vsets / sizeof vsets[0]), vshapes,
              (int)(sizeof vshapes / sizeof vshapes[0]));
     /* ... and the outer product and rank-2 update (apipe 5, k = 1, 2): m a multiple of the vector
-     * and not, fewer rows than a vector, one vector a thread (tcf chosen) and several (tcf 3),
-     * slices of 1, 5 (uneven), chosen and one (t2 32); t3 chosen (it is k) */
-    static const struct kernels_shape oshapes[] = {{1000, 3, 1},    {1003, 7, 1},    {5, 2, 1},
-                                                   {1, 1, 1},       {100003, 32, 1}, {4099, 1, 1},
-                                                   {100000, 24, 1}, {77777, 17, 1},  {1003, 7, 2},
-                                                   {100003, 32, 2}, {4098, 5, 2},    {1, 3, 2}};
+     * and not (from KERN_ISM2_VEC_WIDE_ROWS with n >= 8 C in whole lines), fewer rows than a
+     * vector, one vector a thread (tcf chosen) and several (tcf 3), slices of 1, 5 (uneven),
+     * chosen and one (t2 32); t3 chosen (it is k) */
+    static const struct kernels_shape oshapes[] = {
+        {1000, 3, 1}, {1003, 7, 1},    {5, 2, 1},       {1, 1, 1},      {100003, 32, 1},
+        {4099, 1, 1}, {100000, 24, 1}, {77777, 17, 1},  {1003, 7, 2},   {100003, 32, 2},
+        {4098, 5, 2}, {1, 3, 2},       {300001, 17, 1}, {300003, 32, 2}};
     static const long osets[][KERNELS_MAX_PARAMS] = {{128, 0, 0, 0, 5, 0},
                                                      {256, 0, 0, 0, 5, 0},
                                                      {32, 5, 0, 3, 5, 0},
@@ -216,9 +218,11 @@ static void tsm2_variants(void **state)
                                                      {128, 32, 0, 1, 5, 0}};
     variants("ism2_opt1", osets, (int)(sizeof osets / sizeof osets[0]), oshapes,
              (int)(sizeof oshapes / sizeof oshapes[0]));
-    /* ... and rows of 17-32: K 24 or 32 from k, 32 given for k <= 24, the columns sliced */
+    /* ... and rows of 17-32: K 24 or 32 from k, 32 given for k <= 24, the columns sliced; at
+     * unaligned m from KERN_ISM2_VEC_WIDE_ROWS element by element where n < k */
     static const struct kernels_shape v2shapes[] = {
-        {3001, 9, 17}, {1003, 32, 24}, {2002, 5, 25}, {999, 31, 32}, {100001, 12, 24}};
+        {3001, 9, 17},    {1003, 32, 24},   {2002, 5, 25},   {999, 31, 32},
+        {100001, 12, 24}, {300001, 12, 24}, {300003, 32, 24}};
     static const long v2sets[][KERNELS_MAX_PARAMS] = {
         {128, 0, 0, 0, 3, 0}, {256, 0, 32, 1, 3, 0}, {64, 5, 0, 3, 3, 0}};
     variants("ism2_opt1", v2sets, (int)(sizeof v2sets / sizeof v2sets[0]), v2shapes,

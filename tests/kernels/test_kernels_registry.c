@@ -212,7 +212,7 @@ static void suite_grids(void **state)
     assert_string_equal(
         kernels_suite_entry_describe(&kernels_suite_find("default")->entries[0], buf, sizeof buf),
         "20480x4x20480, 20480x16x20480");
-    /* m not a multiple of 4, each m mod 4, both sides of KERN_ISM2_VEC_SIDE_ROWS */
+    /* m not a multiple of 4, each m mod 4, both sides of KERN_ISM2_VEC_WIDE_ROWS */
     const struct kernels_suite *og = kernels_suite_find("ism2-odd");
     assert_non_null(og);
     assert_int_equal(kernels_suite_entry_size(&og->entries[0]), 4 * 3 * 4);
