@@ -116,33 +116,6 @@ __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, lon
     }
 }
 
-/*
- * A warp's rows base .. base + 32 V - 1 of one column of C (lane l holds rows base + l + 32 x in
- * c[x]) where the column is not 16-byte aligned (m not a multiple of the vector): stored in whole
- * runs of 32 elements (128 bytes for fp32, 256 for fp64) that start on a multiple of 32 elements,
- * the values rotated between lanes by one shuffle a store, V + 1 stores, of which the first and
- * last are the runs this warp shares with its neighbours. Stored as rows side by side instead,
- * each of a warp's stores would span two lines, written in halves by two stores; on an H100 the
- * DRAM bytes were the same (ncu) but fp32 10000001 x 32 x 1 took 601-657 us against 425 at m =
- * 10^7. Every lane of the warp must call it (the shuffles); rows at or past m are not stored.
- */
-template <typename T, int V>
-__device__ __forceinline__ void store_lines(T *col, long base, long m, const T (&c)[V], int lane)
-{
-    /* the chunk's first element's place in its run of 32 */
-    const int s = (int)((reinterpret_cast<unsigned long long>(col + base) / sizeof(T)) & 31);
-    const int src = (lane - s) & 31;
-#pragma unroll
-    for (int x = 0; x <= V; x++) {
-        /* lane i sends its element of store x: c[x] where it lands in run x, else c[x - 1] */
-        const T snd = lane < 32 - s ? c[x < V ? x : V - 1] : c[x > 0 ? x - 1 : 0];
-        const T v = __shfl_sync(0xffffffffu, snd, src);
-        const long q = 32L * x + lane - s; /* the row this lane stores, past base */
-        if (q >= 0 && q < 32L * V && base + q < m)
-            __stcs(col + base + q, v);
-    }
-}
-
 /* ---- ISM2 opt. 1 with rows in vectors (apipe = 3) ------------------------ */
 
 /*

@@ -14,8 +14,9 @@
  * of it the shape's bytes alone reach. It is a plain stream, not the fastest way to move them:
  * on some ISM2 shapes the entry point tsm2 is faster, up to 1.14x (docs/model.md).
  *
- * A thread owns U vectors of V consecutive rows (16 bytes, or one element where m is not a
- * multiple of V), S vectors apart (S the threads of the grid's rows: a warp's accesses of a
+ * A thread owns U vectors of V consecutive rows (16 bytes; where m is not a multiple of V, V
+ * single rows 32 apart, a warp's 32 vectors 32 V consecutive rows, or one row below
+ * MOVE_SIDE_ROWS), S vectors apart (S the threads of the grid's rows: a warp's accesses of a
  * column are contiguous), and a slice of MOVE_LOADS / U columns of A (blockIdx.y): its
  * MOVE_LOADS loads are independent and in flight together (fewer where k is short of them),
  * with streaming loads and stores (ld/st.global.cs) as the TSM2 kernels use. Where n > k each
@@ -40,6 +41,19 @@ constexpr int MOVE_LOADS = 8;     /* vectors of A a thread loads at once: U rows
 constexpr int MOVE_NS = 8;        /* columns of C a group stores at most, where n > k */
 constexpr int MOVE_THREADS = 256; /* a block */
 constexpr int MOVE_WAVE = 2;      /* blocks an SM that the rows, then C's column groups, fill */
+/*
+ * At m not a multiple of the 16-byte vector (ODD): single rows from this many rows, V of them a
+ * vector (a warp's rows side by side, 128 bytes of A in flight a thread as at aligned m), one
+ * row a vector below; C in whole lines from MOVE_LINE_ROWS rows where n >= 8 and k <= 2. On an
+ * H100 (kbench, suite ism2-odd's shapes, each way in one call) against one row a vector
+ * everywhere: fp32 1000003 x 32 x 1 72.2 -> 53.0 us, 10000001 x 32 x 2 835 -> 561, x 2 x 12 255
+ * -> 214, fp64 10000001 x 32 x 1 1358 -> 1051, but at 100003 rows 1.03-1.13x slower in fp32
+ * (fewer threads); C in whole lines against rows side by side: 10000001 x 32 x 1 578 -> 538,
+ * fp64 1051 -> 1029, 10000001 x 8 x 1-2 0.97-0.99 of the time, but 1.02-1.24x slower at 10^6
+ * rows and at 10^7 with 2 columns.
+ */
+constexpr long MOVE_SIDE_ROWS = 300000;
+constexpr long MOVE_LINE_ROWS = 4000000;
 
 __device__ __forceinline__ unsigned bits_of(float x)
 {
@@ -63,10 +77,10 @@ __device__ __forceinline__ unsigned bits_of(double2 x)
  * once in 2^32 threads, and then it writes one word of the sink, nothing that is timed. */
 constexpr unsigned SINK_KEY = 0x9e3779b9u;
 
-template <typename T, int V, int U>
+template <typename T, int V, int U, bool ODD>
 __global__ void __launch_bounds__(MOVE_THREADS)
     move_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, long m, long n,
-                long k, int ncg, unsigned *__restrict__ sink)
+                long k, int ncg, int lines, unsigned *__restrict__ sink)
 {
     typedef typename vec<T, V>::type VT;
     constexpr int KS = MOVE_LOADS / U; /* columns of A a thread loads for each of its rows */
@@ -79,30 +93,77 @@ __global__ void __launch_bounds__(MOVE_THREADS)
     const long per = (n + ncg - 1) / ncg; /* columns of C a group stores */
     const long p0 = (long)cg * per, p1 = min(n, p0 + per);
     unsigned x = 0;
-    VT a[U][KS];
+    if constexpr (ODD) {
+        /* m not a multiple of V: vector v is V single rows 32 apart, a warp's 32 vectors 32 V
+         * consecutive rows (the vector kernel's SIDE layout, ism2.cu), so that each of its loads
+         * and stores of a column is rows side by side; where `lines`, C in whole runs of 32
+         * elements (store_lines: ism2.cu's LINE). Every lane of a warp runs every vector (the
+         * shuffles), rows past m neither loaded nor stored. */
+        const int lane = (int)(threadIdx.x & 31);
+        T a[U][KS][V];
 #pragma unroll
-    for (int u = 0; u < U; u++) {
-        const long row = (v0 + u * stride) * V;
+        for (int u = 0; u < U; u++) {
+            const long v = v0 + u * stride, base = (v >> 5) * (32 * V) + (v & 31);
 #pragma unroll
-        for (int l = 0; l < KS; l++)
-            if (row < m && j0 + l < k)
-                a[u][l] = __ldcs(reinterpret_cast<const VT *>(A + row + (j0 + l) * m));
-    }
+            for (int l = 0; l < KS; l++)
 #pragma unroll
-    for (int u = 0; u < U; u++) {
-        const long row = (v0 + u * stride) * V;
-        if (row >= m)
-            break;
+                for (int e = 0; e < V; e++)
+                    a[u][l][e] = base + 32 * e < m && j0 + l < k
+                                     ? __ldcs(A + base + 32 * e + (j0 + l) * m)
+                                     : T(0);
+        }
 #pragma unroll
-        for (int l = 0; l < KS; l++) {
-            const long j = j0 + l;
-            if (j >= k)
+        for (int u = 0; u < U; u++) {
+            const long v = v0 + u * stride, wbase = (v >> 5) * (32 * V), base = wbase + (v & 31);
+            if (wbase >= m)
                 break;
-            if (j >= n && cg == 0)
-                x ^= bits_of(a[u][l]);
-            /* the columns of this group that repeat column j of A */
-            for (long p = j >= p0 ? j : j + (p0 - j + k - 1) / k * k; p < p1; p += k)
-                __stcs(reinterpret_cast<VT *>(C + row + p * m), a[u][l]);
+#pragma unroll
+            for (int l = 0; l < KS; l++) {
+                const long j = j0 + l;
+                if (j >= k)
+                    break;
+                if (j >= n && cg == 0)
+#pragma unroll
+                    for (int e = 0; e < V; e++)
+                        x ^= bits_of(a[u][l][e]);
+                for (long p = j >= p0 ? j : j + (p0 - j + k - 1) / k * k; p < p1; p += k) {
+                    if (lines) {
+                        store_lines(C + p * m, wbase, m, a[u][l], lane);
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < V; e++)
+                            if (base + 32 * e < m)
+                                __stcs(C + base + 32 * e + p * m, a[u][l][e]);
+                    }
+                }
+            }
+        }
+    } else {
+        VT a[U][KS];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const long row = (v0 + u * stride) * V;
+#pragma unroll
+            for (int l = 0; l < KS; l++)
+                if (row < m && j0 + l < k)
+                    a[u][l] = __ldcs(reinterpret_cast<const VT *>(A + row + (j0 + l) * m));
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const long row = (v0 + u * stride) * V;
+            if (row >= m)
+                break;
+#pragma unroll
+            for (int l = 0; l < KS; l++) {
+                const long j = j0 + l;
+                if (j >= k)
+                    break;
+                if (j >= n && cg == 0)
+                    x ^= bits_of(a[u][l]);
+                /* the columns of this group that repeat column j of A */
+                for (long p = j >= p0 ? j : j + (p0 - j + k - 1) / k * k; p < p1; p += k)
+                    __stcs(reinterpret_cast<VT *>(C + row + p * m), a[u][l]);
+            }
         }
     }
     /* B, once, spread over every thread of the grid */
@@ -135,7 +196,7 @@ __global__ void move_check_kernel(const T *__restrict__ A, const T *__restrict__
  * columns where n > k. U shrinks, then the groups grow, until the blocks fill MOVE_WAVE a SM.
  */
 struct plan {
-    int v, u, ncg;
+    int v, u, ncg, odd, lines;
     long rows_blocks, slices;
 };
 
@@ -143,9 +204,14 @@ struct plan plan_of(const struct kern_args *a)
 {
     struct plan pl;
     const long want = (long)MOVE_WAVE * a->dev->sm_count;
-    pl.v = a->m % (a->prec == KERNELS_FP64 ? 2 : 4) == 0 ? (a->prec == KERNELS_FP64 ? 2 : 4) : 1;
+    pl.v = a->prec == KERNELS_FP64 ? 2 : 4;
+    pl.odd = a->m % pl.v != 0;
+    if (pl.odd && a->m < MOVE_SIDE_ROWS)
+        pl.v = 1;
+    pl.lines = pl.odd && a->m >= MOVE_LINE_ROWS && a->n >= 8 && a->k <= 2;
     pl.u = a->k >= 8 ? 1 : a->k >= 4 ? 2 : a->k >= 2 ? 4 : 8;
-    const long nv = kern_ceil_div(a->m, pl.v);
+    /* at odd m whole warps of vectors, 32 V rows each */
+    const long nv = pl.odd ? kern_ceil_div(a->m, 32L * pl.v) * 32 : kern_ceil_div(a->m, pl.v);
     for (;;) {
         pl.slices = kern_ceil_div(a->k, MOVE_LOADS / pl.u);
         pl.rows_blocks = kern_ceil_div(nv, (long)pl.u * MOVE_THREADS);
@@ -178,41 +244,48 @@ size_t workspace_move(const struct kern_args *a)
     return sizeof(unsigned);
 }
 
-template <typename T, int V, int U>
+template <typename T, int V, int U, bool ODD>
 int launch_as(const struct kern_args *a, const struct plan *pl, struct kern_launch *info)
 {
     const long gx = pl->rows_blocks * pl->ncg, gy = pl->slices;
     if (gx > 0x7fffffffL)
         return rk_error(RK_EUSAGE, "move: m = %ld needs more than 2^31 blocks", a->m);
     const dim3 grid((unsigned)gx, (unsigned)gy), block(MOVE_THREADS);
-    move_kernel<T, V, U><<<grid, block, 0, a->stream>>>(
-        (const T *)a->a, (const T *)a->b, (T *)a->c, a->m, a->n, a->k, pl->ncg, (unsigned *)a->ws);
+    move_kernel<T, V, U, ODD><<<grid, block, 0, a->stream>>>((const T *)a->a, (const T *)a->b,
+                                                             (T *)a->c, a->m, a->n, a->k, pl->ncg,
+                                                             pl->lines, (unsigned *)a->ws);
     RK_CUDA(cudaGetLastError());
-    kern_launched(info, (const void *)move_kernel<T, V, U>, grid.x, grid.y, MOVE_THREADS, 1, 0);
+    kern_launched(info, (const void *)move_kernel<T, V, U, ODD>, grid.x, grid.y, MOVE_THREADS, 1,
+                  0);
     return RK_OK;
 }
 
-template <typename T, int V>
+template <typename T, int V, bool ODD>
 int launch_v(const struct kern_args *a, const struct plan *pl, struct kern_launch *info)
 {
     switch (pl->u) {
     case 8:
-        return launch_as<T, V, 8>(a, pl, info);
+        return launch_as<T, V, 8, ODD>(a, pl, info);
     case 4:
-        return launch_as<T, V, 4>(a, pl, info);
+        return launch_as<T, V, 4, ODD>(a, pl, info);
     case 2:
-        return launch_as<T, V, 2>(a, pl, info);
+        return launch_as<T, V, 2, ODD>(a, pl, info);
     default:
-        return launch_as<T, V, 1>(a, pl, info);
+        return launch_as<T, V, 1, ODD>(a, pl, info);
     }
 }
 
 int launch_move(const struct kern_args *a, struct kern_launch *info)
 {
     const struct plan pl = plan_of(a);
+    if (pl.v == 1)
+        return a->prec == KERNELS_FP64 ? launch_v<double, 1, true>(a, &pl, info)
+                                       : launch_v<float, 1, true>(a, &pl, info);
     if (a->prec == KERNELS_FP64)
-        return pl.v == 1 ? launch_v<double, 1>(a, &pl, info) : launch_v<double, 2>(a, &pl, info);
-    return pl.v == 1 ? launch_v<float, 1>(a, &pl, info) : launch_v<float, 4>(a, &pl, info);
+        return pl.odd ? launch_v<double, 2, true>(a, &pl, info)
+                      : launch_v<double, 2, false>(a, &pl, info);
+    return pl.odd ? launch_v<float, 4, true>(a, &pl, info)
+                  : launch_v<float, 4, false>(a, &pl, info);
 }
 
 int check_move(const struct kern_args *a, double *stats, int blocks)

@@ -387,11 +387,15 @@ static void tf32_is_detected(void **state)
 static void move_paths(void **state)
 {
     (void)state;
-    /* 8 vectors a thread: 1000003 x 5 x 1, 4000000 x 3 x 1, 2000001 x 9 x 1 (move.cu plan_of) */
+    /* 8 vectors a thread: 1000003 x 5 x 1, 4000000 x 3 x 1, 2000001 x 9 x 1 (move.cu plan_of);
+     * m not a multiple of 4: one row a vector below MOVE_SIDE_ROWS (999, 1001, 100003), rows
+     * side by side from it (300001, 1000003, 2000001), C in whole lines from MOVE_LINE_ROWS with
+     * n >= 8, k <= 2 (4000001 x 9 x 1, 4000003 x 33 x 2; fp64 odd m only at 4000001 and
+     * 4000003) */
     static const struct kernels_shape shapes[] = {
-        {300000, 7, 3},  {300000, 2, 19}, {600000, 33, 1}, {1001, 33, 4},
-        {999, 3, 17},    {300001, 5, 9},  {64, 1, 1},      {1000003, 5, 1},
-        {4000000, 3, 1}, {2000001, 9, 1}, {100000, 32, 1},
+        {300000, 7, 3},  {300000, 2, 19}, {600000, 33, 1},  {1001, 33, 4},   {999, 3, 17},
+        {300001, 5, 9},  {64, 1, 1},      {1000003, 5, 1},  {4000000, 3, 1}, {2000001, 9, 1},
+        {100000, 32, 1}, {100003, 8, 2},  {300003, 32, 24}, {4000001, 9, 1}, {4000003, 33, 2},
     };
     const struct kernels_kernel *mv = kernels_find("move");
     assert_non_null(mv);
