@@ -97,19 +97,19 @@ HELD = {
     ("C7", "ism2-grid", "fp32"): (0.90, "282 of 300"),
     ("C7", "ism2-grid", "fp64"): (0.95, "298 of 300"),
     # ism2-odd (its own recording): m not a multiple of 4. The worst shapes are fp32 10^5 x 32 x
-    # 24 (0.80: the vector kernel, 16.9 us against cuBLAS's 13.6) and 10^6 x 32 x 24 (0.83-0.84,
-    # the vector kernel with rows side by side, as its aligned twin at 0.85 of copy), then fp64
-    # 10^5 x 32 x 1 (0.93, a 13-us outer product) and 10^5 x 32 x 24 (0.95). The floor (move)
-    # does not reach 90 % of the copy ceiling on any fp32 shape of this grid nor on 33 fp64 ones
-    # (it moves such columns element by element); against it the entry point misses 4 fp32 and
-    # 2 fp64 shapes. Held a few shapes and a few percent under the recording, as the grids'
-    # 10^5-row shapes move between H100 units
-    ("C4", "ism2-odd", "fp32"): (0.77, "0.804 at 100003x32x24"),
-    ("C4", "ism2-odd", "fp64"): (0.89, "0.931 at 100003x32x1"),
-    ("C5", "ism2-odd", "fp32"): (0.16, "11 of 48"),
-    ("C5", "ism2-odd", "fp64"): (0.29, "17 of 48"),
+    # 24 (0.775: the vector kernel, 16.6 us against cuBLAS's 12.9; 0.804 on another unit) and
+    # 10^6 x 32 x 24 (0.82-0.83, the vector kernel with rows side by side, as its aligned twin
+    # at 0.85 of copy), then fp64 10^5 x 32 x 1 (0.93, a 13-us outer product) and 10^5 x 32 x 24
+    # (0.94). The floor (move, rows side by side too) does not reach 90 % of the copy ceiling on
+    # 46 fp32 and 29 fp64 of its shapes; against it the entry point misses 4 fp32 and 1 fp64
+    # shapes. Held a few shapes and a few percent under the recording, as the grids' 10^5-row
+    # shapes move between H100 units
+    ("C4", "ism2-odd", "fp32"): (0.74, "0.775 at 100003x32x24"),
+    ("C4", "ism2-odd", "fp64"): (0.89, "0.925 at 100003x32x1"),
+    ("C5", "ism2-odd", "fp32"): (0.14, "9 of 48"),
+    ("C5", "ism2-odd", "fp64"): (0.29, "18 of 48"),
     ("C7", "ism2-odd", "fp32"): (0.85, "44 of 48"),
-    ("C7", "ism2-odd", "fp64"): (0.90, "46 of 48"),
+    ("C7", "ism2-odd", "fp64"): (0.90, "47 of 48"),
 }
 ISM2_KN = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 # Each grid's shapes (m, n, k), as kernels/suites.c writes them.
