@@ -2,10 +2,10 @@
 # record-grids.sh BUILD OUT - records examples/h100-grids.sql.xz's database on a GPU machine
 # (README.md here): the ceilings, the suites tsm2-grid and ism2-grid through the entry point
 # tsm2 against cuBLAS, and the 132 exhaustive sweeps that judge the entry point's choice, into
-# OUT/grids.db, with a log a step, and the suite ism2-odd (m not a multiple of 4) into
-# OUT/odd.db. On an H100 it takes about 370 s: probe 12 s, tsm2-grid 34 s, ism2-grid 59 s (each
-# with the floor, kernel move, beside the entry point), the sweeps about 240 s, ism2-odd with
-# its probe about 25 s.
+# OUT/grids.db, with a log a step, and the suites ism2-odd and tsm2-odd (m not a multiple of 4)
+# into OUT/odd.db. On an H100 it takes about 390 s: probe 12 s, tsm2-grid 34 s, ism2-grid 59 s
+# (each with the floor, kernel move, beside the entry point), the sweeps about 240 s, the odd
+# suites with their probe about 45 s.
 # Predictions are added afterwards on any machine (`roofkit --db OUT/grids.db model`), then
 # `make-sql.sh OUT/grids.db x.sql` and `xz -9` give the file kept in git, which
 # tests/examples/check_grids.py checks.
@@ -56,12 +56,13 @@ for p in fp32 fp64; do
 done
 printf '== sweeps: %d of 132 in the log, %d s since the start\n' "$(grep -c '^## ' "$OUT/tune.log")" \
     $(($(date +%s) - t_start))
-# The suite ism2-odd (m not a multiple of 4) into a database of its own, with its own probe:
-# examples/h100-ism2-odd.sql.xz (about 25 s)
+# The suites ism2-odd and tsm2-odd (m not a multiple of 4) into a database of their own, with
+# its own probe: examples/h100-odd.sql.xz (about 45 s)
 ODD=$OUT/odd.db
 rm -f "$ODD" "$ODD-wal" "$ODD-shm"
 step odd-probe "$R" --db "$ODD" probe --only bandwidth,latency,flops,launch
 step ism2-odd "$R" --db "$ODD" run --suite ism2-odd --energy off --metrics none
+step tsm2-odd "$R" --db "$ODD" run --suite tsm2-odd --energy off --metrics none
 # one file each to carry back: the WAL folded in
 for f in "$DB" "$ODD"; do
     python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$f"

@@ -16,11 +16,11 @@
  *
  * A thread owns U vectors of V consecutive rows (16 bytes; where m is not a multiple of V, V
  * single rows 32 apart, a warp's 32 vectors 32 V consecutive rows, or one row below
- * MOVE_SIDE_ROWS), S vectors apart (S the threads of the grid's rows: a warp's accesses of a
- * column are contiguous), and a slice of MOVE_LOADS / U columns of A (blockIdx.y): its
- * MOVE_LOADS loads are independent and in flight together (fewer where k is short of them),
- * with streaming loads and stores (ld/st.global.cs) as the TSM2 kernels use. Where n > k each
- * loaded column is stored to every column of C that repeats it. Where the rows leave the GPU
+ * MOVE_SIDE_ROWS with k <= MOVE_SIDE_K), S vectors apart (S the threads of the grid's rows: a
+ * warp's accesses of a column are contiguous), and a slice of MOVE_LOADS / U columns of A
+ * (blockIdx.y): its MOVE_LOADS loads are independent and in flight together (fewer where k is short
+ * of them), with streaming loads and stores (ld/st.global.cs) as the TSM2 kernels use. Where n > k
+ * each loaded column is stored to every column of C that repeats it. Where the rows leave the GPU
  * short of blocks, U shrinks, then C's columns are split in groups: the blocks of a group are
  * neighbours in x and run together, so that the groups after the first find A's lines in the
  * L2 (not checked with counters). B is read by every thread of the grid, a few elements each:
@@ -47,12 +47,16 @@ constexpr int MOVE_WAVE = 2;      /* blocks an SM that the rows, then C's column
  * row a vector below; C in whole lines from MOVE_LINE_ROWS rows where n >= 8 and k <= 2. On an
  * H100 (kbench, suite ism2-odd's shapes, each way in one call) against one row a vector
  * everywhere: fp32 1000003 x 32 x 1 72.2 -> 53.0 us, 10000001 x 32 x 2 835 -> 561, x 2 x 12 255
- * -> 214, fp64 10000001 x 32 x 1 1358 -> 1051, but at 100003 rows 1.03-1.13x slower in fp32
- * (fewer threads); C in whole lines against rows side by side: 10000001 x 32 x 1 578 -> 538,
- * fp64 1051 -> 1029, 10000001 x 8 x 1-2 0.97-0.99 of the time, but 1.02-1.24x slower at 10^6
+ * -> 214, fp64 10000001 x 32 x 1 1358 -> 1051, but at 100003 rows (k <= 24) 1.03-1.13x slower
+ * in fp32 (fewer threads); C in whole lines against rows side by side: 10000001 x 32 x 1 578 ->
+ * 538, fp64 1051 -> 1029, 10000001 x 8 x 1-2 0.97-0.99 of the time, but 1.02-1.24x slower at 10^6
  * rows and at 10^7 with 2 columns.
  */
 constexpr long MOVE_SIDE_ROWS = 300000;
+/* ... and one row a vector there only up to this k: at m = k = 10241 (TSM2's shapes, thousands
+ * of slices of k, blocks aplenty) one row a thread read fp32 A at 0.69 of the copy ceiling
+ * (203 us against 135 at m = 10240). */
+constexpr long MOVE_SIDE_K = 64;
 constexpr long MOVE_LINE_ROWS = 4000000;
 
 __device__ __forceinline__ unsigned bits_of(float x)
@@ -209,7 +213,7 @@ struct plan plan_of(const struct kern_args *a)
     const long want = (long)MOVE_WAVE * a->dev->sm_count;
     pl.v = a->prec == KERNELS_FP64 ? 2 : 4;
     pl.odd = a->m % pl.v != 0;
-    if (pl.odd && a->m < MOVE_SIDE_ROWS)
+    if (pl.odd && a->m < MOVE_SIDE_ROWS && a->k <= MOVE_SIDE_K)
         pl.v = 1;
     pl.lines = pl.odd && a->m >= MOVE_LINE_ROWS && a->n >= 8 && a->k <= 2;
     pl.u = a->k >= 8 ? 1 : a->k >= 4 ? 2 : a->k >= 2 ? 4 : 8;

@@ -86,6 +86,12 @@ static const struct kernels_suite suites[] = {
      1,
      {{{GRID_KERNELS}, 0, {{0}},
        {VALUES(100003, 1000002, 1000003, 10000001), VALUES(2, 8, 32), VALUES(1, 2, 12, 24)}}}},
+    {"tsm2-odd",
+     "TSM2 at m = k not a multiple of 4 (A's columns not 16-byte aligned) against the faster "
+     "cuBLAS call: m = k in {10241, 10242, 20483}, n in {1, 2, 5, 8, 12, 16, 24, 32}",
+     1,
+     {{{GRID_KERNELS}, 0, {{0}},
+       {VALUES(10241, 10242, 20483), VALUES(1, 2, 5, 8, 12, 16, 24, 32), NONE}}}},
 };
 
 /* clang-format on */

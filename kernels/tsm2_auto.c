@@ -235,7 +235,11 @@ static void add(struct want *w, int *nw, long code, long t1, long t2, long t3, l
  *         columns and, below 16384 rows, at 25-32 (the grids' sweeps on an H100, the same split
  *         of k: 0.954-0.991 of t1 128's time at 17-24, 0.975-0.981 at 10240 x 25-32; at
  *         20480-40960 x 25-32, 165 registers, t1 256 leaves one block an SM and ran 1.13-1.17x
- *         slower; at 9-16 columns, 95 registers, 1.07-1.08x).
+ *         slower; at 9-16 columns, 95 registers, 1.07-1.08x). Where m is not a multiple of 4
+ *         (A's columns not 16-byte aligned) the ring copies A element by element and ran
+ *         0.32-0.39 of cuBLAS at 10241 and 10243 x 1-8 columns, 0.57-0.69 at 10242 (kbench on
+ *         an H100, 524-608 us against the FMA kernel's 151-157): there the FMA kernel up to 12
+ *         columns (10241 x 12 159.6 us against 3xTF32's 201.7), 3xTF32 above.
  * Short and small (k <= SMALL_K and m <= SMALL_M, far from the grid's m = k >= 10240): the tensor
  * cores in both precisions, which an H100 measured ahead of the ring and the FMA stream on
  * 10^4 and 3 x 10^4 rows x 5, 17, 32 columns x k 65, 100, 256 (fp32 10^4 x 5 x 256 35.1 -> 12.3
@@ -257,9 +261,9 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
         return 1;
     }
     if (prec == KERNELS_FP32 && m < KERN_TSM2_TF32X3_FEW_ROWS) {
-        *apipe = 4;
+        *apipe = m % 4 != 0 && n <= 12 ? 3 : 4;
         *t1 = n > 16 ? 256 : 128;
-        return n > 8;
+        return n > 8 || m % 4 != 0;
     }
     *apipe = n <= 12 ? 3 : 4;
     if (prec == KERNELS_FP32 && n > 16 && n <= 24)

@@ -292,7 +292,9 @@ static void tsm2_entry(void **state)
          * are more than 8 columns in fp32 below 16384 rows (fp64: the FMA stream up to 12); fp64
          * ISM2 with k = 16 and 16 columns at 10^5 rows to the tensor cores' row walk (prec -1: both
          * precisions), and to the vector kernel at odd m from 300000 rows with k 17-32 (the row
-         * walk's bulk copies need even m) */
+         * walk's bulk copies need even m); fp32 TSM2 below 16384 rows at m not a multiple of 4
+         * to the FMA stream up to 12 columns (the ring copies such columns element by element),
+         * 3xTF32 above */
         static const struct {
             struct kernels_shape sh;
             const char *kernel, *apipe;
@@ -311,7 +313,10 @@ static void tsm2_entry(void **state)
                     {{1000000, 12, 24}, "\"t3\":24,", "\"apipe\":3,", -1},
                     {{1000000, 32, 32}, "\"t3\":32,", "\"apipe\":3,", KERNELS_FP32},
                     {{1000000, 32, 32}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64},
-                    {{1000003, 32, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP64}};
+                    {{1000003, 32, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP64},
+                    {{10241, 5, 10241}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP32},
+                    {{10242, 12, 10242}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP32},
+                    {{10243, 13, 10243}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP32}};
         for (size_t x = 0; x < sizeof rule / sizeof rule[0]; x++) {
             if (rule[x].prec >= 0 && rule[x].prec != prec)
                 continue;
@@ -381,21 +386,22 @@ static void tf32_is_detected(void **state)
     assert_true(r.rel_error < 1e-5); /* plain fp32 */
 }
 
-/* move, the floor under a shape's kernels: exact (tolerance 0) with 16-byte vectors and with
- * one element a thread (m no multiple of the vector), 1, 2, 4 and 8 vectors of rows a thread,
+/* move, the floor under a shape's kernels: exact (tolerance 0) with 16-byte vectors and where m
+ * is no multiple of the vector (each of its layouts), 1, 2, 4 and 8 vectors of rows a thread,
  * n above and below k (C's columns in groups where the rows are few), k past one slice */
 static void move_paths(void **state)
 {
     (void)state;
     /* 8 vectors a thread: 1000003 x 5 x 1, 4000000 x 3 x 1, 2000001 x 9 x 1 (move.cu plan_of);
      * m not a multiple of 4: one row a vector below MOVE_SIDE_ROWS (999, 1001, 100003), rows
-     * side by side from it (300001, 1000003, 2000001), C in whole lines from MOVE_LINE_ROWS with
-     * n >= 8, k <= 2 (4000001 x 9 x 1, 4000003 x 33 x 2; fp64 odd m only at 4000001 and
-     * 4000003) */
+     * side by side from it (300001, 1000003, 2000001) and below it past MOVE_SIDE_K (20001 x 3
+     * x 257), C in whole lines from MOVE_LINE_ROWS with n >= 8, k <= 2 (4000001 x 9 x 1,
+     * 4000003 x 33 x 2; fp64 odd m only at 4000001 and 4000003) */
     static const struct kernels_shape shapes[] = {
-        {300000, 7, 3},  {300000, 2, 19}, {600000, 33, 1},  {1001, 33, 4},   {999, 3, 17},
-        {300001, 5, 9},  {64, 1, 1},      {1000003, 5, 1},  {4000000, 3, 1}, {2000001, 9, 1},
-        {100000, 32, 1}, {100003, 8, 2},  {300003, 32, 24}, {4000001, 9, 1}, {4000003, 33, 2},
+        {300000, 7, 3},   {300000, 2, 19}, {600000, 33, 1},  {1001, 33, 4},
+        {999, 3, 17},     {300001, 5, 9},  {64, 1, 1},       {1000003, 5, 1},
+        {4000000, 3, 1},  {2000001, 9, 1}, {100000, 32, 1},  {100003, 8, 2},
+        {300003, 32, 24}, {4000001, 9, 1}, {4000003, 33, 2}, {20001, 3, 257},
     };
     const struct kernels_kernel *mv = kernels_find("move");
     assert_non_null(mv);

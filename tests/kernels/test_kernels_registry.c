@@ -218,6 +218,13 @@ static void suite_grids(void **state)
     assert_int_equal(kernels_suite_entry_size(&og->entries[0]), 4 * 3 * 4);
     assert_int_equal(suite_has(og, 1000003, 32, 24), 1);
     assert_true(entry_names(&og->entries[0], "tsm2") && entry_names(&og->entries[0], "move"));
+    /* TSM2 at m = k not a multiple of 4: each m mod 4 but 0, both sides of 16384 rows */
+    const struct kernels_suite *tog = kernels_suite_find("tsm2-odd");
+    assert_non_null(tog);
+    assert_int_equal(kernels_suite_entry_size(&tog->entries[0]), 3 * 8);
+    assert_int_equal(suite_has(tog, 10241, 5, 10241), 1);
+    assert_int_equal(suite_has(tog, 20483, 32, 20483), 1);
+    assert_true(entry_names(&tog->entries[0], "tsm2") && entry_names(&tog->entries[0], "move"));
     /* a short buffer is cut, always terminated */
     assert_int_equal(strlen(kernels_suite_entry_describe(&ig->entries[0], buf, 12)), 11);
 }
