@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_grids.py SQL|DB [WORK [GRID ...]] - the targets of the suites tsm2-grid and ism2-grid
-(or of the GRIDs named: ism2-odd has its own recording), checked on a
+(or of the GRIDs named: ism2-odd and tsm2-odd have their own recording), checked on a
 recording (examples/h100-grids.sql.xz: `roofkit probe`, `roofkit run --suite tsm2-grid` and
 `--suite ism2-grid`, `roofkit model`, and optionally the exhaustive sweeps of `roofkit tune
 --exhaustive`), as CI sees it on a machine without a GPU. A later recording that measures worse
@@ -96,30 +96,41 @@ HELD = {
     # percent between units (fp32 280-282, fp64 295-298 of 300 in the last recordings)
     ("C7", "ism2-grid", "fp32"): (0.90, "282 of 300"),
     ("C7", "ism2-grid", "fp64"): (0.95, "298 of 300"),
-    # ism2-odd (its own recording): m not a multiple of 4. The worst shapes are fp32 10^5 x 32 x
-    # 24 (0.775: the vector kernel, 16.6 us against cuBLAS's 12.9; 0.804 on another unit) and
-    # 10^6 x 32 x 24 (0.82-0.83, the vector kernel with rows side by side, as its aligned twin
-    # at 0.85 of copy), then fp64 10^5 x 32 x 1 (0.93, a 13-us outer product) and 10^5 x 32 x 24
-    # (0.94). The floor (move, rows side by side too) does not reach 90 % of the copy ceiling on
-    # 46 fp32 and 29 fp64 of its shapes; against it the entry point misses 4 fp32 and 1 fp64
-    # shapes. Held a few shapes and a few percent under the recording, as the grids' 10^5-row
-    # shapes move between H100 units
-    ("C4", "ism2-odd", "fp32"): (0.74, "0.775 at 100003x32x24"),
-    ("C4", "ism2-odd", "fp64"): (0.89, "0.925 at 100003x32x1"),
-    ("C5", "ism2-odd", "fp32"): (0.14, "9 of 48"),
-    ("C5", "ism2-odd", "fp64"): (0.29, "18 of 48"),
+    # ism2-odd and tsm2-odd (their own recording): m not a multiple of 4. ISM2's worst shapes are
+    # fp32 10^5 x 32 x 24 (0.78-0.82 on three H100 units: the vector kernel, 16.6 us against
+    # cuBLAS's 12.9) and 10^6 x 32 x 24 (0.82-0.84, the vector kernel with rows side by side, as
+    # its aligned twin at 0.85 of copy), then fp64 10^5 x 32 x 1 and x 24 (0.92-0.94). The floor
+    # (move, rows side by side too) does not reach 90 % of the copy ceiling on 46 fp32 and 28
+    # fp64 of its shapes; against it the entry point misses 4 fp32 and 1 fp64 shapes. Held a few
+    # shapes and a few percent under the recording, as the grids' 10^5-row shapes move between
+    # H100 units
+    ("C4", "ism2-odd", "fp32"): (0.74, "0.809 at 100003x32x24"),
+    ("C4", "ism2-odd", "fp64"): (0.89, "0.919 at 100003x32x24"),
+    ("C5", "ism2-odd", "fp32"): (0.14, "11 of 48"),
+    ("C5", "ism2-odd", "fp64"): (0.29, "17 of 48"),
     ("C7", "ism2-odd", "fp32"): (0.85, "44 of 48"),
     ("C7", "ism2-odd", "fp64"): (0.90, "47 of 48"),
+    # TSM2 at m = k = 10241-20483 in fp32: the FMA stream up to 12 columns (0.90-0.98 of the copy
+    # ceiling), 3xTF32 above at 0.61-0.74, A's columns loaded element by element: 20483 x 32 at
+    # 0.856 of cuBLAS, 20483 x 16 0.94 (their aligned twins 1.25 and 1.34). The floor, rows side
+    # by side, reaches 0.83-0.89 of copy in fp32 (1.04-1.08 at aligned m), 1.05-1.07 in fp64;
+    # fp64 misses 90 % of copy at 10241 and 20483 x 32 only (DMMA at 0.87-0.88)
+    ("C4", "tsm2-odd", "fp32"): (0.82, "0.856 at 20483x32x20483"),
+    ("C5", "tsm2-odd", "fp32"): (0.45, "12 of 24"),
+    ("C5", "tsm2-odd", "fp64"): (0.83, "22 of 24"),
+    ("C7", "tsm2-odd", "fp32"): (0.58, "15 of 24"),
+    ("C7", "tsm2-odd", "fp64"): (0.83, "22 of 24"),
 }
 ISM2_KN = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 # Each grid's shapes (m, n, k), as kernels/suites.c writes them.
 GRIDS = {
     "tsm2-grid": [(m, n, m) for m in (10240, 20480, 40960) for n in range(1, 33)],
     "ism2-grid": [(m, n, k) for m in (100000, 1000000, 10000000) for k in ISM2_KN for n in ISM2_KN],
-    # m not a multiple of 4: its own recording (examples/h100-ism2-odd.sql.xz), named on the
+    # m not a multiple of 4: their own recording (examples/h100-odd.sql.xz), named on the
     # command line
     "ism2-odd": [(m, n, k) for m in (100003, 1000002, 1000003, 10000001) for k in (1, 2, 12, 24)
                  for n in (2, 8, 32)],
+    "tsm2-odd": [(m, n, m) for m in (10241, 10242, 20483) for n in (1, 2, 5, 8, 12, 16, 24, 32)],
 }
 DEFAULT_GRIDS = ("tsm2-grid", "ism2-grid")
 ELEM = {"fp32": 4, "fp64": 8}
