@@ -112,7 +112,7 @@ HELD = {
     ("C7", "ism2-odd", "fp64"): (0.90, "47 of 48"),
     # TSM2 at m = k = 10241-20483 in fp32: the FMA stream up to 12 columns (0.90-0.98 of the copy
     # ceiling), 3xTF32 above at 0.61-0.74, A's columns loaded element by element: 20483 x 32 at
-    # 0.856 of cuBLAS, 20483 x 16 0.94 (their aligned twins 1.25 and 1.34). The floor, rows side
+    # 0.856 of cuBLAS, 20483 x 16 0.94 (their aligned twins 1.31 and 1.24). The floor, rows side
     # by side, reaches 0.83-0.89 of copy in fp32 (1.04-1.08 at aligned m), 1.05-1.07 in fp64;
     # fp64 misses 90 % of copy at 10241 and 20483 x 32 only (DMMA at 0.87-0.88)
     ("C4", "tsm2-odd", "fp32"): (0.82, "0.856 at 20483x32x20483"),
