@@ -220,7 +220,7 @@ static inline long kern_ism2_vec_inflight(long t3)
 {
     return t3 >= 8 ? 1 : 8 / (t3 < 1 ? 1 : t3);
 }
-/* The K the vector kernel is instantiated for (ism2.cu's tables follow this order). */
+/* The K the vector kernel is instantiated for (ism2.cu's vec_table instantiates each). */
 #define KERN_ISM2_VEC_KS 1, 2, 3, 4, 6, 8, 12, 16, 24, 32
 /* The smallest of them that covers k (the largest for k past them). */
 static inline long kern_ism2_vec_k(long k)

@@ -166,19 +166,16 @@ __global__ void __launch_bounds__(256)
 
     const bool whole = m % V == 0; /* every column of A and C 16-byte aligned */
     const long nv = (m + V - 1) / V, stride = (long)gridDim.x * blockDim.x;
-    /* SIDE and LINE (m not a multiple of V): vector v is V single rows 32 apart, so that a warp's
-     * loads and stores of a column are rows side by side: the warp's 32 vectors (v >> 5 the
-     * same) cover 32 V consecutive rows from side_base, lane v & 31 taking rows side_base + (v &
-     * 31) + 32 x. SIDE runs a round while the thread's first row is inside m, LINE while the
-     * warp's is (its stores shuffle between all 32 lanes: tsm2.cu takes LINE only with whole
-     * warps). Otherwise vector v is rows v V .. v V + V - 1. */
-    auto side_base = [&](long v) { return (v >> 5) * (32 * V); };
+    /* SIDE and LINE (m not a multiple of V): rows side by side (tsm2_common.cuh side_base). SIDE
+     * runs a round while the thread's first row is inside m, LINE while the warp's is (its stores
+     * shuffle between all 32 lanes: tsm2.cu takes LINE only with whole warps). Otherwise vector v
+     * is rows v V .. v V + V - 1. */
     auto side_row = [&](long v0, int u, int x) {
         const long v = v0 + u * stride;
-        return side_base(v) + (v & 31) + 32 * x;
+        return side_base<V>(v) + (v & 31) + 32 * x;
     };
-    auto side_live = [&](long v0) { return side_base(v0) + (v0 & 31) < m; };
-    auto line_live = [&](long v0) { return side_base(v0) < m; };
+    auto side_live = [&](long v0) { return side_base<V>(v0) + (v0 & 31) < m; };
+    auto line_live = [&](long v0) { return side_base<V>(v0) < m; };
     /* SIDE: column l of vector u's rows, zeros past k and m */
     auto side_load = [&](T(&d)[V], long v0, int u, int l) {
 #pragma unroll
@@ -190,7 +187,7 @@ __global__ void __launch_bounds__(256)
     const int lane = (int)(threadIdx.x & 31);
     /* vector u of the round at v0, rows from `row` (ROWS), is no thread's work: past m (LINE: the
      * warp's rows past it, as its shuffles need every lane; SIDE stores row by row below m) */
-    auto idle = [&](long row) { return LINE ? side_base(row / V) >= m : !SIDE && row >= m; };
+    auto idle = [&](long row) { return LINE ? side_base<V>(row / V) >= m : !SIDE && row >= m; };
     const long cs = (n + gridDim.y - 1) / gridDim.y, j0 = blockIdx.y * cs;
     const long j1 = j0 + cs < n ? j0 + cs : n;
     /* A's vectors v0 + u S, u < U, all K columns; zeros past k and m */
@@ -228,7 +225,7 @@ __global__ void __launch_bounds__(256)
     /* column j of that vector, c, into C in the layout's way */
     auto store_vec = [&](long j, const T(&c)[V], long v0, int u, long row) {
         if constexpr (LINE)
-            store_lines(C + j * m, side_base(v0 + u * stride), m, c, lane);
+            store_lines(C + j * m, side_base<V>(v0 + u * stride), m, c, lane);
         else if constexpr (SIDE)
             store_side(C + j * m, c, v0, u);
         else
@@ -381,19 +378,18 @@ __global__ void __launch_bounds__(256)
     if constexpr (ODD) {
         /* (ODD: m not a multiple of V, its own instantiation: the stores in lines took the
          * aligned kernel from 40 to 80 registers, fp32 at K = 1) a column of C not 16-byte aligned:
-         * vector v is V single rows 32 apart (the vector kernel's SIDE and LINE), so that a warp's
-         * loads and stores of a column are rows side by side, and with whole warps its stores are
-         * whole runs of 32 elements (store_lines). A vector of V rows stored element by element
-         * left each warp store a quarter (fp32) or half of the bytes it spans: on an H100 fp32
-         * 299999 x 32 x 1 ran 30.8 us that way, 18.0 with V rows a thread the whole grid's threads
-         * apart (cuBLAS 19.9), fp64 299999 x 32 x 1 56.4 -> 30.6 (cuBLAS 36.1), 100003 x 24 x
-         * 1 15.6 -> 9.6 */
+         * rows side by side (side_base, as the vector kernel's SIDE and LINE), and with whole
+         * warps C stored in whole runs of 32 elements (store_lines). A vector of V rows stored
+         * element by element left each warp store a quarter (fp32) or half of the bytes it spans:
+         * on an H100 fp32 299999 x 32 x 1 ran 30.8 us that way, 18.0 with V rows a thread the whole
+         * grid's threads apart (cuBLAS 19.9), fp64 299999 x 32 x 1 56.4 -> 30.6 (cuBLAS 36.1),
+         * 100003 x 24 x 1 15.6 -> 9.6 */
         const bool lines = blockDim.x % 32 == 0 && m >= KERN_ISM2_VEC_WIDE_ROWS && n >= 8;
         const int lane = (int)(threadIdx.x & 31);
 #pragma unroll 1
         for (long v = blockIdx.x * (long)blockDim.x + threadIdx.x;
-             (v >> 5) * (32 * V) + (lines ? 0 : v & 31) < m; v += stride) {
-            const long base = (v >> 5) * (32 * V), r0 = base + (v & 31);
+             side_base<V>(v) + (lines ? 0 : v & 31) < m; v += stride) {
+            const long base = side_base<V>(v), r0 = base + (v & 31);
             T a[K * V]; /* rows r0, r0 + 32, ...: the loads of a round in flight together */
 #pragma unroll
             for (int l = 0; l < K; l++)
@@ -550,24 +546,20 @@ template <typename T> opt2_fn<T> pick_rows(long t2, long t3)
     return table[ilog2_pow2(t2)][ilog2_pow2(t3)];
 }
 
+/* The vector kernel for each K of KERN_ISM2_VEC_KS, in its order. */
+template <typename T> using vec_fn = void (*)(const T *, const T *, T *, long, long, long);
+template <typename T, int L, int... Ks> struct vec_table {
+    static constexpr vec_fn<T> fns[sizeof...(Ks)] = {ism2_vec_kernel<T, Ks, L>...};
+};
+
 template <int L> const void *vec_kernel(int prec, long t3)
 {
     static const long ks[] = {KERN_ISM2_VEC_KS};
-    static const void *const f32[] = {
-        (const void *)ism2_vec_kernel<float, 1, L>,  (const void *)ism2_vec_kernel<float, 2, L>,
-        (const void *)ism2_vec_kernel<float, 3, L>,  (const void *)ism2_vec_kernel<float, 4, L>,
-        (const void *)ism2_vec_kernel<float, 6, L>,  (const void *)ism2_vec_kernel<float, 8, L>,
-        (const void *)ism2_vec_kernel<float, 12, L>, (const void *)ism2_vec_kernel<float, 16, L>,
-        (const void *)ism2_vec_kernel<float, 24, L>, (const void *)ism2_vec_kernel<float, 32, L>};
-    static const void *const f64[] = {
-        (const void *)ism2_vec_kernel<double, 1, L>,  (const void *)ism2_vec_kernel<double, 2, L>,
-        (const void *)ism2_vec_kernel<double, 3, L>,  (const void *)ism2_vec_kernel<double, 4, L>,
-        (const void *)ism2_vec_kernel<double, 6, L>,  (const void *)ism2_vec_kernel<double, 8, L>,
-        (const void *)ism2_vec_kernel<double, 12, L>, (const void *)ism2_vec_kernel<double, 16, L>,
-        (const void *)ism2_vec_kernel<double, 24, L>, (const void *)ism2_vec_kernel<double, 32, L>};
     for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
         if (ks[i] == t3)
-            return prec == KERNELS_FP64 ? f64[i] : f32[i];
+            return prec == KERNELS_FP64
+                       ? (const void *)vec_table<double, L, KERN_ISM2_VEC_KS>::fns[i]
+                       : (const void *)vec_table<float, L, KERN_ISM2_VEC_KS>::fns[i];
     return nullptr;
 }
 

@@ -98,16 +98,15 @@ __global__ void __launch_bounds__(MOVE_THREADS)
     const long p0 = (long)cg * per, p1 = min(n, p0 + per);
     unsigned x = 0;
     if constexpr (ODD) {
-        /* m not a multiple of V: vector v is V single rows 32 apart, a warp's 32 vectors 32 V
-         * consecutive rows (the vector kernel's SIDE layout, ism2.cu), so that each of its loads
-         * and stores of a column is rows side by side; where `lines`, C in whole runs of 32
+        /* m not a multiple of V: rows side by side (tsm2_common.cuh side_base, the vector kernel's
+         * SIDE layout in ism2.cu); where `lines`, C in whole runs of 32
          * elements (store_lines: ism2.cu's LINE). Every lane of a warp runs every vector (the
          * shuffles), rows past m neither loaded nor stored. */
         const int lane = (int)(threadIdx.x & 31);
         T a[U][KS][V];
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const long v = v0 + u * stride, base = (v >> 5) * (32 * V) + (v & 31);
+            const long v = v0 + u * stride, base = side_base<V>(v) + (v & 31);
 #pragma unroll
             for (int l = 0; l < KS; l++)
 #pragma unroll
@@ -118,7 +117,7 @@ __global__ void __launch_bounds__(MOVE_THREADS)
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const long v = v0 + u * stride, wbase = (v >> 5) * (32 * V), base = wbase + (v & 31);
+            const long v = v0 + u * stride, wbase = side_base<V>(v), base = wbase + (v & 31);
             if (wbase >= m)
                 break;
 #pragma unroll

@@ -261,9 +261,10 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
         return 1;
     }
     if (prec == KERNELS_FP32 && m < KERN_TSM2_TF32X3_FEW_ROWS) {
-        *apipe = m % 4 != 0 && n <= 12 ? 3 : 4;
+        const int unaligned = m % 4 != 0; /* the ring would copy A element by element */
+        *apipe = unaligned && n <= 12 ? 3 : 4;
         *t1 = n > 16 ? 256 : 128;
-        return n > 8 || m % 4 != 0;
+        return n > 8 || unaligned;
     }
     *apipe = n <= 12 ? 3 : 4;
     if (prec == KERNELS_FP32 && n > 16 && n <= 24)
@@ -328,7 +329,7 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  *        takes; with more columns the tensor cores, 0.77-0.82x);
  *   fp64 k <= 24 up to 12 columns (1.01-1.30x), at 10^7 rows from 8 columns only (1-4 columns
  *        2-3 % behind the rows kernel); at k 25-32 and from 16 columns within -6 % to +3 %;
- *        every n at odd m from ISM2_TILE_ROWS rows, where the tensor cores' row walk loses its
+ *        at odd m from ISM2_TILE_ROWS rows every n, where the tensor cores' row walk loses its
  *        bulk copies (16-byte aligned columns): 10000001 x 32 x 24 2649 -> 2005 us (cuBLAS
  *        1910), 1000003 x 32 x 24 255 -> 228;
  *   both, at m not a multiple of the vector at any rows, where k <= 24 or n > 16 (kbench, the
@@ -343,12 +344,12 @@ static int ism2_vec_first(int prec, long m, long n, long k)
 {
     if (k > KERN_ISM2_VEC_MAXK)
         return 0;
-    if (k > 16 && m % kern_ism2_vec_rows(prec) != 0 && (k <= 24 || n > 16))
-        return 1; /* unaligned m: ism2_vec_wide_first */
+    if (k > 16 && m % kern_ism2_vec_rows(prec) != 0 &&
+        (k <= 24 || n > 16 || (prec == KERNELS_FP64 && m >= ISM2_TILE_ROWS)))
+        return 1; /* unaligned m: ism2_vec_wide_first's last two */
     if (k > 16)
         return prec == KERNELS_FP32 ? m > ISM2_TILE_ROWS || (k <= 24 && n <= 16)
-                                    : (k <= 24 && n <= 12 && (m < ISM2_FEW_ROWS || n >= 8)) ||
-                                          (m % 2 != 0 && m >= ISM2_TILE_ROWS);
+                                    : k <= 24 && n <= 12 && (m < ISM2_FEW_ROWS || n >= 8);
     return m < ISM2_FEW_ROWS || prec == KERNELS_FP32 || k == 1 || n * k <= 4;
 }
 

@@ -190,6 +190,18 @@ int ilog2_pow2(long v)
 } // namespace
 
 /*
+ * Rows side by side, for m not a multiple of the 16-byte vector (a column not aligned for it): the
+ * vector of index v is V single rows 32 apart, a warp's 32 vectors (v >> 5 the same) the 32 V
+ * consecutive rows from side_base(v), lane v & 31 taking rows side_base(v) + (v & 31) + 32 x, so
+ * that each of the warp's loads and stores of a column is 32 rows side by side. The ISM2 vector
+ * and outer-product kernels (layouts SIDE and LINE) and move use it.
+ */
+template <int V> __device__ __forceinline__ long side_base(long v)
+{
+    return (v >> 5) * (32 * V);
+}
+
+/*
  * A warp's rows base .. base + 32 V - 1 of one column of C (lane l holds rows base + l + 32 x in
  * c[x]) where the column is not 16-byte aligned (m not a multiple of the vector): stored in whole
  * runs of 32 elements (128 bytes for fp32, 256 for fp64) that start on a multiple of 32 elements,
