@@ -551,7 +551,7 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     if (tc_rows(a, p, v)) {
         const int ring = rows_ring(a, p);
         *smem = kern_tsm2_tc_rows_smem(a->prec, t2, a->k, t1, ring);
-        return kern_tsm2_tc_rows_kernel(a->prec, t2, ring);
+        return kern_tsm2_tc_rows_kernel(a->prec, t2, ring, a->m);
     }
     if (uses_dmma(v, p)) {
         *smem = kern_tsm2_tc_smem(a->prec, t2);

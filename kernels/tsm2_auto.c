@@ -292,8 +292,27 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
  */
 #define ISM2_TILE_ROWS 300000L
 
+/*
+ * fp32 at odd m below ISM2_TILE_ROWS rows, k 21-32 and 8 columns or more: the tensor cores' row
+ * walk with its rows as the fragments hold them (tsm2_tf32x3_rows_kernel's ODD: a column's 8
+ * lanes read 32 bytes of consecutive rows), ahead of the vector kernel and the rows kernel.
+ * kbench on an H100, one call, the entry point before and after (m 100003 / 199999 / 299999):
+ * x 32 x 24 16.4 / 24.9 / 40.1 -> 14.8 / 24.4 / 39.1 us, x 16 x 24 12.0 / 17.5 / 26.6 -> 11.1 /
+ * 16.0 / 21.7, x 8 x 24 10.1 / 13.8 / 20.3 -> 9.7 / 13.5 / 17.3, x 32 x 32 18.3 / 28.1 / 44.5 ->
+ * 15.8 / 25.9 / 42.2, x 12 x 32 12.0 / 19.9 / 24.3 -> 11.4 / 15.9 / 22.7. With 1-4 columns it ran
+ * 1.10-1.24x slower than the vector kernel, at k 17 within -6 % to +9 %, at k 48 with 8 columns
+ * 6-13 % slower than the rows kernel (with more than 16 columns, where it already went first, it
+ * gained 15-20 %). At 10^6 odd rows it stays behind (1000003 x 32 x 24 165 us against 109).
+ */
+static int ism2_tf32_rows_odd(int prec, long m, long n, long k)
+{
+    return prec == KERNELS_FP32 && m % 2 != 0 && m < ISM2_TILE_ROWS && k > 20 && k <= 32 && n >= 8;
+}
+
 static int ism2_tensor_first(int prec, long m, long n, long k)
 {
+    if (ism2_tf32_rows_odd(prec, m, n, k))
+        return 1;
     if (prec == KERNELS_FP64 && k == 16 && n >= 16 && m <= ISM2_TILE_ROWS)
         return 1;
     if (k <= 16)
@@ -342,7 +361,7 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  */
 static int ism2_vec_first(int prec, long m, long n, long k)
 {
-    if (k > KERN_ISM2_VEC_MAXK)
+    if (k > KERN_ISM2_VEC_MAXK || ism2_tf32_rows_odd(prec, m, n, k))
         return 0;
     if (k > 16 && m % kern_ism2_vec_rows(prec) != 0 &&
         (k <= 24 || n > 16 || (prec == KERNELS_FP64 && m >= ISM2_TILE_ROWS)))

@@ -927,8 +927,12 @@ __global__ void __launch_bounds__(256)
  * walking row tiles as tsm2_dmma_rows_kernel does. B is staged once a block and split into its
  * TF32 parts there, once, instead of by every warp at every step; the whole k is one stage, so
  * the tensor cores accumulate it (the accuracy of the per-stage sums of the general kernel).
+ * ODD (m odd, where the 8-byte loads of two rows would be misaligned): the fragment's own rows,
+ * g and g + 8 of the tile, loaded and stored one element at a time, so that the 8 lanes of a
+ * column read and write 8 consecutive rows (32 bytes) with each instruction; rows 2g and 2g + 1
+ * one at a time touched every other element of 64 bytes twice.
  */
-template <int NT>
+template <int NT, bool ODD>
 __global__ void __launch_bounds__(256)
     tsm2_tf32x3_rows_kernel(const float *__restrict__ A, const float *__restrict__ B,
                             float *__restrict__ C, long m, long n, long k, long kchunk,
@@ -957,7 +961,11 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const long kc = 8L * (UK * lround + u) + q + 4 * h;
-            if (avec && kc < k && row < m) {
+            if constexpr (ODD) {
+                const long r0 = 16 * ltile + g;
+                d[h][0] = kc < k && r0 < m ? __ldcs(A + r0 + kc * m) : 0.0f;
+                d[h][1] = kc < k && r0 + 8 < m ? __ldcs(A + r0 + 8 + kc * m) : 0.0f;
+            } else if (avec && kc < k && row < m) {
                 unpack(d[h], __ldcs(reinterpret_cast<const float2 *>(A + row + kc * m)));
             } else {
                 d[h][0] = kc < k && row < m ? __ldcs(A + row + kc * m) : 0.0f;
@@ -1006,9 +1014,24 @@ __global__ void __launch_bounds__(256)
             }
             advance();
         }
-        /* fragment row g is row 2g of the tile, row g + 8 row 2g + 1 */
-        store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
-                        16 * tile + 2 * g, 0, q);
+        if constexpr (ODD) {
+            /* fragment rows g and g + 8 are the tile's */
+            const long r0 = 16 * tile + g;
+#pragma unroll
+            for (int c = 0; c < NT; c++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const long col = c * 8 + 2 * q + h;
+                    if (col < n && r0 < m)
+                        C[r0 + col * m] = acc[c][h];
+                    if (col < n && r0 + 8 < m)
+                        C[r0 + 8 + col * m] = acc[c][h + 2];
+                }
+        } else {
+            /* fragment row g is row 2g of the tile, row g + 8 row 2g + 1 */
+            store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
+                            16 * tile + 2 * g, 0, q);
+        }
     }
 #else
     (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
@@ -1064,7 +1087,7 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt, long m)
                                 : (const void *)f32[m < TF32X3_FEW_ROWS][tiles][cols];
 }
 
-extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring)
+extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring, long m)
 {
     static const stream_fn<double> f64[3][4] = {
         {tsm2_dmma_rows_kernel<1>, tsm2_dmma_rows_kernel<2>, tsm2_dmma_rows_kernel<3>,
@@ -1073,14 +1096,17 @@ extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring)
          tsm2_dmma_ring_kernel<4>},
         {tsm2_dmma_bulk_kernel<1>, tsm2_dmma_bulk_kernel<2>, tsm2_dmma_bulk_kernel<3>,
          tsm2_dmma_bulk_kernel<4>}};
-    static const stream_fn<float> f32[4] = {tsm2_tf32x3_rows_kernel<1>, tsm2_tf32x3_rows_kernel<2>,
-                                            tsm2_tf32x3_rows_kernel<3>, tsm2_tf32x3_rows_kernel<4>};
+    static const stream_fn<float> f32[2][4] = {
+        {tsm2_tf32x3_rows_kernel<1, false>, tsm2_tf32x3_rows_kernel<2, false>,
+         tsm2_tf32x3_rows_kernel<3, false>, tsm2_tf32x3_rows_kernel<4, false>},
+        {tsm2_tf32x3_rows_kernel<1, true>, tsm2_tf32x3_rows_kernel<2, true>,
+         tsm2_tf32x3_rows_kernel<3, true>, tsm2_tf32x3_rows_kernel<4, true>}};
     if (t2 < 1 || t2 > 32)
         return nullptr;
     if (ring < KERN_TSM2_RING_NONE || ring > KERN_TSM2_RING_BULK)
         return nullptr;
     return prec == KERNELS_FP64 ? (const void *)f64[ring][(t2 - 1) / 8]
-                                : (const void *)f32[(t2 - 1) / 8];
+                                : (const void *)f32[m % 2][(t2 - 1) / 8];
 }
 
 /* fp64: one stage of B, with the ring: and each warp's ring of A (ROWS_STAGES tiles of 16 rows
