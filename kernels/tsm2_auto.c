@@ -287,34 +287,42 @@ static int stream_pick(int prec, long m, long n, long k, long *apipe, long *t1)
  * columns below ISM2_FEW_ROWS rows (10^5 x 24 x 32 1.07 against 0.95, 10^6 1.14 against
  * 1.06; at 10^7 opt. 1 was ahead, 1.11 against 1.00, and between the two no shape was
  * measured); with 16 columns or fewer opt. 1 is ahead. fp64 at k = 16 with 16 columns or more
- * up to ISM2_TILE_ROWS rows too (10^5 x 16 / 24 / 32 x 16: 11.3 / 13.4 / 14.8 us against
+ * up to ISM2_TILE_ROWS rows at even m too (10^5 x 16 / 24 / 32 x 16: 11.3 / 13.4 / 14.8 us against
  * opt. 1's 11.8 / 14.5 / 16.7; 3 x 10^5 within 1 % of it; at 10^6 opt. 1 2-4 % ahead).
  */
 #define ISM2_TILE_ROWS 300000L
 
 /*
- * fp32 at odd m below ISM2_TILE_ROWS rows, k 21-32 and 8 columns or more: the tensor cores' row
- * walk with its rows as the fragments hold them (tsm2_tf32x3_rows_kernel's ODD: a column's 8
- * lanes read 32 bytes of consecutive rows), ahead of the vector kernel and the rows kernel.
- * kbench on an H100, one call, the entry point before and after (m 100003 / 199999 / 299999):
- * x 32 x 24 16.4 / 24.9 / 40.1 -> 14.8 / 24.4 / 39.1 us, x 16 x 24 12.0 / 17.5 / 26.6 -> 11.1 /
- * 16.0 / 21.7, x 8 x 24 10.1 / 13.8 / 20.3 -> 9.7 / 13.5 / 17.3, x 32 x 32 18.3 / 28.1 / 44.5 ->
- * 15.8 / 25.9 / 42.2, x 12 x 32 12.0 / 19.9 / 24.3 -> 11.4 / 15.9 / 22.7. With 1-4 columns it ran
- * 1.10-1.24x slower than the vector kernel, at k 17 within -6 % to +9 %, at k 48 with 8 columns
- * 6-13 % slower than the rows kernel (with more than 16 columns, where it already went first, it
- * gained 15-20 %). At 10^6 odd rows it stays behind (1000003 x 32 x 24 165 us against 109).
+ * Odd m below ISM2_TILE_ROWS rows with k 21-32 (fp32) or 17-32 (fp64) and 8 columns or more: the
+ * tensor cores' row walk with its rows as the fragments hold them (the ODD instantiations of
+ * tsm2_tf32x3_rows_kernel and tsm2_dmma_rows_kernel: a column's 8 lanes read 8 consecutive
+ * rows), ahead of the vector kernel and the rows kernel. kbench on an H100, one call each, the
+ * entry point before against after (m 100003 / 199999 / 299999):
+ *   fp32 x 32 x 24 16.4 / 24.9 / 40.1 -> 14.8 / 24.4 / 39.1 us, x 16 x 24 12.0 / 17.5 / 26.6 ->
+ *        11.1 / 16.0 / 21.7, x 8 x 24 10.1 / 13.8 / 20.3 -> 9.7 / 13.5 / 17.3, x 32 x 32 18.3 /
+ *        28.1 / 44.5 -> 15.8 / 25.9 / 42.2, x 12 x 32 12.0 / 19.9 / 24.3 -> 11.4 / 15.9 / 22.7;
+ *        at k 17 within -6 % to +9 %;
+ *   fp64 (the walk forced) x 32 x 24 22.9 / 42.0 / 61.1 -> 19.3 / 42.4 / 60.5, x 24 x 24 20.0 /
+ *        34.3 / 51.2 -> 17.0 / 32.4 / 50.1, x 8 x 17 11.7 / 18.9 / 24.1 -> 10.8 / 16.2 / 21.9,
+ *        x 32 x 32 27.2 / 48.8 / 71.3 -> 20.9 / 47.4 / 64.0; behind at 199999 x 32 x 17 (40.5
+ *        against 37.3) and 299999 x 16 x 24 (43.1 against 38.9).
+ * With 1-4 columns the walk ran up to 1.24x slower than the vector kernel, at k 48 with 8 columns
+ * up to 13 % behind the rows kernel. At 10^6 odd rows it stays behind (fp32 1000003 x 32 x 24
+ * 165 us against 109).
  */
-static int ism2_tf32_rows_odd(int prec, long m, long n, long k)
+static int ism2_rows_odd(int prec, long m, long n, long k)
 {
-    return prec == KERNELS_FP32 && m % 2 != 0 && m < ISM2_TILE_ROWS && k > 20 && k <= 32 && n >= 8;
+    return m % 2 != 0 && m < ISM2_TILE_ROWS && k > (prec == KERNELS_FP32 ? 20 : 16) && k <= 32 &&
+           n >= 8;
 }
 
 static int ism2_tensor_first(int prec, long m, long n, long k)
 {
-    if (ism2_tf32_rows_odd(prec, m, n, k))
+    if (ism2_rows_odd(prec, m, n, k))
         return 1;
-    if (prec == KERNELS_FP64 && k == 16 && n >= 16 && m <= ISM2_TILE_ROWS)
-        return 1;
+    if (prec == KERNELS_FP64 && k == 16 && n >= 16 && m <= ISM2_TILE_ROWS && m % 2 == 0)
+        return 1; /* at odd m the vector kernel: 100003 / 199999 / 299999 x 16 x 16 12.0 / 19.7 /
+                     28.7 us against the walk's 12.7 / 21.8 / 35.5 */
     if (k <= 16)
         return 0;
     if (prec == KERNELS_FP64)
@@ -361,7 +369,7 @@ static int ism2_tensor_first(int prec, long m, long n, long k)
  */
 static int ism2_vec_first(int prec, long m, long n, long k)
 {
-    if (k > KERN_ISM2_VEC_MAXK || ism2_tf32_rows_odd(prec, m, n, k))
+    if (k > KERN_ISM2_VEC_MAXK || ism2_rows_odd(prec, m, n, k))
         return 0;
     if (k > 16 && m % kern_ism2_vec_rows(prec) != 0 &&
         (k <= 24 || n > 16 || (prec == KERNELS_FP64 && m >= ISM2_TILE_ROWS)))

@@ -147,6 +147,27 @@ __device__ __forceinline__ void store_fragments(T *out, long m, long n, const T 
 }
 
 /*
+ * The row walks' fragments at odd m (their ODD instantiations): fragment rows g and g + 8 are
+ * rows r0 = 16 tile + g and r0 + 8 of the tile, as loaded, so the 8 lanes of a column store 8
+ * consecutive elements with each instruction.
+ */
+template <typename T, int NT>
+__device__ __forceinline__ void store_own_rows(T *C, long m, long n, const T (&acc)[NT][4], long r0,
+                                               int q)
+{
+#pragma unroll
+    for (int c = 0; c < NT; c++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const long col = c * 8 + 2 * q + h;
+            if (col < n && r0 < m)
+                C[r0 + col * m] = acc[c][h];
+            if (col < n && r0 + 8 < m)
+                C[r0 + 8 + col * m] = acc[c][h + 2];
+        }
+}
+
+/*
  * N columns (t2), R rows per thread (kern_tsm2_stream_rows), UG groups of G columns of A in
  * flight per thread (the register ring: 128 bytes). Launched with t1 threads (blockDim.x, at
  * most 256), grid (m / (t1 R), nks).
@@ -360,8 +381,11 @@ __global__ void __launch_bounds__(256)
  * running on into the next tile, so a block's start (B's copy, the ring's first loads) is paid
  * once for many tiles rather than for every 64 rows. k is walked in rounds of UK steps of 4
  * (past k: zeros, tensor work only). Launched with split 1 (the whole k in the stage).
+ * ODD (m odd): the fragment's own rows, g and g + 8 of the tile, loaded and stored one element
+ * at a time (a column's 8 lanes: 64 consecutive bytes an instruction), as
+ * tsm2_tf32x3_rows_kernel's ODD; rows 2g and 2g + 1 one at a time touched every other element.
  */
-template <int NT>
+template <int NT, bool ODD>
 __global__ void __launch_bounds__(256)
     tsm2_dmma_rows_kernel(const double *__restrict__ A, const double *__restrict__ B,
                           double *__restrict__ C, long m, long n, long k, long kchunk,
@@ -385,7 +409,11 @@ __global__ void __launch_bounds__(256)
     int lround = 0;
     auto load_step = [&](double(&d)[2], int u) {
         const long kc = 4L * (UK * lround + u) + q, row = 16 * ltile + 2 * g;
-        if (avec && kc < k && row < m) {
+        if constexpr (ODD) {
+            const long r0 = 16 * ltile + g;
+            d[0] = kc < k && r0 < m ? __ldcs(A + r0 + kc * m) : 0.0;
+            d[1] = kc < k && r0 + 8 < m ? __ldcs(A + r0 + 8 + kc * m) : 0.0;
+        } else if (avec && kc < k && row < m) {
             unpack(d, __ldcs(reinterpret_cast<const double2 *>(A + row + kc * m)));
         } else {
             d[0] = kc < k && row < m ? __ldcs(A + row + kc * m) : 0.0;
@@ -426,9 +454,13 @@ __global__ void __launch_bounds__(256)
             }
             advance();
         }
-        /* fragment row g is row 2g of the tile, row g + 8 row 2g + 1 */
-        store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
-                        16 * tile + 2 * g, 0, q);
+        if constexpr (ODD) {
+            store_own_rows(C, m, n, acc, 16 * tile + g, q);
+        } else {
+            /* fragment row g is row 2g of the tile, row g + 8 row 2g + 1 */
+            store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
+                            16 * tile + 2 * g, 0, q);
+        }
     }
 #else
     (void)A, (void)B, (void)C, (void)m, (void)n, (void)k, (void)kchunk, (void)ws, (void)ncb;
@@ -1015,18 +1047,7 @@ __global__ void __launch_bounds__(256)
             advance();
         }
         if constexpr (ODD) {
-            /* fragment rows g and g + 8 are the tile's */
-            const long r0 = 16 * tile + g;
-#pragma unroll
-            for (int c = 0; c < NT; c++)
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const long col = c * 8 + 2 * q + h;
-                    if (col < n && r0 < m)
-                        C[r0 + col * m] = acc[c][h];
-                    if (col < n && r0 + 8 < m)
-                        C[r0 + 8 + col * m] = acc[c][h + 2];
-                }
+            store_own_rows(C, m, n, acc, 16 * tile + g, q);
         } else {
             /* fragment row g is row 2g of the tile, row g + 8 row 2g + 1 */
             store_fragments(C, m, n, reinterpret_cast<const decltype(acc)(&)[1]>(acc),
@@ -1090,8 +1111,8 @@ extern "C" const void *kern_tsm2_tc_kernel(int prec, long t2, long rpt, long m)
 extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring, long m)
 {
     static const stream_fn<double> f64[3][4] = {
-        {tsm2_dmma_rows_kernel<1>, tsm2_dmma_rows_kernel<2>, tsm2_dmma_rows_kernel<3>,
-         tsm2_dmma_rows_kernel<4>},
+        {tsm2_dmma_rows_kernel<1, false>, tsm2_dmma_rows_kernel<2, false>,
+         tsm2_dmma_rows_kernel<3, false>, tsm2_dmma_rows_kernel<4, false>},
         {tsm2_dmma_ring_kernel<1>, tsm2_dmma_ring_kernel<2>, tsm2_dmma_ring_kernel<3>,
          tsm2_dmma_ring_kernel<4>},
         {tsm2_dmma_bulk_kernel<1>, tsm2_dmma_bulk_kernel<2>, tsm2_dmma_bulk_kernel<3>,
@@ -1105,8 +1126,13 @@ extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring, lon
         return nullptr;
     if (ring < KERN_TSM2_RING_NONE || ring > KERN_TSM2_RING_BULK)
         return nullptr;
-    return prec == KERNELS_FP64 ? (const void *)f64[ring][(t2 - 1) / 8]
-                                : (const void *)f32[m % 2][(t2 - 1) / 8];
+    static const stream_fn<double> f64odd[4] = {
+        tsm2_dmma_rows_kernel<1, true>, tsm2_dmma_rows_kernel<2, true>,
+        tsm2_dmma_rows_kernel<3, true>, tsm2_dmma_rows_kernel<4, true>};
+    if (prec == KERNELS_FP64)
+        return (const void *)(ring == KERN_TSM2_RING_NONE && m % 2 ? f64odd
+                                                                   : f64[ring])[(t2 - 1) / 8];
+    return (const void *)f32[m % 2][(t2 - 1) / 8];
 }
 
 /* fp64: one stage of B, with the ring: and each warp's ring of A (ROWS_STAGES tiles of 16 rows

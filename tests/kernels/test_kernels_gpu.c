@@ -292,11 +292,11 @@ static void tsm2_entry(void **state)
          * are more than 8 columns in fp32 below 16384 rows (fp64: the FMA stream up to 12); fp64
          * ISM2 with k = 16 and 16 columns at 10^5 rows to the tensor cores' row walk (prec -1: both
          * precisions), and to the vector kernel at odd m from 300000 rows with k 17-32 (the row
-         * walk's bulk copies need even m); fp32 ISM2 at odd m below 300000 rows with k 21-32
-         * and 8 columns or more to the row walk (its fragments' own rows at odd m), with fewer
-         * columns to the vector kernel; fp32 TSM2 below 16384 rows at m not a multiple of 4
-         * to the FMA stream up to 12 columns (the ring copies such columns element by element),
-         * 3xTF32 above */
+         * walk's bulk copies need even m); ISM2 at odd m below 300000 rows with k 21-32 (fp64
+         * 17-32) and 8 columns or more to the row walk (its fragments' own rows at odd m), with
+         * fewer columns to the vector kernel, as fp64 with k = 16 at odd m; fp32 TSM2 below 16384
+         * rows at m not a multiple of 4 to the FMA stream up to 12 columns (the ring copies such
+         * columns element by element), 3xTF32 above */
         static const struct {
             struct kernels_shape sh;
             const char *kernel, *apipe;
@@ -316,8 +316,9 @@ static void tsm2_entry(void **state)
                     {{1000000, 32, 32}, "\"t3\":32,", "\"apipe\":3,", KERNELS_FP32},
                     {{1000000, 32, 32}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64},
                     {{1000003, 32, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP64},
-                    {{100003, 8, 24}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP32},
-                    {{100003, 4, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP32},
+                    {{100003, 8, 24}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
+                    {{100003, 4, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
+                    {{100003, 16, 16}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP64},
                     {{10241, 5, 10241}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP32},
                     {{10242, 12, 10242}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP32},
                     {{10243, 13, 10243}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP32}};
