@@ -179,7 +179,9 @@ size_t kern_tsm2_tc_smem(int prec, long t2);
  * 16 rows a warp in shared memory filled by cp.async (tsm2_dmma_ring_kernel), for warps that walk
  * at least that many tiles; KERN_TSM2_RING_BULK through a block's ring filled, and C written, by
  * Hopper's bulk copies (tsm2_dmma_bulk_kernel), m even and from KERN_TSM2_BULK_ROWS rows, where
- * an H100 measured it ahead of both (docs/model.md "Hopper's bulk copies"). fp32 ignores it. */
+ * an H100 measured it ahead of both (docs/model.md "Hopper's bulk copies"). fp32 ignores it.
+ * kern_tsm2_tc_rows_kernel takes m for the walks in registers: at odd m their instantiations that
+ * load and store the fragments' own rows. */
 #define KERN_TSM2_RING_STAGES 4
 #define KERN_TSM2_RING_NONE   0
 #define KERN_TSM2_RING_ASYNC  1
