@@ -148,9 +148,17 @@ __device__ __forceinline__ void store_fragments(T *out, long m, long n, const T 
 
 /*
  * The row walks' fragments at odd m (their ODD instantiations): fragment rows g and g + 8 are
- * rows r0 = 16 tile + g and r0 + 8 of the tile, as loaded, so the 8 lanes of a column store 8
- * consecutive elements with each instruction.
+ * rows r0 = 16 tile + g and r0 + 8 of the tile, so the 8 lanes of a column load (column kc of A,
+ * past k or m zeros) and store 8 consecutive elements with each instruction.
  */
+template <typename T>
+__device__ __forceinline__ void load_own_rows(T (&d)[2], const T *__restrict__ A, long m, long k,
+                                              long r0, long kc)
+{
+    d[0] = kc < k && r0 < m ? __ldcs(A + r0 + kc * m) : T(0);
+    d[1] = kc < k && r0 + 8 < m ? __ldcs(A + r0 + 8 + kc * m) : T(0);
+}
+
 template <typename T, int NT>
 __device__ __forceinline__ void store_own_rows(T *C, long m, long n, const T (&acc)[NT][4], long r0,
                                                int q)
@@ -410,9 +418,7 @@ __global__ void __launch_bounds__(256)
     auto load_step = [&](double(&d)[2], int u) {
         const long kc = 4L * (UK * lround + u) + q, row = 16 * ltile + 2 * g;
         if constexpr (ODD) {
-            const long r0 = 16 * ltile + g;
-            d[0] = kc < k && r0 < m ? __ldcs(A + r0 + kc * m) : 0.0;
-            d[1] = kc < k && r0 + 8 < m ? __ldcs(A + r0 + 8 + kc * m) : 0.0;
+            load_own_rows(d, A, m, k, 16 * ltile + g, kc);
         } else if (avec && kc < k && row < m) {
             unpack(d, __ldcs(reinterpret_cast<const double2 *>(A + row + kc * m)));
         } else {
@@ -994,9 +1000,7 @@ __global__ void __launch_bounds__(256)
         for (int h = 0; h < 2; h++) {
             const long kc = 8L * (UK * lround + u) + q + 4 * h;
             if constexpr (ODD) {
-                const long r0 = 16 * ltile + g;
-                d[h][0] = kc < k && r0 < m ? __ldcs(A + r0 + kc * m) : 0.0f;
-                d[h][1] = kc < k && r0 + 8 < m ? __ldcs(A + r0 + 8 + kc * m) : 0.0f;
+                load_own_rows(d[h], A, m, k, 16 * ltile + g, kc);
             } else if (avec && kc < k && row < m) {
                 unpack(d[h], __ldcs(reinterpret_cast<const float2 *>(A + row + kc * m)));
             } else {
