@@ -248,6 +248,30 @@ static inline long kern_ism2_vec_k(long k)
 #define KERN_ISM2_VEC_WIDE_ROWS 300000L
 const void *kern_ism2_vec_kernel(int prec, long t3, int layout);
 /*
+ * AHEAD, the vector kernel at aligned m with a thread's next round of A copied (cp.async, 16 bytes
+ * a column) into its own slots of shared memory while this round's columns are summed and stored:
+ * fp32 only, instantiated for K 12-32. Where a thread walks several rounds (tcf >= 2) and a
+ * round's columns are many (t2 >= K / 2): with one vector a thread in flight (U = 1 from K = 8) it
+ * otherwise waits for each round's A before its FMAs. On an H100 (kbench, the entry point, fp32
+ * m 300000-2000000 x n 1-32 x k 12-32, each way twice in one call): 10^6 x 16 x 16 45.8 -> 41.7
+ * us, x 32 x 16 71.3 -> 67.0, x 16 x 32 73.4 -> 70.6, x 24 x 24 74.2 -> 71.1, x 32 x 32 103.2
+ * -> 101.2, 500000 x 24 / 32 x 24 0.91 / 0.89 of the time; with t2 >= K / 2 0.88-1.01 of it,
+ * with fewer columns up to 1.10x slower (10^6 x 4 x 24; a short round does not hide the copy's
+ * longer way through shared memory). Not in fp64: at K 16 mostly 1.02-1.12x slower, at K 12
+ * 0.89-0.96 at 300000-500000 rows but 1.04-1.15x at 10^6. One round a thread (tcf 1): nothing
+ * to overlap, up to 1.13x slower (fp32 10^7 x 32 x 32).
+ */
+#define KERN_ISM2_VEC_AHEAD      3
+#define KERN_ISM2_VEC_AHEAD_MINK 12
+static inline int kern_ism2_vec_ahead_rule(int prec, long m, long t2, long t3, long tcf)
+{
+    return prec == KERNELS_FP32 && m % kern_ism2_vec_rows(prec) == 0 &&
+           t3 >= KERN_ISM2_VEC_AHEAD_MINK && tcf >= 2 && 2 * t2 >= t3;
+}
+/* Whether the vector kernel with resolved parameters p runs AHEAD on a's shape: the rule, and its
+ * slots leave as many blocks an SM as without them (else ROWS). */
+int kern_ism2_vec_ahead(const struct kern_args *a, const long *p);
+/*
  * The vector kernel's layout for a shape and t1 at m not a multiple of the vector: SIDE, but from
  * KERN_ISM2_VEC_WIDE_ROWS rows ROWS where k > 16 and n < k, and LINE in fp32 where k <= 2 and
  * n >= 8 (C's stores the most of the bytes). On an H100 (kbench, m = 100003, 1000002, 1000003,

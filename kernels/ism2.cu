@@ -7,6 +7,7 @@
  * kern_ism2_opt2_kernel).
  */
 #include "common.h"
+#include "cp_async.cuh"
 #include "internal.h"
 #include "tsm2_common.cuh"
 
@@ -151,6 +152,7 @@ __global__ void __launch_bounds__(256)
     constexpr int V = 16 / (int)sizeof(T);
     constexpr int U = K >= 8 ? 1 : 8 / K; /* kern_ism2_vec_inflight */
     constexpr bool SIDE = L == KERN_ISM2_VEC_SIDE, LINE = L == KERN_ISM2_VEC_LINE;
+    constexpr bool AHEAD = L == KERN_ISM2_VEC_AHEAD;
     typedef typename vec<T, V>::type VT;
     extern __shared__ __align__(16) unsigned char kern_smem[];
     T *Bs = reinterpret_cast<T *>(kern_smem);
@@ -279,6 +281,40 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                     for (int x = 0; x < V; x++)
                         a[u][l][x] = nx[u][l][x];
+        }
+    } else if constexpr (AHEAD && U == 1) {
+        /* AHEAD (internal.h): the next round's vector copied into the thread's own slots of
+         * shared memory, behind B, while this round's columns are summed and stored; the slots
+         * move to registers before the next copy is asked for. A thread's K slots are 16 bytes
+         * apart and the threads' K + 1 vectors apart, so that the copies and reads of a warp
+         * fall in different banks. No barrier: a thread reads only its own slots. */
+        T *const As = Bs + (K * n + V - 1) / V * V + threadIdx.x * (K + 1) * V;
+        auto slot = [&](int l) { return As + l * V; };
+        auto issue = [&](long v0) {
+            const long row = v0 * V;
+            const T *pa = A + row;
+#pragma unroll
+            for (int l = 0; l < K; l++) {
+                const bool ok = l < k && row < m;
+                cp_async_elem<16>(slot(l), ok ? pa : A, ok);
+                pa += m;
+            }
+            cp_async_commit();
+        };
+        const long v00 = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        if (v00 < nv)
+            issue(v00);
+        stage_b();
+#pragma unroll 1
+        for (long v0 = v00; v0 < nv; v0 += stride) {
+            T a[1][K][V];
+            cp_async_wait<0>();
+#pragma unroll
+            for (int l = 0; l < K; l++)
+                unpack(a[0][l], *reinterpret_cast<const VT *>(slot(l)));
+            if (v0 + stride < nv)
+                issue(v0 + stride);
+            store_round(a, v0);
         }
     } else {
         /* A round's loads, then its stores: load and store_round written out, not called. nvcc
@@ -563,6 +599,17 @@ template <int L> const void *vec_kernel(int prec, long t3)
     return nullptr;
 }
 
+/* AHEAD's instantiations: fp32, K from KERN_ISM2_VEC_AHEAD_MINK (internal.h says why). */
+const void *ahead_kernel(long t3)
+{
+    static constexpr long ks[] = {12, 16, 24, 32};
+    static_assert(ks[0] == KERN_ISM2_VEC_AHEAD_MINK, "the first K AHEAD takes");
+    for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
+        if (ks[i] == t3)
+            return (const void *)vec_table<float, KERN_ISM2_VEC_AHEAD, 12, 16, 24, 32>::fns[i];
+    return nullptr;
+}
+
 } // namespace
 
 extern "C" const void *kern_ism2_rows_kernel(int prec, long t2, long t3)
@@ -578,6 +625,8 @@ extern "C" const void *kern_ism2_vec_kernel(int prec, long t3, int layout)
         return vec_kernel<KERN_ISM2_VEC_SIDE>(prec, t3);
     case KERN_ISM2_VEC_LINE:
         return vec_kernel<KERN_ISM2_VEC_LINE>(prec, t3);
+    case KERN_ISM2_VEC_AHEAD:
+        return prec == KERNELS_FP32 ? ahead_kernel(t3) : nullptr;
     default:
         return vec_kernel<KERN_ISM2_VEC_ROWS>(prec, t3);
     }

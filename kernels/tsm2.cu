@@ -541,6 +541,14 @@ size_t rows_smem(const struct kern_args *a, const long *p)
     return (size_t)kp * (size_t)np * kern_elem(a->prec);
 }
 
+/* The vector kernel's B (t3 x n) and, with AHEAD, its slots behind it: t1 threads x t3 + 1
+ * vectors of 16 bytes (ism2.cu). */
+size_t ahead_smem(const struct kern_args *a, const long *p)
+{
+    const size_t b = (size_t)p[P_T3] * (size_t)(a->n > 0 ? a->n : 1) * kern_elem(a->prec);
+    return (b + 15) / 16 * 16 + (size_t)p[P_T1] * (size_t)(p[P_T3] + 1) * 16;
+}
+
 /* The kernel a configuration runs and its dynamic shared memory (B tile, A ring). */
 const void *variant_func(const struct kern_args *a, const long *p, enum variant v, size_t *smem)
 {
@@ -571,6 +579,10 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
     }
     if (uses_vec(v, p)) { /* B whole, t3 x n */
         *smem = (size_t)t3 * (size_t)(a->n > 0 ? a->n : 1) * e;
+        if (kern_ism2_vec_ahead(a, p)) {
+            *smem = ahead_smem(a, p);
+            return kern_ism2_vec_kernel(a->prec, t3, KERN_ISM2_VEC_AHEAD);
+        }
         return kern_ism2_vec_kernel(a->prec, t3,
                                     kern_ism2_vec_layout(a->prec, a->m, a->n, a->k, p[P_T1]));
     }
@@ -1076,6 +1088,26 @@ int launch_opt2(const struct kern_args *a, struct kern_launch *info)
 }
 
 } // namespace
+
+extern "C" int kern_ism2_vec_ahead(const struct kern_args *a, const long *p)
+{
+    if (!kern_ism2_vec_ahead_rule(a->prec, a->m, p[P_T2], p[P_T3], p[P_SPLIT]))
+        return 0;
+    const void *fa = kern_ism2_vec_kernel(a->prec, p[P_T3], KERN_ISM2_VEC_AHEAD);
+    const void *fr = kern_ism2_vec_kernel(a->prec, p[P_T3], KERN_ISM2_VEC_ROWS);
+    const size_t sa = ahead_smem(a, p);
+    const size_t sr = (size_t)p[P_T3] * (size_t)a->n * kern_elem(a->prec);
+    int ba = 0, br = 0;
+    if (fa == NULL || fr == NULL || sa > (size_t)a->dev->smem_per_block_optin_bytes)
+        return 0;
+    if (kern_smem_optin(fa, sa, a->dev) != RK_OK ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ba, fa, (int)p[P_T1], sa) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&br, fr, (int)p[P_T1], sr) != cudaSuccess) {
+        (void)cudaGetLastError(); /* a refused query: ROWS, and nothing left for the launch */
+        return 0;
+    }
+    return ba > 0 && ba >= br;
+}
 
 extern "C" int kern_tsm2_occupancy(const struct kern_args *a, int variant, const long *p,
                                    int *blocks_per_sm, int *regs)

@@ -227,6 +227,20 @@ static void tsm2_variants(void **state)
         {128, 0, 0, 0, 3, 0}, {256, 0, 32, 1, 3, 0}, {64, 5, 0, 3, 3, 0}};
     variants("ism2_opt1", v2sets, (int)(sizeof v2sets / sizeof v2sets[0]), v2shapes,
              (int)(sizeof v2shapes / sizeof v2shapes[0]));
+    /* ... and AHEAD (fp32, m a multiple of 4, K 12-32, tcf >= 2, t2 >= K / 2: A's next round
+     * copied into shared memory ahead): k below K (zero-filled copies), rows past m in a thread's
+     * last round, blocks of 32-256, the columns in one slice and in two */
+    static const struct kernels_shape ashapes[] = {
+        {4000, 12, 12}, {20000, 16, 13}, {40004, 32, 32}, {100000, 24, 17}, {9996, 31, 25}};
+    static const long asets[][KERNELS_MAX_PARAMS] = {
+        {128, 0, 0, 2, 3, 0}, {32, 0, 0, 3, 3, 0}, {256, 0, 0, 64, 3, 0}, {128, 16, 0, 5, 3, 0}};
+    variants("ism2_opt1", asets, (int)(sizeof asets / sizeof asets[0]), ashapes,
+             (int)(sizeof ashapes / sizeof ashapes[0]));
+    /* AHEAD ran: its slots (128 threads x 33 vectors of 16 bytes) behind B (32 x 32 floats) */
+    assert_int_equal(kernels_session_prepare(sess, KERNELS_FP32, &ashapes[2]), RK_OK);
+    const struct kernels_result ar =
+        verified(kernels_find("ism2_opt1"), asets[0], &ashapes[2], KERNELS_FP32);
+    assert_int_equal(ar.smem_dynamic, 32 * 32 * 4 + 128 * 33 * 16);
     /* V3 streaming A (apipe 3: FMAs; 4: tensor cores with one or two tiles of 16 rows a warp,
      * rpt 2 or 4, walking row tiles at k <= 64 with rpt 2): t2 = n, odd m, n and k, partial
      * stages, a split of k, rows past m; at t1 32 and m >= 4 x 16 x 2112 (KERN_TSM2_RING_STAGES
