@@ -189,6 +189,8 @@ size_t kern_tsm2_tc_smem(int prec, long t2);
 #define KERN_TSM2_BULK_ROWS   500000L
 #define KERN_TSM2_BULK_MAXK   32 /* its stage of B; above, the cp.async ring */
 const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring, long m);
+/* Whether V3 with resolved parameters p runs a row walk's odd-m instantiation on a's shape. */
+int kern_tsm2_walk_odd(const struct kern_args *a, const long *p);
 size_t kern_tsm2_tc_rows_smem(int prec, long t2, long k, long threads, int ring);
 
 /* ISM2's kernels (ism2.cu) for a (t2, t3) tile: opt. 1 with B whole in shared memory (apipe 2)

@@ -1089,6 +1089,12 @@ int launch_opt2(const struct kern_args *a, struct kern_launch *info)
 
 } // namespace
 
+extern "C" int kern_tsm2_walk_odd(const struct kern_args *a, const long *p)
+{
+    return tc_rows(a, p, V3) && a->m % 2 != 0 &&
+           (a->prec == KERNELS_FP32 || rows_ring(a, p) == KERN_TSM2_RING_NONE);
+}
+
 extern "C" int kern_ism2_vec_ahead(const struct kern_args *a, const long *p)
 {
     if (!kern_ism2_vec_ahead_rule(a->prec, a->m, p[P_T2], p[P_T3], p[P_SPLIT]))

@@ -531,6 +531,10 @@ int kernels_tsm2_choose(const struct rk_gpu *dev, const struct model_gpu *gpu, i
         const size_t len = strlen(out->why);
         snprintf(out->why + len, sizeof out->why - len, "; m unaligned: %s", how);
     }
+    if (best.code == 2 && kern_tsm2_walk_odd(&a, best.vp)) {
+        const size_t len = strlen(out->why);
+        snprintf(out->why + len, sizeof out->why - len, "; odd m: the walk's fragments' own rows");
+    }
     if (best.code == 3 && out->entry[E_APIPE] == 3 && kern_ism2_vec_ahead(&a, best.vp)) {
         const size_t len = strlen(out->why);
         snprintf(out->why + len, sizeof out->why - len, "; A's next round copied ahead");

@@ -310,32 +310,43 @@ static void tsm2_entry(void **state)
          * 17-32) and 8 columns or more to the row walk (its fragments' own rows at odd m), with
          * fewer columns to the vector kernel, as fp64 with k = 16 at odd m; fp32 TSM2 below 16384
          * rows at m not a multiple of 4 to the FMA stream up to 12 columns (the ring copies such
-         * columns element by element), 3xTF32 above */
+         * columns element by element), 3xTF32 above; where the why names how a kernel runs
+         * (the walk's odd-m instantiation, the vector kernel's copy ahead), that too */
         static const struct {
             struct kernels_shape sh;
             const char *kernel, *apipe;
             int prec;
-        } rule[] = {{{1000, 3, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", -1},
-                    {{1000, 3, 2}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", -1},
-                    {{1000000, 3, 2}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
-                    {{10000000, 8, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", KERNELS_FP64},
-                    {{10000000, 8, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP32},
-                    {{1003, 24, 13}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
-                    {{10000, 5, 100}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
-                    {{10000, 17, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
-                    {{10000, 12, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP32},
-                    {{10000, 12, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP64},
-                    {{100000, 16, 16}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64},
-                    {{1000000, 12, 24}, "\"t3\":24,", "\"apipe\":3,", -1},
-                    {{1000000, 32, 32}, "\"t3\":32,", "\"apipe\":3,", KERNELS_FP32},
-                    {{1000000, 32, 32}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64},
-                    {{1000003, 32, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP64},
-                    {{100003, 8, 24}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1},
-                    {{100003, 4, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1},
-                    {{100003, 16, 16}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP64},
-                    {{10241, 5, 10241}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP32},
-                    {{10242, 12, 10242}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP32},
-                    {{10243, 13, 10243}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP32}};
+            const char *why; /* NULL: not checked */
+        } rule[] = {
+            {{1000, 3, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", -1, NULL},
+            {{1000, 3, 2}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", -1, NULL},
+            {{1000000, 3, 2}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1, NULL},
+            {{10000000, 8, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":5,", KERNELS_FP64, NULL},
+            {{10000000, 8, 1}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP32, NULL},
+            {{1003, 24, 13}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1, NULL},
+            {{10000, 5, 100}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1, NULL},
+            {{10000, 17, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", -1, NULL},
+            {{10000, 12, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP32, NULL},
+            {{10000, 12, 1000}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP64, NULL},
+            {{100000, 16, 16}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64, NULL},
+            {{1000000, 12, 24}, "\"t3\":24,", "\"apipe\":3,", -1, NULL},
+            {{1000000, 32, 32},
+             "\"t3\":32,",
+             "\"apipe\":3,",
+             KERNELS_FP32,
+             "A's next round copied ahead"},
+            {{1000000, 32, 32}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP64, NULL},
+            {{1000003, 32, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP64, NULL},
+            {{100003, 8, 24},
+             "\"kernel\":\"tsm2_v3\"",
+             "\"apipe\":4,",
+             -1,
+             "odd m: the walk's fragments' own rows"},
+            {{100003, 4, 24}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", -1, NULL},
+            {{100003, 16, 16}, "\"kernel\":\"ism2_opt1\"", "\"apipe\":3,", KERNELS_FP64, NULL},
+            {{10241, 5, 10241}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP32, NULL},
+            {{10242, 12, 10242}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":3,", KERNELS_FP32, NULL},
+            {{10243, 13, 10243}, "\"kernel\":\"tsm2_v3\"", "\"apipe\":4,", KERNELS_FP32, NULL}};
         for (size_t x = 0; x < sizeof rule / sizeof rule[0]; x++) {
             if (rule[x].prec >= 0 && rule[x].prec != prec)
                 continue;
@@ -344,6 +355,8 @@ static void tsm2_entry(void **state)
             assert_true(r.verified);
             assert_non_null(strstr(r.params_json, rule[x].kernel));
             assert_non_null(strstr(r.params_json, rule[x].apipe));
+            if (rule[x].why)
+                assert_non_null(strstr(r.params_json, rule[x].why));
         }
         for (size_t s = 0; s < sizeof more / sizeof more[0]; s++) {
             assert_int_equal(kernels_session_prepare(sess, prec, &more[s]), RK_OK);
