@@ -2,9 +2,12 @@
 # diff-gpu.sh ROOFKIT WORK - `roofkit diff` on real recordings of one GPU, as a CI job would run
 # it (label gpu; skipped with 77 without a GPU). The same run recorded twice, then once more with
 # one kernel deliberately slowed by a parameter; prints each diff and checks:
-#   V1 probe --quick, then `run --kernel tsm2_v3,cublas` at 20480x4x20480 and 20480x16x20480,
-#      fp32 and fp64, 20 repetitions, no counters, twice: every measurement verified and
-#      holding its 20 repetitions' times (times_ns)
+#   V1 probe --quick, then `run --kernel tsm2_v3,cublas_sgemm,cublas_dgemm` at 20480x4x20480
+#      and 20480x16x20480, fp32 and fp64, 20 repetitions, no counters, twice: every measurement
+#      verified and holding its 20 repetitions' times (times_ns). Not cublas_gemmex: on an H100
+#      its fp32 20480x16x20480 (no TF32) ran 744-850 us over nine runs in three processes, a
+#      change between runs that diff rightly reports, where the repeat below needs kernels whose
+#      runs repeat
 #   V2 diff of the two runs: exit 0, no regression, every configuration but at most one within
 #      noise under the default run-to-run noise floor (2 %); the count with the repetitions
 #      alone (--noise 0) is printed beside it
@@ -39,7 +42,7 @@ if ! "$R" list gpus >/dev/null 2>&1; then
 fi
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 DB=diff.db
-RUN=(run --kernel tsm2_v3,cublas --sizes 20480x4x20480,20480x16x20480 --precision fp32,fp64
+RUN=(run --kernel tsm2_v3,cublas_sgemm,cublas_dgemm --sizes 20480x4x20480,20480x16x20480 --precision fp32,fp64
      --reps 20 --metrics none)
 
 # V1
