@@ -134,7 +134,7 @@ __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, lon
  * the next round's U vectors are loaded before this round's columns of C are stored, so that a
  * thread's loads stay in flight through its stores (fp32 10^7 x 32 x 1: 478 -> 423 us, 8 x 1
  * 135 -> 119; 95-113 registers); from K = 16 the two rounds would not fit in registers, and fp64 at
- * K = 1 is faster without (below). There, in fp32 at K 12-32 where a thread walks several rounds
+ * K = 1 is faster without (below). Above K = 8, in fp32 at K 12-32 where a thread walks several rounds
  * of many columns, the AHEAD instantiation copies the next round into the thread's own slots of
  * shared memory instead (internal.h kern_ism2_vec_ahead_rule says where and why). The
  * vectors of a thread are v, v + S, ... (S the threads of gridDim.x): a warp's loads and
