@@ -134,17 +134,16 @@ __device__ __forceinline__ void store_rows(T *pc, const T (&c)[V], long row, lon
  * the next round's U vectors are loaded before this round's columns of C are stored, so that a
  * thread's loads stay in flight through its stores (fp32 10^7 x 32 x 1: 478 -> 423 us, 8 x 1
  * 135 -> 119; 95-113 registers); from K = 16 the two rounds would not fit in registers, and fp64 at
- * K = 1 is faster without (below). Above K = 8, in fp32 at K 12-32 where a thread walks several rounds
- * of many columns, the AHEAD instantiation copies the next round into the thread's own slots of
- * shared memory instead (internal.h kern_ism2_vec_ahead_rule says where and why). The
- * vectors of a thread are v, v + S, ... (S the threads of gridDim.x): a warp's loads and
- * stores of one column are 512 contiguous bytes. Where m is not a multiple of V a column
- * of A is not 16-byte aligned: the SIDE and LINE instantiations then take V single rows 32
- * apart (side_row: a warp's loads and stores of a column stay rows side by side), LINE storing
- * C in whole lines (store_lines); ROWS loads and stores such vectors element by element
- * (internal.h kern_ism2_vec_layout says which where).
- * gridDim.y slices the columns of C (t2 a slice, tsm2.cu), for rows too few to keep every SM
- * busy with one slice: a block then reads its rows of A (again, from the L2) for its slice.
+ * K = 1 is faster without (below). Above K = 8, in fp32 at K 12-32 where a thread walks several
+ * rounds of many columns, the AHEAD instantiation copies the next round into the thread's own slots
+ * of shared memory instead (internal.h kern_ism2_vec_ahead_rule says where and why). The vectors of
+ * a thread are v, v + S, ... (S the threads of gridDim.x): a warp's loads and stores of one column
+ * are 512 contiguous bytes. Where m is not a multiple of V a column of A is not 16-byte aligned:
+ * the SIDE and LINE instantiations then take V single rows 32 apart (side_row: a warp's loads and
+ * stores of a column stay rows side by side), LINE storing C in whole lines (store_lines); ROWS
+ * loads and stores such vectors element by element (internal.h kern_ism2_vec_layout says which
+ * where). gridDim.y slices the columns of C (t2 a slice, tsm2.cu), for rows too few to keep every
+ * SM busy with one slice: a block then reads its rows of A (again, from the L2) for its slice.
  */
 template <typename T, int K, int L>
 __global__ void __launch_bounds__(256)
