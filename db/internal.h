@@ -15,11 +15,11 @@
 #include <sqlite3.h>
 
 struct db {
-    sqlite3 *h;   /* the connection */
-    char *path;   /* as given to db_open, for messages */
-    int readonly; /* opened DB_RO: PRAGMA query_only is on */
-    int in_tx;    /* between db_begin and db_commit/db_rollback */
-    int broken;   /* a failed row inside db_begin could not be undone: commit refuses */
+    sqlite3 *h;              /* the connection */
+    char *path;              /* as given to db_open, for messages */
+    int readonly;            /* opened DB_RO: PRAGMA query_only is on */
+    int in_tx;               /* between db_begin and db_commit/db_rollback */
+    int broken;              /* a failed row inside db_begin could not be undone: commit refuses */
     struct db_origin origin; /* stored with each capture begun; host malloc'd */
 };
 

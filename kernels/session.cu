@@ -648,8 +648,7 @@ int kernels_session_measure(struct kernels_session *s, const struct kernels_kern
     {
         const double t0 = rk_now_s(), span = s->measured ? WARMUP_S : WARMUP_FIRST_S;
         const int most = s->measured ? WARMUP_MAX : INT_MAX;
-        for (int i = 0; rc == RK_OK && (i < warmup || (i < most && rk_now_s() - t0 < span));
-             i++) {
+        for (int i = 0; rc == RK_OK && (i < warmup || (i < most && rk_now_s() - t0 < span)); i++) {
             rc = ops->launch(&args, &info);
             if (rc == RK_OK && i + 1 >= warmup && cudaStreamSynchronize(s->stream) != cudaSuccess)
                 rc = rk_error(RK_ECUDA, "%s: the warm-up launches failed: %s", k->name,

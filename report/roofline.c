@@ -692,9 +692,9 @@ static void roofline_chart(const struct rp_data *d, int dev, int g, int first,
         }
         if (nnum < (int)(sizeof nums / sizeof nums[0]))
             nums[nnum++] = bx;
-        rp_buf_printf(&s,
-                      "set label %d '%d' at %.6g, %.6g left front boxed font ',10' tc rgb '#000000'\n",
-                      lab++, p->x->top, x_px(&range, bx.l), y_px(&range, (bx.b + bx.t) / 2));
+        rp_buf_printf(
+            &s, "set label %d '%d' at %.6g, %.6g left front boxed font ',10' tc rgb '#000000'\n",
+            lab++, p->x->top, x_px(&range, bx.l), y_px(&range, (bx.b + bx.t) / 2));
     }
     if (njoin) {
         rp_buf_puts(&dat, "\n");
