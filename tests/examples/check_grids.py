@@ -82,7 +82,7 @@ HELD = {
     # 10^7 rows reach it on every shape since the vector kernel runs one vector a thread there
     # (fp32 93 of 100 before; fp64 99-100); 10^6 rows moved by 4-6 % between H100s with the same
     # kernels and parameters (fp32 at 90 %: 67, 60, 67, 67, 68, 67, 70, 69, 67, 67, 67, 69, 69,
-    # 70 and 69 of 100);
+    # 70 and 69 of 100; 72 in the first recording with AHEAD);
     # 10^5 rows cannot reach 90 %: their floor (move) reaches 0.06-0.79 of the copy ceiling in
     # fp32, 0.12-0.96 in fp64 (127 and 105 of the 300 floors are below 90 % of it, most of them
     # at 10^5 rows), and on 52 fp32 and 24 fp64 shapes the bytes at 90 % of the copy ceiling
