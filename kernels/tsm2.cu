@@ -541,12 +541,16 @@ size_t rows_smem(const struct kern_args *a, const long *p)
     return (size_t)kp * (size_t)np * kern_elem(a->prec);
 }
 
-/* The vector kernel's B (t3 x n) and, with AHEAD, its slots behind it: t1 threads x t3 + 1
- * vectors of 16 bytes (ism2.cu). */
+/* The vector kernel's shared memory: B, t3 x n. */
+size_t vec_smem(const struct kern_args *a, const long *p)
+{
+    return (size_t)p[P_T3] * (size_t)(a->n > 0 ? a->n : 1) * kern_elem(a->prec);
+}
+
+/* ... and with AHEAD its slots behind B: t1 threads x t3 + 1 vectors of 16 bytes (ism2.cu). */
 size_t ahead_smem(const struct kern_args *a, const long *p)
 {
-    const size_t b = (size_t)p[P_T3] * (size_t)(a->n > 0 ? a->n : 1) * kern_elem(a->prec);
-    return (b + 15) / 16 * 16 + (size_t)p[P_T1] * (size_t)(p[P_T3] + 1) * 16;
+    return (vec_smem(a, p) + 15) / 16 * 16 + (size_t)p[P_T1] * (size_t)(p[P_T3] + 1) * 16;
 }
 
 /* The kernel a configuration runs and its dynamic shared memory (B tile, A ring). */
@@ -578,7 +582,7 @@ const void *variant_func(const struct kern_args *a, const long *p, enum variant 
         return kern_ism2_outer_kernel(a->prec, a->m, a->k);
     }
     if (uses_vec(v, p)) { /* B whole, t3 x n */
-        *smem = (size_t)t3 * (size_t)(a->n > 0 ? a->n : 1) * e;
+        *smem = vec_smem(a, p);
         if (kern_ism2_vec_ahead(a, p)) {
             *smem = ahead_smem(a, p);
             return kern_ism2_vec_kernel(a->prec, t3, KERN_ISM2_VEC_AHEAD);
@@ -1101,8 +1105,7 @@ extern "C" int kern_ism2_vec_ahead(const struct kern_args *a, const long *p)
         return 0;
     const void *fa = kern_ism2_vec_kernel(a->prec, p[P_T3], KERN_ISM2_VEC_AHEAD);
     const void *fr = kern_ism2_vec_kernel(a->prec, p[P_T3], KERN_ISM2_VEC_ROWS);
-    const size_t sa = ahead_smem(a, p);
-    const size_t sr = (size_t)p[P_T3] * (size_t)a->n * kern_elem(a->prec);
+    const size_t sa = ahead_smem(a, p), sr = vec_smem(a, p);
     int ba = 0, br = 0;
     if (fa == NULL || fr == NULL || sa > (size_t)a->dev->smem_per_block_optin_bytes)
         return 0;
