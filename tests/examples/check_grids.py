@@ -24,7 +24,10 @@ Rules, over each grid (G) and precision (P), for the kernel KERNEL ('tsm2', the 
       of memory-bound shapes that do). Told beside it, not a rule: how many of the shapes below
       are out of reach for any kernel, their bytes at 90 % of the copy ceiling taking less time
       than the shortest kernel measurement the device can show (the shortest repetition of
-      ceiling launch_event: one launch of an empty kernel timed as the kernels are)
+      ceiling launch_event: one launch of an empty kernel timed as the kernels are), how many
+      are latency-bound by the latency-aware model, and, where floors are recorded, how many
+      have a floor at or above 90 % of the copy ceiling (the shapes KERNEL's kernels miss where
+      a plain stream of their bytes does not)
   C6  regret (when the recording holds sweeps): median <= 1.02, worst <= 1.10
   C7  where the recording holds floors (kernel 'move' beside KERNEL): every memory-bound shape
       has one, and reaches >= 90 % of the copy ceiling or >= 90 % of its floor's effective
@@ -333,7 +336,7 @@ def check(c, grids=None, say=print, held=None):
                  f"{' or '.join(BOUND_MODELS)})"
                  + (f" (first without: {'x'.join(map(str, unbound[0]))})" if unbound else ""))
             low, mem, floored, within, beyond, beats, short = [], 0, 0, 0, 0, 0, []
-            unreachable, shortest = 0, None
+            unreachable, shortest, streamable = 0, None, 0
             for s in have:
                 x = best[(g, prec, s)]
                 if x["bound"] != "dram" or not x["time"]:
@@ -360,6 +363,8 @@ def check(c, grids=None, say=print, held=None):
                     feff = eff_bytes(prec, s) / (f * 1e-9)
                     beyond += ceil is not None and feff < COPY_FRACTION * ceil
                     beats += x["time"] < f
+                    # below the copy target while a plain stream of its bytes reaches it
+                    streamable += not at_copy and ceil is not None and feff >= COPY_FRACTION * ceil
             judged("C5", g, prec, (mem - len(low)) / mem if mem else 1.0, 1.0,
                    f"C5 {tag}: {mem - len(low)} of {mem} memory-bound shapes at >= "
                    f"{COPY_FRACTION:.0%} of the copy ceiling in effective bandwidth"
@@ -379,6 +384,10 @@ def check(c, grids=None, say=print, held=None):
                     f"{COPY_FRACTION:.0%} are latency-bound by model '{LATENCY_MODEL}' (occupancy "
                     f"and Little's law; C5 takes the bound of model '{BOUND_MODELS[0]}', which "
                     f"has no latency term)")
+            if low and floored:
+                say(f"info: C5 {tag}: {streamable} of the {len(low)} below {COPY_FRACTION:.0%} "
+                    f"have a floor ({FLOOR}, a plain stream of their bytes) at or above it: the "
+                    f"shapes where {KERNEL}'s kernels, not the shape's size, miss the target")
             if not floored:
                 say(f"ok: C7 {tag}: no floor recorded: the rule does not apply")
             else:

@@ -42,6 +42,8 @@ Case map (each: the rules that must fail, none other):
   I3  the same without launch_event: told as not recorded
   L1  I1 with model 'issue' calling the shape latency-bound: told 1 of the 1; L2 'dram': 0 of
       the 1; L3 without predictions of model 'issue': not told
+  S1  F15 (the shape's floor at 80 % of the copy ceiling): told 0 of the 1 below 90 % with a
+      floor at or above it; S2 the floor at 100 %: 1 of the 1; S3 without floors: not told
 """
 import json
 import lzma
@@ -298,6 +300,27 @@ print(("ok: " if not told else "FAIL: ") + f"L3: {told[0] if told else 'not told
       "predictions of model 'issue'")
 if told:
     FAILS.append("L3")
+
+
+def streamable(case, c, want):
+    """check() on c tells, among C5 ism2-grid fp64's info lines, the one holding `want` (None:
+    that no line tells the floors), and fails C5 there as before."""
+    lines = []
+    got = check_grids.check(c, GRIDS, say=lines.append)
+    c.close()
+    told = [x for x in lines if x.startswith("info: C5 ism2-grid fp64") and "a plain stream" in x]
+    ok = any(x.startswith("C5 ism2-grid fp64") for x in got) and (
+        (want is None and not told) or (want is not None and bool(told) and want in told[0]))
+    print(("ok: " if ok else "FAIL: ") + f"{case}: {told[0] if told else 'not told'}")
+    if not ok:
+        FAILS.append(case)
+
+
+# S1-S3: the shape of F15 below 90 % of the copy ceiling, its floor below 90 % too (a plain
+# stream of its bytes does not reach it) and at 100 % (the kernels' miss); no floors: not told
+streamable("S1", make("s1", frac=F15, floor=F15_FLOOR)[0], "0 of the 1 below 90% have a floor")
+streamable("S2", make("s2", frac=F15, floor=ONE)[0], "1 of the 1 below 90% have a floor")
+streamable("S3", make("s3", frac=F15)[0], None)
 
 c, f13 = make("f13", drop={T1})
 c.close()
