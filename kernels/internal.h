@@ -189,6 +189,12 @@ size_t kern_tsm2_tc_smem(int prec, long t2);
 #define KERN_TSM2_BULK_ROWS   500000L
 #define KERN_TSM2_BULK_MAXK   32 /* its stage of B; above, the cp.async ring */
 const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring, long m);
+/* Whether kern_tsm2_tc_rows_kernel picks a walk's odd-m instantiation: fp32's walk at odd m,
+ * fp64's where A stays in registers (ring NONE). */
+static inline int kern_tsm2_walk_odd_at(int prec, int ring, long m)
+{
+    return m % 2 != 0 && (prec == KERNELS_FP32 || ring == KERN_TSM2_RING_NONE);
+}
 /* Whether V3 with resolved parameters p runs a row walk's odd-m instantiation on a's shape. */
 int kern_tsm2_walk_odd(const struct kern_args *a, const long *p);
 size_t kern_tsm2_tc_rows_smem(int prec, long t2, long k, long threads, int ring);

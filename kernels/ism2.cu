@@ -589,26 +589,27 @@ template <typename T, int L, int... Ks> struct vec_table {
     static constexpr vec_fn<T> fns[sizeof...(Ks)] = {ism2_vec_kernel<T, Ks, L>...};
 };
 
+/* The one of them for K = t3, or NULL. */
+template <typename T, int L, int... Ks> const void *vec_pick(long t3)
+{
+    static constexpr long ks[] = {Ks...};
+    for (int i = 0; i < (int)sizeof...(Ks); i++)
+        if (ks[i] == t3)
+            return (const void *)vec_table<T, L, Ks...>::fns[i];
+    return nullptr;
+}
+
 template <int L> const void *vec_kernel(int prec, long t3)
 {
-    static const long ks[] = {KERN_ISM2_VEC_KS};
-    for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
-        if (ks[i] == t3)
-            return prec == KERNELS_FP64
-                       ? (const void *)vec_table<double, L, KERN_ISM2_VEC_KS>::fns[i]
-                       : (const void *)vec_table<float, L, KERN_ISM2_VEC_KS>::fns[i];
-    return nullptr;
+    return prec == KERNELS_FP64 ? vec_pick<double, L, KERN_ISM2_VEC_KS>(t3)
+                                : vec_pick<float, L, KERN_ISM2_VEC_KS>(t3);
 }
 
 /* AHEAD's instantiations: fp32, K from KERN_ISM2_VEC_AHEAD_MINK (internal.h says why). */
 const void *ahead_kernel(long t3)
 {
-    static constexpr long ks[] = {12, 16, 24, 32};
-    static_assert(ks[0] == KERN_ISM2_VEC_AHEAD_MINK, "the first K AHEAD takes");
-    for (int i = 0; i < (int)(sizeof ks / sizeof ks[0]); i++)
-        if (ks[i] == t3)
-            return (const void *)vec_table<float, KERN_ISM2_VEC_AHEAD, 12, 16, 24, 32>::fns[i];
-    return nullptr;
+    static_assert(KERN_ISM2_VEC_AHEAD_MINK == 12, "the first K of AHEAD's instantiations");
+    return vec_pick<float, KERN_ISM2_VEC_AHEAD, 12, 16, 24, 32>(t3);
 }
 
 } // namespace

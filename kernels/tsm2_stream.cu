@@ -1133,10 +1133,10 @@ extern "C" const void *kern_tsm2_tc_rows_kernel(int prec, long t2, int ring, lon
     static const stream_fn<double> f64odd[4] = {
         tsm2_dmma_rows_kernel<1, true>, tsm2_dmma_rows_kernel<2, true>,
         tsm2_dmma_rows_kernel<3, true>, tsm2_dmma_rows_kernel<4, true>};
+    const bool odd = kern_tsm2_walk_odd_at(prec, ring, m);
     if (prec == KERNELS_FP64)
-        return (const void *)(ring == KERN_TSM2_RING_NONE && m % 2 ? f64odd
-                                                                   : f64[ring])[(t2 - 1) / 8];
-    return (const void *)f32[m % 2][(t2 - 1) / 8];
+        return (const void *)(odd ? f64odd : f64[ring])[(t2 - 1) / 8];
+    return (const void *)f32[odd][(t2 - 1) / 8];
 }
 
 /* fp64: one stage of B, with the ring: and each warp's ring of A (ROWS_STAGES tiles of 16 rows
